@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: unit tests, module build (W=1, warnings fail), VM selftests.
+# Prints KTAP per part and ends with the plain "N passed, N failed" line.
+set -u
+cd "$(dirname "$0")/.."
+mkdir -p build
+pass=0 fail=0 skip=0
+
+count() {	# count LOGFILE: add the "N passed, N failed[, N skipped]" line of a part
+	local line p f s
+	line=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+	p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<< "$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<< "$line")
+	s=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<< "$line")
+	pass=$((pass + ${p:-0})) fail=$((fail + ${f:-0})) skip=$((skip + ${s:-0}))
+	[ -n "$line" ]
+}
+
+part() {	# part NAME CMD...: run one part, tee its log, count its results
+	local name=$1
+	shift
+	echo "== $name"
+	"$@" 2>&1 | tee "build/check-$name.log"
+	local rc=${PIPESTATUS[0]}
+	if ! count "build/check-$name.log"; then
+		# a part that printed no summary line counts once, by exit code
+		if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+	elif [ "$rc" -ne 0 ] && ! grep -qE '[1-9][0-9]* failed' "build/check-$name.log"; then
+		fail=$((fail + 1))
+	fi
+}
+
+build_modules() {
+	make -s modules W=1 > build/modules.log 2>&1
+	local rc=$?
+	cat build/modules.log
+	if [ $rc -ne 0 ]; then
+		echo "modules: 0 passed, 1 failed"
+		return 1
+	fi
+	if grep -E 'warning:' build/modules.log; then
+		echo "modules: 0 passed, 1 failed (warnings above)"
+		return 1
+	fi
+	echo "modules: 1 passed, 0 failed"
+}
+
+part unit make -s check-unit
+part modules build_modules
+part vm ./selftests/run_vm_tests.sh
+
+echo
+echo "check: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

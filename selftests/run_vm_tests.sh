@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the VM selftests: each selftests/vtrace/l1/*.sh is one boot of the test bed's L1.
+#
+#   run_vm_tests.sh [SUITE...]      default: every suite, in name order
+#
+# Environment: KVER (kernel of L1 and L2, default: newest installed Debian
+# kernel), VTRACE_VM_TESTS (space-separated suite names, same as arguments).
+#
+# A suite's first lines may carry "# vtrace-l1: OPTIONS" (run-l1.sh options,
+# e.g. --no-tsc-reliable --timeout 900).  Each suite prints KTAP; this
+# script nests them as subtests of one KTAP document and ends with the
+# plain "N passed, N failed" line.  Results: build/testbed/<suite>/.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+proj=$(cd "$here/.." && pwd)
+tb=$proj/testbed
+KVER=${KVER:-$("$tb/default-kver.sh")} || exit 1
+export KVER
+
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || read -r -a suites <<< "${VTRACE_VM_TESTS:-}"
+if [ ${#suites[@]} -eq 0 ]; then
+	for f in "$here"/vtrace/l1/*.sh; do
+		suites+=("$(basename "$f" .sh)")
+	done
+fi
+
+# The guest image: busybox, vtrace_guest.ko, the L2 test scripts and the
+# static helpers they use.
+"$here/vtrace/build-helpers.sh" "$proj/build/helpers" || exit 1
+extra=("$proj/kmod/guest/vtrace_guest.ko=lib/vtrace/vtrace_guest.ko")
+for f in "$here"/vtrace/l2/*.sh; do
+	extra+=("$f=tests/$(basename "$f")")
+done
+for f in "$proj"/build/helpers/*; do
+	extra+=("$f=bin/$(basename "$f")")
+done
+"$tb/mkinitramfs.sh" "$KVER" l2 "$proj/build/testbed/initramfs-l2-$KVER.cpio.gz" "${extra[@]}" ||
+	exit 1
+
+echo "KTAP version 1"
+echo "# kernel $KVER"
+echo "1..${#suites[@]}"
+n=0 pass=0 fail=0 skip=0
+for s in "${suites[@]}"; do
+	n=$((n + 1))
+	script=$here/vtrace/l1/$s.sh
+	out=$proj/build/testbed/$s
+	opts=$(sed -n 's/^# vtrace-l1: //p' "$script" 2>/dev/null | head -1)
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	"$tb/run-l1.sh" --out "$out" $opts "$script" > "$out.run.log" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - start))
+	sed 's/^/    /' "$out/l1-script.out" 2>/dev/null
+	sed 's/^/    # /' "$out.run.log"
+	p=$(grep -c '^ok ' "$out/l1-script.out" 2>/dev/null)
+	f=$(grep -c '^not ok ' "$out/l1-script.out" 2>/dev/null)
+	k=$(grep -c '^ok .*# SKIP' "$out/l1-script.out" 2>/dev/null)
+	pass=$((pass + ${p:-0} - ${k:-0})) fail=$((fail + ${f:-0})) skip=$((skip + ${k:-0}))
+	if [ "$rc" -eq 0 ]; then
+		echo "ok $n $s # ${secs}s"
+	else
+		# A suite that died (timeout, splat) counts as one more failure.
+		[ "$rc" -eq 1 ] && [ "${f:-0}" -gt 0 ] || fail=$((fail + 1))
+		echo "# $s: exit $rc, logs in $out"
+		echo "not ok $n $s # ${secs}s"
+	fi
+done
+echo "vm: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the test bed's L1 ("host"): mount the outer machine, run one script there.
+#
+# Kernel command line:
+#   vtrace_run=SCRIPT   absolute path (outer file system) of the bash script to run
+#   vtrace_out=DIR      absolute path of the results folder (inside the project)
+#   vtrace_proj=DIR     absolute path of the project tree (exported read-write)
+#   vtrace_arg=ARG      passed to SCRIPT as $1
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+
+for m in $(cat /lib/modules/order); do
+	insmod /lib/modules/$m || echo "vtrace-testbed: insmod $m failed"
+done
+
+run= out= proj= arg=
+for w in $(cat /proc/cmdline); do
+	case "$w" in
+	vtrace_run=*)	run=${w#vtrace_run=} ;;
+	vtrace_out=*)	out=${w#vtrace_out=} ;;
+	vtrace_proj=*)	proj=${w#vtrace_proj=} ;;
+	vtrace_arg=*)	arg=${w#vtrace_arg=} ;;
+	esac
+done
+
+mkdir -p /host /proj
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /host ||
+	echo "vtrace-testbed: cannot mount the outer root"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=none project /proj ||
+	echo "vtrace-testbed: cannot mount the project tree"
+
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+mount --rbind /sys /host/sys
+mount --rbind /dev /host/dev
+mount -t proc proc /host/proc
+mount -t tmpfs tmpfs /host/run
+mount -t tmpfs tmpfs /host/tmp
+mount --bind /proj "/host$proj"
+
+rc=1
+if [ -n "$run" ]; then
+	echo "vtrace-testbed: L1 up, running $run"
+	(chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		VTRACE_OUT="$out" VTRACE_PROJ="$proj" VTRACE_IN_L1=1 \
+		/bin/bash "$run" "$arg"; echo $? > /tmp/rc) > "/host$out/l1-script.out" 2>&1
+	rc=$(cat /tmp/rc)
+	echo "$rc" > "/host$out/l1-exit-code"
+fi
+echo "vtrace-testbed: script exit $rc"
+sync
+umount "/host$proj" 2>/dev/null
+umount /proj 2>/dev/null
+poweroff -f

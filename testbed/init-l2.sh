@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the test bed's L2 ("guest"): load modules, run one script from this image.
+#
+# Kernel command line:
+#   vtrace_run=SCRIPT   path inside this image of the script to run
+#   vtrace_arg=ARG      passed to SCRIPT as $1
+# The script's output goes to the console, which L1's QEMU writes to a file.
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t tmpfs tmpfs /tmp
+
+for m in $(cat /lib/modules/order); do
+	insmod /lib/modules/$m || echo "vtrace-testbed: insmod $m failed"
+done
+
+run= arg=
+for w in $(cat /proc/cmdline); do
+	case "$w" in
+	vtrace_run=*)	run=${w#vtrace_run=} ;;
+	vtrace_arg=*)	arg=${w#vtrace_arg=} ;;
+	esac
+done
+
+rc=1
+if [ -n "$run" ]; then
+	echo "vtrace-testbed: L2 up, running $run"
+	sh "$run" "$arg"
+	rc=$?
+fi
+echo "vtrace-testbed: L2 script exit $rc"
+sync
+poweroff -f

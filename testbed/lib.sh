@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for test scripts that run inside the test bed's L1: KTAP output, L2 guests.
+#
+# Source it from a bash script started by run-l1.sh:
+#   . "$VTRACE_PROJ/testbed/lib.sh"
+# Environment set by init-l1.sh: VTRACE_OUT (results folder), VTRACE_PROJ.
+
+VTRACE_PROJ=${VTRACE_PROJ:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+VTRACE_OUT=${VTRACE_OUT:-$VTRACE_PROJ/build/testbed/manual}
+KVER=${KVER:-$(uname -r)}
+L2_INITRD=${L2_INITRD:-$VTRACE_PROJ/build/testbed/initramfs-l2-$KVER.cpio.gz}
+
+# ---- KTAP ---------------------------------------------------------------
+
+ktap_n=0
+ktap_pass=0
+ktap_fail=0
+ktap_skip=0
+
+ktap_header() {	# ktap_header PLAN
+	echo "KTAP version 1"
+	echo "1..$1"
+}
+
+ktap_result() {	# ktap_result 0|1 NAME [DIAG...]: 0 = ok
+	local rc=$1 name=$2
+	shift 2
+	ktap_n=$((ktap_n + 1))
+	if [ "$rc" -eq 0 ]; then
+		ktap_pass=$((ktap_pass + 1))
+		echo "ok $ktap_n $name"
+	else
+		ktap_fail=$((ktap_fail + 1))
+		[ $# -gt 0 ] && printf '# %s\n' "$@"
+		echo "not ok $ktap_n $name"
+	fi
+}
+
+ktap_skip() {	# ktap_skip NAME REASON
+	ktap_n=$((ktap_n + 1))
+	ktap_skip=$((ktap_skip + 1))
+	echo "ok $ktap_n $1 # SKIP $2"
+}
+
+ktap_diag() {
+	printf '# %s\n' "$@"
+}
+
+ktap_finish() {	# exit status: 1 if anything failed
+	echo "# totals: pass:$ktap_pass fail:$ktap_fail skip:$ktap_skip"
+	[ "$ktap_fail" -eq 0 ]
+}
+
+# ---- kernel logs --------------------------------------------------------
+
+# Save L1's dmesg into the results folder (splat-check.sh reads *.log there).
+save_dmesg() {	# save_dmesg NAME
+	dmesg > "$VTRACE_OUT/$1.log"
+}
+
+# ---- L2 guests ----------------------------------------------------------
+
+# l2_start NAME SCRIPT [options]: start a guest in the background.
+#   --cpus N        vCPUs (default 2)
+#   --mem MIB       memory (default 512)
+#   --ports N       data ports vtrace.cpu0..N-1 (default: --cpus), 0 for none
+#   --ctl file|socket|none   how the host end of vtrace.ctl is made (default file)
+#   --prefix P      port name prefix (default vtrace)
+#   --arg ARG       passed to SCRIPT as $1
+#   --timeout SEC   bound on the guest's life (default 300)
+# L2's CPU is "host,xsave=off": KVM nested under TCG reports an XSAVE area size
+# that does not match XCR0, and the guest kernel WARNs at boot with XSAVE on.
+# Files land in $VTRACE_OUT/NAME/: console.log, ctl, cpuK, qemu.pid, qemu.log;
+# with --ctl socket, the control socket is NAME/ctl.sock (QEMU is the server).
+# Sets L2_PID to the pid of the timeout wrapper.
+l2_start() {
+	local name=$1 script=$2
+	shift 2
+	local cpus=2 mem=512 ports= ctl=file prefix=vtrace arg= tmo=300
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--cpus)		cpus=$2 ;;
+		--mem)		mem=$2 ;;
+		--ports)	ports=$2 ;;
+		--ctl)		ctl=$2 ;;
+		--prefix)	prefix=$2 ;;
+		--arg)		arg=$2 ;;
+		--timeout)	tmo=$2 ;;
+		*)		echo "l2_start: unknown option $1" >&2; return 2 ;;
+		esac
+		shift 2
+	done
+	[ -n "$ports" ] || ports=$cpus
+	local dir=$VTRACE_OUT/$name
+	rm -rf "$dir"
+	mkdir -p "$dir"
+
+	local args=(-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m "$mem"
+		-display none -no-reboot -monitor none
+		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid"
+		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD"
+		-append "console=ttyS0 panic=-1 loglevel=6 ${L2_APPEND:-} vtrace_run=$script vtrace_arg=$arg"
+		-device virtio-serial-pci,id=vser0,max_ports=64)
+	case "$ctl" in
+	file)	args+=(-chardev "file,id=vtctl,path=$dir/ctl") ;;
+	socket)	args+=(-chardev "socket,id=vtctl,path=$dir/ctl.sock,server=on,wait=off") ;;
+	none)	;;
+	esac
+	[ "$ctl" = none ] ||
+		args+=(-device "virtserialport,bus=vser0.0,chardev=vtctl,name=$prefix.ctl")
+	local k
+	for ((k = 0; k < ports; k++)); do
+		args+=(-chardev "file,id=vtc$k,path=$dir/cpu$k"
+		       -device "virtserialport,bus=vser0.0,chardev=vtc$k,name=$prefix.cpu$k")
+	done
+	timeout -k 5 "$tmo" qemu-system-x86_64 "${args[@]}" > "$dir/qemu.log" 2>&1 &
+	L2_PID=$!
+}
+
+# l2_wait: wait for the guest started last; returns its QEMU exit status.
+l2_wait() {
+	local rc=0
+	wait "$L2_PID" || rc=$?
+	return $rc
+}
+
+# l2_run NAME SCRIPT [options]: l2_start + l2_wait.
+l2_run() {
+	l2_start "$@" || return
+	l2_wait
+}
+
+# l2_ktap NAME: the guest script's KTAP lines (those it printed with "vtg: ").
+l2_ktap() {
+	sed -n 's/\r$//; s/^vtg: //p' "$VTRACE_OUT/$1/console.log"
+}

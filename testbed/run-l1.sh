@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the test bed's L1 ("host") under QEMU TCG and run one script in it.
+#
+#   run-l1.sh [options] SCRIPT [ARG]
+#     --out DIR           results folder, inside the project tree (required)
+#     --kver KVER         L1 kernel release (default: $KVER, else newest installed)
+#     --no-tsc-reliable   boot L1 without tsc=reliable: KVM then rewrites TSC
+#                         offsets on every vCPU load (the unstable-TSC case)
+#     --timeout SEC       wall-clock bound of the whole boot (default 600)
+#     --mem MIB           L1 memory (default 3072)
+#
+# SCRIPT runs as bash inside L1, chrooted into the outer root (shared
+# read-only over 9p), with the project tree writable at its usual path.
+# L1's console lands in DIR/l1-console.log, the script's output in
+# DIR/l1-script.out.  Exit status: the script's, 124 on timeout, and 1 when
+# any kernel log in DIR shows a splat (testbed/splat-check.sh).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+proj=$(cd "$here/.." && pwd)
+kver=${KVER:-}
+tsc="tsc=reliable"
+timeout=600
+mem=3072
+out=
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out)			out=$2; shift 2 ;;
+	--kver)			kver=$2; shift 2 ;;
+	--no-tsc-reliable)	tsc=""; shift ;;
+	--timeout)		timeout=$2; shift 2 ;;
+	--mem)			mem=$2; shift 2 ;;
+	-*)			echo "run-l1: unknown option $1" >&2; exit 2 ;;
+	*)			break ;;
+	esac
+done
+script=$(readlink -f "$1")
+arg=${2:-}
+[ -n "$out" ] || { echo "run-l1: --out DIR is required" >&2; exit 2; }
+[ -n "$kver" ] || kver=$("$here/default-kver.sh")
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+case "$out" in
+"$proj"/*) ;;
+*)	echo "run-l1: --out must be inside $proj (L1 writes only there)" >&2; exit 2 ;;
+esac
+rm -f "$out/l1-exit-code" "$out/l1-console.log"
+
+initrd="$proj/build/testbed/initramfs-l1-$kver.cpio.gz"
+if [ ! -f "$initrd" ] || [ "$initrd" -ot "$here/init-l1.sh" ] ||
+   [ "$initrd" -ot "$here/mkinitramfs.sh" ]; then
+	"$here/mkinitramfs.sh" "$kver" l1 "$initrd"
+fi
+
+rc=0
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
+	-display none -no-reboot -monitor none \
+	-serial "file:$out/l1-console.log" \
+	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$proj,mount_tag=project,security_model=none,multidevs=remap" \
+	|| rc=$?
+
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	echo "run-l1: L1 timed out after ${timeout}s; logs in $out" >&2
+	exit 124
+fi
+if [ ! -f "$out/l1-exit-code" ]; then
+	echo "run-l1: L1 ended without running the script (qemu exit $rc); see $out/l1-console.log" >&2
+	exit 1
+fi
+rc=$(cat "$out/l1-exit-code")
+if ! "$here/splat-check.sh" "$out"/*.log "$out"/*/*.log; then
+	echo "run-l1: kernel splat in the logs above" >&2
+	[ "$rc" -ne 0 ] || rc=1
+fi
+exit "$rc"
