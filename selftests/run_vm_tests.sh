@@ -12,6 +12,7 @@
 # script nests them as subtests of one KTAP document and ends with the
 # plain "N passed, N failed" line.  Results: build/testbed/<suite>/.
 set -u
+shopt -s nullglob
 
 here=$(cd "$(dirname "$0")" && pwd)
 proj=$(cd "$here/.." && pwd)
