@@ -20,6 +20,20 @@ for m in $(cat /lib/modules/order); do
 	insmod /lib/modules/$m || echo "vtrace-testbed: insmod $m failed"
 done
 
+# With l2_start --hostroot, L1's root (the outer machine's) is at /host.
+mkdir -p /host
+if mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /host 2>/dev/null; then
+	# chroot /host works like a full system: kernel file systems, writable tmp
+	mount --rbind /proc /host/proc
+	mount --rbind /sys /host/sys
+	mount --rbind /dev /host/dev
+	mount -t tmpfs tmpfs /host/dev/shm
+	mount -t tmpfs tmpfs /host/tmp
+	mount -t tmpfs tmpfs /host/run
+else
+	rmdir /host
+fi
+
 run= arg=
 for w in $(cat /proc/cmdline); do
 	case "$w" in

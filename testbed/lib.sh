@@ -68,6 +68,9 @@ save_dmesg() {	# save_dmesg NAME
 #   --prefix P      port name prefix (default vtrace)
 #   --arg ARG       passed to SCRIPT as $1
 #   --timeout SEC   bound on the guest's life (default 300)
+#   --hostroot      share L1's root (the outer root) read-only over 9p; the
+#                   guest mounts it at /host (trace-cmd, cyclictest live there)
+#   --qemu "ARGS"   extra QEMU arguments, word-split
 # L2's CPU is "host,xsave=off": KVM nested under TCG reports an XSAVE area size
 # that does not match XCR0, and the guest kernel WARNs at boot with XSAVE on.
 # Files land in $VTRACE_OUT/NAME/: console.log, ctl, cpuK, qemu.pid, qemu.log;
@@ -76,9 +79,11 @@ save_dmesg() {	# save_dmesg NAME
 l2_start() {
 	local name=$1 script=$2
 	shift 2
-	local cpus=2 mem=512 ports= ctl=file prefix=vtrace arg= tmo=300
+	local cpus=2 mem=512 ports= ctl=file prefix=vtrace arg= tmo=300 hostroot= extra=
 	while [ $# -gt 0 ]; do
 		case "$1" in
+		--hostroot)	hostroot=1; shift; continue ;;
+		--qemu)		extra=$2 ;;
 		--cpus)		cpus=$2 ;;
 		--mem)		mem=$2 ;;
 		--ports)	ports=$2 ;;
@@ -108,6 +113,10 @@ l2_start() {
 	esac
 	[ "$ctl" = none ] ||
 		args+=(-device "virtserialport,bus=vser0.0,chardev=vtctl,name=$prefix.ctl")
+	[ -z "$hostroot" ] ||
+		args+=(-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap)
+	# shellcheck disable=SC2206
+	[ -z "$extra" ] || args+=($extra)
 	local k
 	for ((k = 0; k < ports; k++)); do
 		args+=(-chardev "file,id=vtc$k,path=$dir/cpu$k"

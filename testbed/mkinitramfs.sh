@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 case "$role" in
 l1)	mods="virtio_pci virtio_console 9pnet_virtio 9p" ;;
-l2)	mods="virtio_pci virtio_console 9pnet_virtio 9p msr" ;;
+l2)	mods="virtio_pci virtio_console 9pnet_virtio 9p msr" ;;  # 9p: l2_start --hostroot
 *)	echo "mkinitramfs: unknown role $role" >&2; exit 2 ;;
 esac
 
