@@ -9,10 +9,14 @@
 #   make KDIR=/path      build for another kernel's build tree
 #   make check KVER=...  run the VM tests on another installed kernel
 
-# The running kernel's build tree when it has one, else the newest Debian
-# headers installed (the kernel the test bed boots).
+# The running kernel's build tree when it has one, else the headers of the
+# Debian kernel the test bed boots (testbed/default-kver.sh).  KVER=... alone
+# selects that installed kernel's headers.
+ifdef KVER
+KDIR ?= /lib/modules/$(KVER)/build
+endif
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-		$(lastword $(sort $(filter-out %-common,$(wildcard /usr/src/linux-headers-*-amd64)))))
+		$(wildcard /usr/src/linux-headers-$(shell testbed/default-kver.sh 2>/dev/null)))
 # Kernel release the modules are built for, from the build tree itself
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
