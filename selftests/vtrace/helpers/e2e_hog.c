@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/* e2e_hog: a host task that takes a CPU away from a vCPU thread, in bursts. */
+/*
+ * Pinned to CPU, at SCHED_FIFO priority PRIO, for SECONDS: spin BURST_US
+ * microseconds, then sleep PERIOD_US - BURST_US, again and again.  Used by
+ * the demo: a vCPU thread pinned to the same CPU cannot run during a burst,
+ * so the guest's timers fire late by about BURST_US.
+ *
+ *   e2e_hog CPU SECONDS BURST_US PERIOD_US [PRIO]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+int main(int argc, char **argv)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	long long end, burst, period, t;
+	struct timespec nap;
+	cpu_set_t set;
+	int cpu;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: e2e_hog CPU SECONDS BURST_US PERIOD_US [PRIO]\n");
+		return 2;
+	}
+	cpu = atoi(argv[1]);
+	end = now_us() + atoll(argv[2]) * 1000000LL;
+	burst = atoll(argv[3]);
+	period = atoll(argv[4]);
+	if (argc > 5)
+		sp.sched_priority = atoi(argv[5]);
+	if (burst <= 0 || period <= burst) {
+		fprintf(stderr, "e2e_hog: need 0 < BURST_US < PERIOD_US\n");
+		return 2;
+	}
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) ||
+	    sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		fprintf(stderr, "e2e_hog: cpu %d prio %d: %s\n", cpu, sp.sched_priority,
+			strerror(errno));
+		return 1;
+	}
+	nap.tv_sec = 0;
+	nap.tv_nsec = (period - burst) * 1000;
+	while ((t = now_us()) < end) {
+		while (now_us() - t < burst)
+			;
+		nanosleep(&nap, NULL);
+	}
+	return 0;
+}
