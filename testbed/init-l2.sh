@@ -26,6 +26,7 @@ if mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /host 2
 	# chroot /host works like a full system: kernel file systems, writable tmp
 	mount --rbind /proc /host/proc
 	mount --rbind /sys /host/sys
+	mkdir -p /dev/shm
 	mount --rbind /dev /host/dev
 	mount -t tmpfs tmpfs /host/dev/shm
 	mount -t tmpfs tmpfs /host/tmp

@@ -100,7 +100,9 @@ l2_start() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 
-	local args=(-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m "$mem"
+	# debug-threads: vCPU threads are named "CPU K/KVM" on the host
+	local args=(-name "$name,debug-threads=on"
+		-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m "$mem"
 		-display none -no-reboot -monitor none
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid"
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD"
@@ -124,6 +126,19 @@ l2_start() {
 	done
 	timeout -k 5 "$tmo" qemu-system-x86_64 "${args[@]}" > "$dir/qemu.log" 2>&1 &
 	L2_PID=$!
+}
+
+# l2_vcpu_tid NAME K: host thread id of vCPU K of guest NAME.
+l2_vcpu_tid() {
+	local pid t
+	pid=$(cat "$VTRACE_OUT/$1/qemu.pid") || return 1
+	for t in /proc/"$pid"/task/*; do
+		if [ "$(cat "$t/comm" 2>/dev/null)" = "CPU $2/KVM" ]; then
+			basename "$t"
+			return 0
+		fi
+	done
+	return 1
 }
 
 # l2_wait: wait for the guest started last; returns its QEMU exit status.

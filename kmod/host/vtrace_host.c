@@ -110,6 +110,7 @@ enum vth_kind {
  * @vcpu_idx:	index of the vCPU in its VM, -1 if unknown
  * @frac_bits:	fraction bits of @multiplier
  * @kind:	&enum vth_kind
+ * @pad:	zero
  * @ready:	set (release) once every other field is written
  * @vm:		name of the VM's directory under KVM's debugfs, "?" if unknown
  */
