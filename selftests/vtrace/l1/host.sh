@@ -1,0 +1,304 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vtrace_host in L1: its records are the offsets KVM applied, VM by VM, across unload and overflow.
+# vtrace-l1: --timeout 480
+#
+# Two VMs run at once: A (2 vCPUs) writes IA32_TSC on vCPU 1, B (4 vCPUs)
+# writes IA32_TSC_ADJUST on vCPU 3, each by +3e9 cycles.  Every value the
+# module reports is compared with KVM's own debugfs (tsc-offset), with
+# QEMU's pid, and with host TSC readings taken around the guest writes.
+# Then, with both VMs still running: unload and reload (snapshot records),
+# a tiny capacity (drops counted, kept records never overwritten), and an
+# unload/reload loop while a third VM is being created.
+. "$VTRACE_PROJ/testbed/lib.sh"
+
+D=/sys/kernel/debug/vtrace
+KD=/sys/kernel/debug/kvm
+KO=$VTRACE_PROJ/kmod/host/vtrace_host.ko
+RDTSC=$VTRACE_PROJ/build/helpers/host_rdtsc
+HEADER=$(sed -n 's/^\t"\(# seq host_tsc .*\)"$/\1/p' "$VTRACE_PROJ/include/uapi/linux/vtrace.h")
+
+declare -A before after qpid vmname
+
+# ---- helpers -------------------------------------------------------------
+
+# records [VM]: data lines of tsc_offsets (of one VM if given)
+records() {
+	grep -v '^#' "$D/tsc_offsets" | awk -v vm="${1:-}" 'vm == "" || $4 == vm'
+}
+
+stat_of() {	# stat_of NAME: one value of the stats file
+	awk -v k="$1" '$1 == k { print $2 }' "$D/stats"
+}
+
+# kvm_offsets VM: "vcpu_id offset" per vCPU, from KVM's debugfs
+kvm_offsets() {
+	local f id
+	for f in "$KD/$1"/vcpu*/tsc-offset; do
+		id=${f%/tsc-offset}
+		echo "${id##*/vcpu} $(cat "$f")"
+	done | sort -n
+}
+
+# last_offsets VM: "vcpu_id offset" per vCPU, from the module's last records
+last_offsets() {
+	records "$1" | awk '{ last[$5] = $8 } END { for (v in last) print v, last[v] }' | sort -n
+}
+
+# chain_breaks: records whose prev_offset is not the offset of the VM's
+# vCPU's record before (write records only; snapshots start a chain)
+chain_breaks() {
+	records | awk '$11 == "write" && (($4 " " $5) in last) && last[$4 " " $5] != $7 { print }
+		       { last[$4 " " $5] = $8 }'
+}
+
+console_has() {	# console_has GUEST PATTERN
+	grep -q "$2" "$VTRACE_OUT/$1/console.log" 2>/dev/null
+}
+
+# poll_guests: take host TSC readings around each guest's write: "before"
+# once it says armed (it writes 5 s later), "after" once it says written.
+poll_guests() {
+	local g i
+	for ((i = 0; i < 1500; i++)); do
+		for g in a b; do
+			if [ -z "${before[$g]:-}" ] && console_has "$g" "vtg: armed"; then
+				before[$g]=$("$RDTSC")
+				console_has "$g" "vtg: writ" && ktap_diag "$g: write seen before 'armed' was"
+			fi
+			if [ -n "${before[$g]:-}" ] && [ -z "${after[$g]:-}" ] &&
+			   console_has "$g" "vtg: writ"; then
+				after[$g]=$("$RDTSC")
+			fi
+		done
+		[ -n "${after[a]:-}" ] && [ -n "${after[b]:-}" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# find_vm GUEST: QEMU pid and KVM debugfs dir name of a running guest
+find_vm() {
+	qpid[$1]=$(cat "$VTRACE_OUT/$1/qemu.pid")
+	vmname[$1]=$(cd "$KD" && ls -d "${qpid[$1]}"-* 2>/dev/null | head -1)
+}
+
+stop_guest() {	# stop_guest GUEST
+	local p
+	p=$(cat "$VTRACE_OUT/$1/qemu.pid" 2>/dev/null) && kill "$p" 2>/dev/null
+}
+
+# ---- tests ---------------------------------------------------------------
+
+t_load() {
+	local mode
+	insmod "$KO" || return 1
+	mode=$(stat -c %a "$D/tsc_offsets" "$D/vms" "$D/stats" "$D/tsc_khz" | sort -u)
+	[ "$mode" = 444 ] || { ktap_diag "modes: $mode"; return 1; }
+	[ -n "$HEADER" ] && [ "$(head -1 "$D/tsc_offsets")" = "$HEADER" ] ||
+		{ ktap_diag "header: $(head -1 "$D/tsc_offsets")"; return 1; }
+	[ "$(stat_of kept)" = 0 ] && [ "$(stat_of capacity)" = 65536 ] &&
+		[ "$(cat "$D/tsc_khz")" -gt 0 ]
+}
+
+# t_creation GUEST NCPUS: each vCPU's first record is its creation
+# (prev_offset 0, kind write), and vms counts NCPUS vCPUs
+t_creation() {
+	local vm=${vmname[$1]} n
+	n=$(records "$vm" | awk '!seen[$5]++ && $7 == 0 && $11 == "write" { n++ } END { print n + 0 }')
+	[ "$n" = "$2" ] || { ktap_diag "$1: $n creation records, want $2"; return 1; }
+	n=$(awk -v vm="$vm" '$2 == vm { print $3 }' "$D/vms")
+	[ "$n" = "$2" ] || { ktap_diag "$1: vms says $n vCPUs"; return 1; }
+	records "$vm" | awk '{ print $6 }' | sort -un | tr '\n' ' ' | grep -qx "$(seq -s ' ' 0 $(($2 - 1))) "
+}
+
+# t_identity GUEST: pid column is QEMU's pid, vm column its KVM debugfs dir
+t_identity() {
+	local vm=${vmname[$1]} pids
+	[ -n "$vm" ] && [ -d "$KD/$vm" ] || { ktap_diag "$1: no KVM dir for ${qpid[$1]}"; return 1; }
+	pids=$(records "$vm" | awk '{ print $3 }' | sort -u)
+	[ "$pids" = "${qpid[$1]}" ] || { ktap_diag "$1: pids $pids, qemu ${qpid[$1]}"; return 1; }
+	# and nothing of that pid under another name
+	[ -z "$(records | awk -v p="${qpid[$1]}" -v vm="$vm" '$3 == p && $4 != vm')" ]
+}
+
+# t_match_kvm GUEST: the last offset of every vCPU is KVM's tsc-offset
+t_match_kvm() {
+	local vm=${vmname[$1]} want got
+	want=$(kvm_offsets "$vm")
+	got=$(last_offsets "$vm")
+	[ -n "$want" ] && [ "$want" = "$got" ] && return 0
+	ktap_diag "$1: KVM says" $want "module says" $got
+	return 1
+}
+
+# t_guest_write GUEST VCPU: exactly one record inside [before, after], for
+# VCPU, moving its offset by (1e9, 3e9] and leaving KVM's value
+t_guest_write() {
+	local g=$1 vm=${vmname[$1]} lines kvm
+	if console_has "$g" "vtg: write failed"; then
+		return 4
+	fi
+	lines=$(records "$vm" | awk -v b="${before[$g]}" -v a="${after[$g]}" '$2 >= b && $2 <= a')
+	ktap_diag "$g: before ${before[$g]} after ${after[$g]}: $lines"
+	[ "$(echo "$lines" | grep -c .)" = 1 ] || return 1
+	kvm=$(cat "$KD/$vm/vcpu$2/tsc-offset")
+	echo "$lines" | awk -v id="$2" -v kvm="$kvm" \
+		'$5 == id && $11 == "write" && $8 == kvm && $8 - $7 > 1e9 && $8 - $7 <= 3e9 { ok = 1 }
+		 END { exit !ok }'
+}
+
+# t_separated: two VMs, each record belongs to exactly one of them, and
+# vms has one line per VM with the right record count
+t_separated() {
+	local g n want
+	[ "$(records | awk '{ print $3, $4 }' | sort -u | wc -l)" = 2 ] || return 1
+	[ "$(stat_of anomalies)" = 0 ] || return 1
+	[ "$(grep -vc '^#' "$D/vms")" = 2 ] || return 1
+	for g in a b; do
+		want=$(records "${vmname[$g]}" | wc -l)
+		n=$(awk -v vm="${vmname[$g]}" '$2 == vm && $1 == p && $4 <= $5 { print $6 }' \
+			p="${qpid[$g]}" "$D/vms")
+		[ "$n" = "$want" ] || { ktap_diag "$g: vms says $n records, want $want"; return 1; }
+	done
+}
+
+t_chain() {
+	local breaks
+	breaks=$(chain_breaks)
+	[ -z "$breaks" ] || { ktap_diag "prev_offset breaks:" "$breaks"; return 1; }
+	# seq runs 0.. without gaps
+	records | awk '$1 != NR - 1 { exit 1 }'
+}
+
+t_read_only() {
+	local f
+	for f in tsc_offsets vms stats tsc_khz; do
+		if (echo 1 > "$D/$f") 2>/dev/null; then
+			ktap_diag "write to $f succeeded"
+			return 1
+		fi
+	done
+	[ "$(head -1 "$D/tsc_offsets")" = "$HEADER" ]
+}
+
+# t_snapshot: reloaded while A and B run, one snapshot per vCPU equal to KVM
+t_snapshot() {
+	local g
+	[ "$(stat_of snapshots)" = 6 ] && [ "$(records | wc -l)" = 6 ] || return 1
+	[ -z "$(records | awk '$11 != "snapshot" || $7 != $8')" ] || return 1
+	for g in a b; do
+		t_match_kvm "$g" || return 1
+		awk -v vm="${vmname[$g]}" '$2 == vm && $7 == "snapshot" { ok = 1 } END { exit !ok }' \
+			"$D/vms" || return 1
+	done
+}
+
+# t_overflow: capacity 4 with 6 vCPUs running: 4 kept, 2 dropped; then a
+# third VM's creation writes are dropped too and the 4 kept stay as they were
+t_overflow() {
+	local saved i
+	rmmod vtrace_host && insmod "$KO" capacity=4 || return 1
+	[ "$(stat_of kept)" = 4 ] && [ "$(stat_of dropped)" = 2 ] || return 1
+	saved=$(cat "$D/tsc_offsets")
+	[ "$(echo "$saved" | grep -vc '^#')" = 4 ] || return 1
+	l2_start c /tests/host_idle.sh --cpus 2 --ports 0 --ctl none --timeout 120
+	for ((i = 0; i < 300; i++)); do
+		[ "$(stat_of dropped)" -ge 4 ] && break
+		sleep 0.1
+	done
+	stop_guest c
+	l2_wait
+	ktap_diag "after VM c: $(tr '\n' ' ' < "$D/stats")"
+	[ "$(stat_of dropped)" -ge 4 ] && [ "$(stat_of kept)" = 4 ] &&
+		[ "$(cat "$D/tsc_offsets")" = "$saved" ]
+}
+
+# t_unload_loop: unload/reload 20 times while VM d is being created and
+# boots, then check that KVM's offsets of d are what the last load recorded
+t_unload_loop() {
+	local i
+	rmmod vtrace_host || return 1
+	l2_start d /tests/host_idle.sh --cpus 2 --ports 0 --ctl none --timeout 120
+	for ((i = 0; i < 20; i++)); do
+		insmod "$KO" && rmmod vtrace_host || { stop_guest d; l2_wait; return 1; }
+	done
+	insmod "$KO" || return 1
+	for ((i = 0; i < 100; i++)); do
+		console_has d "vtg: booted" && break
+		sleep 0.5
+	done
+	find_vm d
+	vmname[d]=${vmname[d]:-none}
+	t_match_kvm d
+	local rc=$?
+	stop_guest d
+	l2_wait
+	return $rc
+}
+
+# ---- main ----------------------------------------------------------------
+
+ktap_header 16
+modprobe kvm_amd
+ktap_diag "kvm_amd tsc_scaling=$(cat /sys/module/kvm_amd/parameters/tsc_scaling)" \
+	"kallsyms: $(grep -c ' kvm_vcpu_write_tsc_multiplier' /proc/kallsyms) kvm_vcpu_write_tsc_multiplier"
+
+t_load
+ktap_result $? "load_files_header"
+
+l2_start a /tests/host_tsc.sh --cpus 2 --ports 0 --ctl none --arg 1 --timeout 300
+pid_a=$L2_PID
+l2_start b /tests/host_tsc.sh --cpus 4 --ports 0 --ctl none --arg 3:adjust --timeout 300
+pid_b=$L2_PID
+poll_guests || ktap_diag "guests did not write in time"
+find_vm a
+find_vm b
+ktap_diag "A: ${vmname[a]} B: ${vmname[b]}; $(records | wc -l) records:"
+records | sed 's/^/  /' | while read -r l; do ktap_diag "$l"; done
+cat "$D/vms" | while read -r l; do ktap_diag "$l"; done
+
+t_creation a 2
+ktap_result $? "creation_records_2_vcpus"
+t_creation b 4
+ktap_result $? "creation_records_4_vcpus"
+t_identity a && t_identity b
+ktap_result $? "pid_and_vm_name_match_qemu_and_kvm"
+t_match_kvm a && t_match_kvm b
+ktap_result $? "last_offsets_equal_kvm_tsc_offset"
+t_guest_write a 1
+ktap_result $? "guest_ia32_tsc_write_recorded"
+t_guest_write b 3
+rc=$?
+if [ $rc -eq 4 ]; then
+	ktap_skip "guest_tsc_adjust_write_recorded" "guest has no IA32_TSC_ADJUST"
+else
+	ktap_result $rc "guest_tsc_adjust_write_recorded"
+fi
+t_separated
+ktap_result $? "two_vms_kept_apart"
+t_chain
+ktap_result $? "offset_chain_and_seq_without_gaps"
+t_read_only
+ktap_result $? "read_only_files_refuse_writes"
+
+rmmod vtrace_host && insmod "$KO"
+ktap_result $? "unload_reload_with_vms_running"
+t_snapshot
+ktap_result $? "snapshot_of_running_vms_equals_kvm"
+t_overflow
+ktap_result $? "capacity_overflow_counted_not_overwritten"
+
+stop_guest a
+stop_guest b
+wait "$pid_a" "$pid_b" 2>/dev/null
+
+t_unload_loop
+ktap_result $? "unload_reload_loop_during_vm_start"
+rmmod vtrace_host
+ktap_result $? "final_unload"
+
+save_dmesg l1-dmesg
+"$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/l1-dmesg.log "$VTRACE_OUT"/*/console.log
+ktap_result $? "no_kernel_splat"
+ktap_finish
