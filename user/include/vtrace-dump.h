@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vtrace-dump.h: a machine's dump folder (ctl + cpuK pages) and its page readers. */
+#ifndef _VTRACE_DUMP_H
+#define _VTRACE_DUMP_H
+
+#include <stdint.h>
+#include <linux/vtrace.h>
+
+struct tep_handle;
+struct tep_record;
+struct vtrace_dump;
+struct vtrace_cpu_reader;
+
+/**
+ * struct vtrace_cpu_counts - what one CPU's page reader has seen so far
+ * @pages:		pages read (bad ones included)
+ * @bad_pages:		pages skipped as damaged (with VTRACE_DUMP_SKIP_BAD)
+ * @events:		events returned (fillers included)
+ * @fillers:		filler events among them
+ * @missed:		events the ring buffer reported lost in page headers
+ * @missed_unknown:	pages that reported a loss without a count
+ * @truncated:		bytes of a last, incomplete page
+ */
+struct vtrace_cpu_counts {
+	uint64_t	pages;
+	uint64_t	bad_pages;
+	uint64_t	events;
+	uint64_t	fillers;
+	uint64_t	missed;
+	uint64_t	missed_unknown;
+	uint64_t	truncated;
+};
+
+/* vtrace_dump_open() flags */
+#define VTRACE_DUMP_SKIP_BAD	(1U << 0)	/* skip damaged pages instead of failing */
+#define VTRACE_DUMP_NO_PLUGINS	(1U << 1)	/* do not load libtraceevent plugins */
+
+struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags);
+void vtrace_dump_close(struct vtrace_dump *dump);
+const char *vtrace_dump_dir(struct vtrace_dump *dump);
+struct tep_handle *vtrace_dump_tep(struct vtrace_dump *dump);
+const struct vtrace_meta_info *vtrace_dump_info(struct vtrace_dump *dump);
+const struct vtrace_cpu_info *vtrace_dump_cpu(struct vtrace_dump *dump, unsigned int cpu);
+const struct vtrace_cpu_stats *vtrace_dump_eos(struct vtrace_dump *dump, unsigned int cpu);
+int vtrace_dump_has_eos(struct vtrace_dump *dump);
+int vtrace_dump_qemu_pid(struct vtrace_dump *dump);
+
+struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *dump, unsigned int cpu);
+void vtrace_cpu_reader_close(struct vtrace_cpu_reader *reader);
+int vtrace_cpu_reader_next(struct vtrace_cpu_reader *reader, struct tep_record **record,
+			   int *filler);
+const struct vtrace_cpu_counts *vtrace_cpu_reader_counts(struct vtrace_cpu_reader *reader);
+
+#endif /* _VTRACE_DUMP_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vtrace-tsc.h: KVM TSC offset histories and guest -> host TSC conversion. */
+#ifndef _VTRACE_TSC_H
+#define _VTRACE_TSC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* kind column of the tsc_offsets file */
+enum vtrace_tsc_kind {
+	VTRACE_TSC_WRITE	= 0,
+	VTRACE_TSC_SNAPSHOT	= 1,
+};
+
+/**
+ * struct vtrace_tsc_interval - one offset in force for one vCPU
+ * @host_tsc:	host TSC from which it applies (the write, or the snapshot)
+ * @offset:	guest_tsc = ((host_tsc * @mult) >> @frac) + @offset (mod 2^64)
+ * @mult:	TSC multiplier
+ * @frac:	its fraction bits
+ * @kind:	&enum vtrace_tsc_kind
+ * @seq:	record number in the offsets file
+ */
+struct vtrace_tsc_interval {
+	uint64_t	host_tsc;
+	uint64_t	offset;
+	uint64_t	mult;
+	uint32_t	frac;
+	uint32_t	kind;
+	uint64_t	seq;
+};
+
+/**
+ * struct vtrace_vcpu_history - every interval of one vCPU, oldest first
+ * @pid:	QEMU's pid
+ * @vcpu_id:	KVM vcpu_id (the APIC id)
+ * @vm:		KVM's debugfs name of the VM
+ * @nr:		number of intervals
+ * @iv:		the intervals
+ */
+struct vtrace_vcpu_history {
+	int				pid;
+	uint32_t			vcpu_id;
+	char				vm[32];
+	size_t				nr;
+	struct vtrace_tsc_interval	*iv;
+};
+
+struct vtrace_offsets;
+
+struct vtrace_offsets *vtrace_offsets_open(const char *path);
+void vtrace_offsets_close(struct vtrace_offsets *offsets);
+const struct vtrace_vcpu_history *vtrace_offsets_vcpu(struct vtrace_offsets *offsets, int pid,
+						      uint32_t vcpu_id);
+int vtrace_offsets_has_pid(struct vtrace_offsets *offsets, int pid);
+char *vtrace_offsets_pids(struct vtrace_offsets *offsets);
+uint64_t vtrace_offsets_records(struct vtrace_offsets *offsets);
+uint64_t vtrace_offsets_gaps(struct vtrace_offsets *offsets);
+
+/* The conversion itself (exact, 128-bit) */
+uint64_t vtrace_tsc_guest(const struct vtrace_tsc_interval *iv, uint64_t host_tsc);
+int vtrace_tsc_host(const struct vtrace_tsc_interval *iv, uint64_t guest_tsc, uint64_t *host_tsc);
+uint64_t vtrace_tsc_to_ns(uint64_t tsc, uint64_t khz);
+uint64_t vtrace_ns_to_tsc(uint64_t ns, uint64_t khz);
+
+/**
+ * struct vtrace_tsc_map - converts one guest CPU's events, in ring-buffer order
+ * @hist:	its vCPU's history
+ * @cur:	index of the interval the last event was in
+ * @prev_guest:	guest TSC of the last event
+ * @prev_host:	its host TSC
+ * @started:	an event was converted
+ * @assume_constant: map events before the first record with the first
+ *		interval instead of failing
+ * @first_used:	lowest interval index used
+ * @last_used:	highest
+ * @backwards:	events whose guest TSC was lower than the previous one
+ * @extrapolated: events converted before the first record
+ *
+ * Init with vtrace_tsc_map_init(), then vtrace_tsc_map_event() per event.
+ */
+struct vtrace_tsc_map {
+	const struct vtrace_vcpu_history	*hist;
+	size_t					cur;
+	uint64_t				prev_guest;
+	uint64_t				prev_host;
+	int					started;
+	int					assume_constant;
+	size_t					first_used;
+	size_t					last_used;
+	uint64_t				backwards;
+	uint64_t				extrapolated;
+};
+
+void vtrace_tsc_map_init(struct vtrace_tsc_map *map, const struct vtrace_vcpu_history *hist,
+			 int assume_constant);
+int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_t *host_tsc);
+
+#endif /* _VTRACE_TSC_H */

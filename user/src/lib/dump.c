@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0
+/* dump.c: open a machine's dump folder and read its ring-buffer pages. */
+/*
+ * A dump folder holds what the host ends of a machine's vtrace ports wrote:
+ *
+ *   DIR/ctl	the control stream (include/uapi/linux/vtrace.h): META_INFO,
+ *		META_FILE..., STARTED, pages..., EOS
+ *   DIR/cpuK	CPU K's ring-buffer pages, META_INFO.page_size each, back to
+ *		back, as trace_pipe_raw hands them out
+ *   DIR/qemu.pid  QEMU's -pidfile (guests only)
+ *
+ * vtrace_dump_open() reads the whole control stream, builds a tep handle
+ * from the metadata of its first session (libtraceevent parses every
+ * format, cmdlines, kallsyms, printk formats) and keeps the EOS counters.
+ *
+ * A CPU reader holds one page: it reads the next page with pread(),
+ * checks its header and walks it once with kbuffer to check every event
+ * (inside the commit size, a known event id) before handing any event
+ * out, so a damaged page is either refused as a whole or skipped as a
+ * whole (VTRACE_DUMP_SKIP_BAD), never half printed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+
+#include "vtrace-dump.h"
+#include "vtrace-proto.h"
+#include "vtrace-util.h"
+
+/* Ring-buffer page header: u64 time stamp, then the commit word */
+#define PAGE_HDR_SIZE		16
+#define RB_MISSED_EVENTS	(1ULL << 31)
+#define RB_MISSED_STORED	(1ULL << 30)
+#define RB_MISSED_FLAGS		(RB_MISSED_EVENTS | RB_MISSED_STORED)
+
+struct vtrace_dump {
+	char				*dir;
+	char				*ctl_path;
+	unsigned int			flags;
+	struct tep_handle		*tep;
+	struct tep_plugin_list		*plugins;
+	struct vtrace_meta_info		info;
+	struct vtrace_cpu_info		*cpus;
+	struct vtrace_cpu_stats		*eos;
+	int				has_eos;
+	int				has_info;
+	int				has_header_page;
+	int				sessions;
+	int				qemu_pid;
+	int				print_id;
+	int				print_buf_offset;
+	int				print_buf_size;
+};
+
+struct vtrace_cpu_reader {
+	struct vtrace_dump		*dump;
+	unsigned int			cpu;
+	int				fd;
+	char				*path;
+	char				*page;
+	uint64_t			offset;		/* of the next page */
+	uint64_t			page_offset;	/* of the loaded page */
+	struct kbuffer			*kbuf;
+	int				loaded;
+	int				first_in_page;
+	struct tep_record		record;
+	struct vtrace_cpu_counts	counts;
+};
+
+static int meta_error(struct vtrace_dump *d, const struct vtrace_msg *msg, const char *name,
+		      const char *what)
+{
+	vtrace_set_error("%s: byte %llu: META_FILE \"%s\": %s", d->ctl_path,
+			 (unsigned long long)msg->offset, name, what);
+	return -1;
+}
+
+static int parse_format(struct vtrace_dump *d, const struct vtrace_msg *msg, const char *name,
+			const char *data, uint64_t len, const char *system)
+{
+	char sys[64], reason[256];
+	const char *slash = strchr(name, '/');
+	enum tep_errno ret;
+
+	if (!system) {
+		if (!slash || slash == name || (size_t)(slash - name) >= sizeof(sys))
+			return meta_error(d, msg, name, "expected a \"system/event\" name");
+		memcpy(sys, name, slash - name);
+		sys[slash - name] = '\0';
+		system = sys;
+	}
+	ret = tep_parse_event(d->tep, data, len, system);
+	if (ret) {
+		char what[400];
+
+		tep_strerror(d->tep, ret, reason, sizeof(reason));
+		snprintf(what, sizeof(what), "format does not parse: %s", reason);
+		return meta_error(d, msg, name, what);
+	}
+	return 0;
+}
+
+/* Text files get a terminating NUL; libtraceevent parses C strings */
+static char *text_copy(const void *data, uint64_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (s) {
+		memcpy(s, data, len);
+		s[len] = '\0';
+	}
+	return s;
+}
+
+static int parse_text(struct vtrace_dump *d, const struct vtrace_msg *msg,
+		      const struct vtrace_meta_file *mf, const char *name, const void *data)
+{
+	char *text = text_copy(data, mf->data_len);
+	int ret = -1;
+
+	if (!text)
+		return -1;
+	switch (mf->kind) {
+	case VTRACE_META_CMDLINES:
+		ret = tep_parse_saved_cmdlines(d->tep, text);
+		break;
+	case VTRACE_META_KALLSYMS:
+		ret = tep_parse_kallsyms(d->tep, text);
+		break;
+	case VTRACE_META_PRINTK_FORMATS:
+		ret = tep_parse_printk_formats(d->tep, text);
+		break;
+	}
+	free(text);
+	if (ret)
+		return meta_error(d, msg, name, "does not parse");
+	return 0;
+}
+
+static int parse_header_page(struct vtrace_dump *d, const struct vtrace_msg *msg,
+			     const char *name, const void *data, uint64_t len)
+{
+	char *text = text_copy(data, len);
+	int ret;
+
+	if (!text)
+		return -1;
+	ret = tep_parse_header_page(d->tep, text, len, d->info.long_size);
+	free(text);
+	if (ret)
+		return meta_error(d, msg, name, "header_page does not parse");
+	if (tep_get_header_timestamp_size(d->tep) != 8 ||
+	    tep_get_header_page_size(d->tep) != (int)d->info.long_size)
+		return meta_error(d, msg, name, "expected an 8-byte timestamp and a commit field"
+				  " of long_size");
+	d->has_header_page = 1;
+	return 0;
+}
+
+static int handle_meta_file(struct vtrace_dump *d, const struct vtrace_msg *msg)
+{
+	const struct vtrace_meta_file *mf;
+	const char *name;
+	const void *data;
+
+	vtrace_msg_meta_file(msg, &mf, &name, &data);
+	if (!d->has_info) {
+		vtrace_set_error("%s: byte %llu: META_FILE \"%s\" before META_INFO", d->ctl_path,
+				 (unsigned long long)msg->offset, name);
+		return -1;
+	}
+	if (d->sessions > 1)
+		return 0;
+	switch (mf->kind) {
+	case VTRACE_META_HEADER_PAGE:
+		return parse_header_page(d, msg, name, data, mf->data_len);
+	case VTRACE_META_HEADER_EVENT:
+		return 0;
+	case VTRACE_META_EVENT_FORMAT:
+		return parse_format(d, msg, name, data, mf->data_len, NULL);
+	case VTRACE_META_FTRACE_FORMAT:
+		return parse_format(d, msg, name, data, mf->data_len, "ftrace");
+	case VTRACE_META_CMDLINES:
+	case VTRACE_META_KALLSYMS:
+	case VTRACE_META_PRINTK_FORMATS:
+		return parse_text(d, msg, mf, name, data);
+	default:
+		vtrace_warn("%s: byte %llu: META_FILE of unknown kind %u ignored", d->ctl_path,
+			    (unsigned long long)msg->offset, mf->kind);
+		return 0;
+	}
+}
+
+static int handle_meta_info(struct vtrace_dump *d, const struct vtrace_msg *msg)
+{
+	const struct vtrace_meta_info *mi;
+	const struct vtrace_cpu_info *ci;
+
+	vtrace_msg_meta_info(msg, &mi, &ci);
+	if (++d->sessions > 1) {
+		if (mi->nr_cpus != d->info.nr_cpus || mi->page_size != d->info.page_size) {
+			vtrace_set_error("%s: byte %llu: META_INFO of session %llu changes CPUs or"
+					 " page size; expected one layout per dump", d->ctl_path,
+					 (unsigned long long)msg->offset,
+					 (unsigned long long)mi->session);
+			return -1;
+		}
+		return 0;
+	}
+	if (strcmp(mi->clock, "x86-tsc")) {
+		vtrace_set_error("%s: byte %llu: META_INFO: trace clock \"%s\", expected x86-tsc",
+				 d->ctl_path, (unsigned long long)msg->offset, mi->clock);
+		return -1;
+	}
+	d->info = *mi;
+	d->cpus = calloc(mi->nr_cpus, sizeof(*d->cpus));
+	d->eos = calloc(mi->nr_cpus, sizeof(*d->eos));
+	if (!d->cpus || !d->eos)
+		return -1;
+	for (uint32_t i = 0; i < mi->nr_cpus; i++)
+		d->cpus[ci[i].cpu] = ci[i];
+	d->has_info = 1;
+	tep_set_long_size(d->tep, mi->long_size);
+	tep_set_page_size(d->tep, mi->page_size);
+	tep_set_cpus(d->tep, mi->nr_cpus);
+	tep_set_file_bigendian(d->tep, TEP_LITTLE_ENDIAN);
+	return 0;
+}
+
+/* EOS counters of every session add up: the cpu files hold all their pages */
+static int handle_eos(struct vtrace_dump *d, const struct vtrace_msg *msg)
+{
+	const struct vtrace_status *st;
+	const struct vtrace_cpu_stats *cs;
+
+	vtrace_msg_status(msg, &st, &cs);
+	if (!d->has_info) {
+		vtrace_set_error("%s: byte %llu: EOS before META_INFO", d->ctl_path,
+				 (unsigned long long)msg->offset);
+		return -1;
+	}
+	for (uint32_t i = 0; i < st->nr_cpus; i++) {
+		struct vtrace_cpu_stats *e;
+
+		if (cs[i].cpu >= d->info.nr_cpus) {
+			vtrace_set_error("%s: byte %llu: EOS: cpu %u, expected < %u", d->ctl_path,
+					 (unsigned long long)msg->offset, cs[i].cpu,
+					 d->info.nr_cpus);
+			return -1;
+		}
+		e = &d->eos[cs[i].cpu];
+		e->cpu = cs[i].cpu;
+		e->flags |= cs[i].flags;
+		e->pages_sent += cs[i].pages_sent;
+		e->bytes_sent += cs[i].bytes_sent;
+		e->events_sent += cs[i].events_sent;
+		e->fillers_sent += cs[i].fillers_sent;
+		e->pages_lost += cs[i].pages_lost;
+		e->events_lost_port += cs[i].events_lost_port;
+		e->events_lost_ring += cs[i].events_lost_ring;
+		e->port_errors += cs[i].port_errors;
+	}
+	d->has_eos = 1;
+	return 0;
+}
+
+static int read_ctl(struct vtrace_dump *d)
+{
+	struct vtrace_proto *p;
+	struct vtrace_msg msg;
+	int ret, err = 0;
+
+	p = vtrace_proto_open_file(d->ctl_path);
+	if (!p) {
+		vtrace_set_error("%s: %s", d->ctl_path, strerror(errno));
+		return -1;
+	}
+	while (!err && (ret = vtrace_proto_read(p, &msg)) > 0) {
+		if (msg.hdr.type == VTRACE_MSG_META_INFO)
+			err = handle_meta_info(d, &msg);
+		else if (msg.hdr.type == VTRACE_MSG_META_FILE)
+			err = handle_meta_file(d, &msg);
+		else if (msg.hdr.type == VTRACE_MSG_EOS)
+			err = handle_eos(d, &msg);
+		vtrace_msg_release(&msg);
+	}
+	if (!err && ret < 0) {
+		vtrace_set_error("%s", vtrace_proto_error(p));
+		err = -1;
+	}
+	if (!err && !d->has_info) {
+		vtrace_set_error("%s: byte %llu: no META_INFO message (empty or not a vtrace"
+				 " control stream?)", d->ctl_path,
+				 (unsigned long long)vtrace_proto_offset(p));
+		err = -1;
+	}
+	if (!err && !d->has_header_page) {
+		vtrace_set_error("%s: no META_FILE header_page: cannot read the pages", d->ctl_path);
+		err = -1;
+	}
+	vtrace_proto_close(p);
+	return err;
+}
+
+static int read_qemu_pid(struct vtrace_dump *d)
+{
+	char path[PATH_MAX], *text;
+	uint64_t pid;
+
+	d->qemu_pid = -1;
+	snprintf(path, sizeof(path), "%s/qemu.pid", d->dir);
+	if (access(path, F_OK))
+		return 0;
+	text = vtrace_read_file(path, 64, NULL);
+	if (!text)
+		return -1;
+	text[strcspn(text, "\n")] = '\0';
+	if (vtrace_parse_u64(text, &pid) || !pid || pid > INT_MAX) {
+		vtrace_set_error("%s: byte 0: expected a process id, got \"%.20s\"", path, text);
+		free(text);
+		return -1;
+	}
+	free(text);
+	d->qemu_pid = pid;
+	return 0;
+}
+
+/* The ftrace print event, to recognise the guest's flush fillers */
+static void find_print_event(struct vtrace_dump *d)
+{
+	struct tep_event *ev = tep_find_event_by_name(d->tep, "ftrace", "print");
+	struct tep_format_field *f = ev ? tep_find_field(ev, "buf") : NULL;
+
+	d->print_id = -1;
+	if (!f)
+		return;
+	d->print_id = ev->id;
+	d->print_buf_offset = f->offset;
+}
+
+struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags)
+{
+	struct vtrace_dump *d;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->flags = flags;
+	d->dir = strdup(dir);
+	if (!d->dir || asprintf(&d->ctl_path, "%s/ctl", dir) < 0) {
+		d->ctl_path = NULL;
+		goto error;
+	}
+	d->tep = tep_alloc();
+	if (!d->tep)
+		goto error;
+	if (read_ctl(d) || read_qemu_pid(d))
+		goto error;
+	if (!(flags & VTRACE_DUMP_NO_PLUGINS))
+		d->plugins = tep_load_plugins(d->tep);
+	find_print_event(d);
+	return d;
+error:
+	vtrace_dump_close(d);
+	return NULL;
+}
+
+void vtrace_dump_close(struct vtrace_dump *d)
+{
+	if (!d)
+		return;
+	if (d->plugins)
+		tep_unload_plugins(d->plugins, d->tep);
+	if (d->tep)
+		tep_free(d->tep);
+	free(d->cpus);
+	free(d->eos);
+	free(d->ctl_path);
+	free(d->dir);
+	free(d);
+}
+
+const char *vtrace_dump_dir(struct vtrace_dump *d)
+{
+	return d->dir;
+}
+
+struct tep_handle *vtrace_dump_tep(struct vtrace_dump *d)
+{
+	return d->tep;
+}
+
+const struct vtrace_meta_info *vtrace_dump_info(struct vtrace_dump *d)
+{
+	return &d->info;
+}
+
+const struct vtrace_cpu_info *vtrace_dump_cpu(struct vtrace_dump *d, unsigned int cpu)
+{
+	return cpu < d->info.nr_cpus ? &d->cpus[cpu] : NULL;
+}
+
+const struct vtrace_cpu_stats *vtrace_dump_eos(struct vtrace_dump *d, unsigned int cpu)
+{
+	return d->has_eos && cpu < d->info.nr_cpus ? &d->eos[cpu] : NULL;
+}
+
+int vtrace_dump_has_eos(struct vtrace_dump *d)
+{
+	return d->has_eos;
+}
+
+int vtrace_dump_qemu_pid(struct vtrace_dump *d)
+{
+	return d->qemu_pid;
+}
+
+struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *d, unsigned int cpu)
+{
+	struct vtrace_cpu_reader *r;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->dump = d;
+	r->cpu = cpu;
+	r->fd = -1;
+	if (asprintf(&r->path, "%s/cpu%u", d->dir, cpu) < 0) {
+		r->path = NULL;
+		goto error;
+	}
+	/* slack after the page: kbuffer may read an event header past the commit */
+	r->page = calloc(1, d->info.page_size + 64);
+	r->kbuf = kbuffer_alloc(d->info.long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				KBUFFER_ENDIAN_LITTLE);
+	if (!r->page || !r->kbuf)
+		goto error;
+	r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0 && errno != ENOENT) {
+		vtrace_set_error("%s: %s", r->path, strerror(errno));
+		goto error;
+	}
+	return r;
+error:
+	vtrace_cpu_reader_close(r);
+	return NULL;
+}
+
+void vtrace_cpu_reader_close(struct vtrace_cpu_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->kbuf)
+		kbuffer_free(r->kbuf);
+	free(r->page);
+	free(r->path);
+	free(r);
+}
+
+const struct vtrace_cpu_counts *vtrace_cpu_reader_counts(struct vtrace_cpu_reader *r)
+{
+	return &r->counts;
+}
+
+static int bad_page(struct vtrace_cpu_reader *r, uint64_t at, const char *fmt, uint64_t v1,
+		    uint64_t v2)
+{
+	char what[200];
+
+	snprintf(what, sizeof(what), fmt, (unsigned long long)v1, (unsigned long long)v2);
+	vtrace_set_error("%s: byte %llu: bad page: %s", r->path, (unsigned long long)at, what);
+	return -1;
+}
+
+/* The page header: commit size and flags within the page */
+static int check_header(struct vtrace_cpu_reader *r)
+{
+	uint32_t psize = r->dump->info.page_size;
+	uint64_t commit, size;
+
+	memcpy(&commit, r->page + 8, 8);
+	if (r->dump->info.long_size == 4)
+		commit &= 0xffffffffULL;
+	size = commit & ~RB_MISSED_FLAGS;
+	if (size > psize - PAGE_HDR_SIZE)
+		return bad_page(r, r->page_offset + 8,
+				"commit size %llu, expected at most %llu (page size mismatch?)",
+				size, psize - PAGE_HDR_SIZE);
+	if ((commit & RB_MISSED_STORED) && !(commit & RB_MISSED_EVENTS))
+		return bad_page(r, r->page_offset + 8,
+				"commit flags 0x%llx: missed-stored without missed-events", commit,
+				0);
+	if ((commit & RB_MISSED_STORED) && size + 8 > psize - PAGE_HDR_SIZE)
+		return bad_page(r, r->page_offset + 8,
+				"commit size %llu leaves no room for the missed count (page %llu)",
+				size, psize);
+	return 0;
+}
+
+/* Walk every event of the loaded page once: bounds and event ids */
+static int check_events(struct vtrace_cpu_reader *r)
+{
+	struct tep_handle *tep = r->dump->tep;
+	unsigned long long ts;
+	int size = kbuffer_subbuffer_size(r->kbuf);
+	void *data;
+
+	for (data = kbuffer_read_event(r->kbuf, &ts); data;
+	     data = kbuffer_next_event(r->kbuf, &ts)) {
+		int start = kbuffer_curr_index(r->kbuf);
+		int len = kbuffer_event_size(r->kbuf);
+		int end = start + kbuffer_curr_size(r->kbuf);
+		int id;
+
+		if (end > size || len < 2 || len > size)
+			return bad_page(r, r->page_offset + kbuffer_curr_offset(r->kbuf),
+					"event of %llu bytes runs past the commit size %llu",
+					len, size);
+		id = tep_data_type(tep, &(struct tep_record){ .data = data, .size = len });
+		if (!tep_find_event(tep, id))
+			return bad_page(r, r->page_offset + kbuffer_curr_offset(r->kbuf),
+					"unknown event id %llu (no format for it in the metadata)%.0llu",
+					id, 0);
+	}
+	return 0;
+}
+
+/* Read and check the next page; 1 loaded, 0 end of file, -1 error */
+static int load_page(struct vtrace_cpu_reader *r)
+{
+	uint32_t psize = r->dump->info.page_size;
+	ssize_t n;
+
+	for (;;) {
+		if (r->fd < 0)
+			return 0;
+		n = pread(r->fd, r->page, psize, r->offset);
+		if (n < 0) {
+			vtrace_set_error("%s: byte %llu: %s", r->path,
+					 (unsigned long long)r->offset, strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		r->page_offset = r->offset;
+		r->offset += n;
+		r->counts.pages++;
+		memset(r->page + n, 0, psize + 64 - n);
+		if ((uint32_t)n < psize) {
+			r->counts.truncated += n;
+			bad_page(r, r->page_offset, "truncated page: %llu of %llu bytes", n, psize);
+		} else if (!check_header(r) && !kbuffer_load_subbuffer(r->kbuf, r->page) &&
+			   !check_events(r)) {
+			kbuffer_load_subbuffer(r->kbuf, r->page);
+			r->first_in_page = 1;
+			return 1;
+		}
+		if (!(r->dump->flags & VTRACE_DUMP_SKIP_BAD))
+			return -1;
+		r->counts.bad_pages++;
+		vtrace_warn("%s (skipped)", vtrace_last_error());
+	}
+}
+
+static int is_filler(struct vtrace_dump *d, void *data, int size)
+{
+	static const char filler[] = VTRACE_FILLER_TEXT;
+	int off = d->print_buf_offset;
+
+	if (d->print_id < 0 || size < off + (int)sizeof(filler) - 1 ||
+	    tep_data_type(d->tep, &(struct tep_record){ .data = data, .size = size }) !=
+	    d->print_id)
+		return 0;
+	return !memcmp((char *)data + off, filler, sizeof(filler) - 1);
+}
+
+/**
+ * vtrace_cpu_reader_next - the CPU's next event
+ * @r:		the reader
+ * @record:	set to the event (valid until the next call); ts is the raw
+ *		ring-buffer time stamp, missed_events set on a page's first event
+ * @filler:	set when the event is a flush filler
+ *
+ * Returns 1 with an event, 0 at the end, -1 on a bad page (error set).
+ */
+int vtrace_cpu_reader_next(struct vtrace_cpu_reader *r, struct tep_record **record, int *filler)
+{
+	unsigned long long ts;
+	void *data = NULL;
+	int ret;
+
+	if (r->loaded)
+		data = kbuffer_next_event(r->kbuf, &ts);
+	while (!data) {
+		ret = load_page(r);
+		if (ret <= 0) {
+			r->loaded = 0;
+			return ret;
+		}
+		r->loaded = 1;
+		data = kbuffer_read_event(r->kbuf, &ts);
+	}
+	r->record = (struct tep_record){
+		.ts	= ts,
+		.offset	= r->page_offset + kbuffer_curr_offset(r->kbuf),
+		.size	= kbuffer_event_size(r->kbuf),
+		.data	= data,
+		.cpu	= r->cpu,
+	};
+	if (r->first_in_page) {
+		int missed = kbuffer_missed_events(r->kbuf);
+
+		r->first_in_page = 0;
+		r->record.missed_events = missed;
+		if (missed > 0)
+			r->counts.missed += missed;
+		else if (missed < 0)
+			r->counts.missed_unknown++;
+	}
+	*filler = is_filler(r->dump, data, r->record.size);
+	r->counts.events++;
+	r->counts.fillers += *filler;
+	*record = &r->record;
+	return 1;
+}

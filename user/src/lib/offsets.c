@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/* offsets.c: parse vtrace_host's tsc_offsets file into per-vCPU histories. */
+/*
+ * The format is the comment above VTRACE_OFFSETS_HEADER in
+ * include/uapi/linux/vtrace.h: one header line, then one record per line,
+ * eleven fields separated by blanks.  Every field is checked; a bad line
+ * stops the parse with the file, line, byte offset and field named.
+ * Other lines starting with '#' after the header are comments.
+ *
+ * Records are grouped by (pid, vcpu_id) and kept in seq order: each one
+ * starts an interval of its vCPU's history (struct vtrace_vcpu_history).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/vtrace.h>
+
+#include "vtrace-tsc.h"
+#include "vtrace-util.h"
+
+/* Biggest offsets file accepted: ~85,000 records in 5 minutes is the worst seen */
+#define OFFSETS_MAX_BYTES	(1ULL << 31)
+
+struct offset_rec {
+	int				pid;
+	uint32_t			vcpu_id;
+	char				vm[32];
+	struct vtrace_tsc_interval	iv;
+};
+
+struct vtrace_offsets {
+	size_t				nr_hist;
+	struct vtrace_vcpu_history	*hist;
+	uint64_t			records;
+	uint64_t			gaps;
+};
+
+struct line_ctx {
+	const char	*path;
+	unsigned long	line;
+	size_t		offset;
+};
+
+static int bad_field(const struct line_ctx *c, const char *field, const char *want,
+		     const char *got)
+{
+	vtrace_set_error("%s: line %lu (byte %zu): field %s: expected %s, got \"%.40s\"",
+			 c->path, c->line, c->offset, field, want, got ? got : "(missing)");
+	return -1;
+}
+
+static int parse_record(const struct line_ctx *c, char *line, struct offset_rec *r)
+{
+	static const char * const names[] = { "seq", "host_tsc", "pid", "vm", "vcpu_id",
+		"vcpu_idx", "prev_offset", "offset", "multiplier", "frac_bits", "kind" };
+	char *f[12], *save = NULL;
+	uint64_t u[11];
+	int64_t s;
+	int n = 0;
+
+	for (char *tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (n == 11)
+			return bad_field(c, "(extra)", "11 fields", tok);
+		f[n++] = tok;
+	}
+	if (n < 11)
+		return bad_field(c, names[n], "11 fields", NULL);
+	for (int i = 0; i < 11; i++) {
+		if (i == 3 || i == 6 || i == 7 || i == 10)
+			continue;
+		if (vtrace_parse_u64(f[i], &u[i]))
+			return bad_field(c, names[i], "an unsigned decimal", f[i]);
+	}
+	if (u[2] == 0 || u[2] > 0x7fffffff)
+		return bad_field(c, "pid", "a process id", f[2]);
+	if (u[4] > UINT32_MAX)
+		return bad_field(c, "vcpu_id", "a 32-bit vcpu id", f[4]);
+	if (vtrace_parse_s64(f[6], &s))
+		return bad_field(c, "prev_offset", "a signed decimal", f[6]);
+	if (vtrace_parse_s64(f[7], &s))
+		return bad_field(c, "offset", "a signed decimal", f[7]);
+	if (u[8] == 0)
+		return bad_field(c, "multiplier", "a non-zero multiplier", f[8]);
+	if (u[9] > 63)
+		return bad_field(c, "frac_bits", "0..63", f[9]);
+	if (strlen(f[3]) >= sizeof(r->vm))
+		return bad_field(c, "vm", "a name under 32 characters", f[3]);
+	if (strcmp(f[10], "write") && strcmp(f[10], "snapshot"))
+		return bad_field(c, "kind", "\"write\" or \"snapshot\"", f[10]);
+	r->pid = u[2];
+	r->vcpu_id = u[4];
+	strcpy(r->vm, f[3]);
+	r->iv = (struct vtrace_tsc_interval){
+		.host_tsc	= u[1],
+		.offset		= (uint64_t)s,
+		.mult		= u[8],
+		.frac		= u[9],
+		.kind		= strcmp(f[10], "write") ? VTRACE_TSC_SNAPSHOT : VTRACE_TSC_WRITE,
+		.seq		= u[0],
+	};
+	return 0;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct offset_rec *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->vcpu_id != y->vcpu_id)
+		return x->vcpu_id < y->vcpu_id ? -1 : 1;
+	if (x->iv.seq != y->iv.seq)
+		return x->iv.seq < y->iv.seq ? -1 : 1;
+	return 0;
+}
+
+/* Split @text into records; returns their number or -1 */
+static long parse_lines(const char *path, char *text, struct offset_rec **recs)
+{
+	struct line_ctx c = { .path = path };
+	size_t nr = 0, alloc = 0;
+	int header = 0;
+	char *line = text;
+
+	*recs = NULL;
+	while (*line) {
+		char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		c.line++;
+		c.offset = line - text;
+		line[len] = '\0';
+		if (len && line[len - 1] == '\r')
+			line[len - 1] = '\0';
+		if (!header) {
+			if (strcmp(line, VTRACE_OFFSETS_HEADER)) {
+				vtrace_set_error("%s: line 1 (byte 0): expected the header \"%s\"",
+						 path, VTRACE_OFFSETS_HEADER);
+				goto error;
+			}
+			header = 1;
+		} else if (line[0] && line[0] != '#') {
+			if (nr == alloc) {
+				struct offset_rec *n;
+
+				alloc = alloc ? alloc * 2 : 256;
+				n = realloc(*recs, alloc * sizeof(**recs));
+				if (!n)
+					goto error;
+				*recs = n;
+			}
+			if (parse_record(&c, line, &(*recs)[nr]))
+				goto error;
+			nr++;
+		}
+		line += len + (nl ? 1 : 0);
+	}
+	if (!header) {
+		vtrace_set_error("%s: empty file, expected the header \"%s\"", path,
+				 VTRACE_OFFSETS_HEADER);
+		goto error;
+	}
+	return nr;
+error:
+	free(*recs);
+	*recs = NULL;
+	return -1;
+}
+
+static void count_gaps(struct vtrace_offsets *o, const char *path, struct offset_rec *recs,
+		       size_t nr)
+{
+	uint64_t *seqs = malloc(nr * sizeof(*seqs));
+
+	if (!seqs)
+		return;
+	for (size_t i = 0; i < nr; i++)
+		seqs[i] = recs[i].iv.seq;
+	for (size_t i = 1; i < nr; i++) {
+		uint64_t v = seqs[i];
+		size_t j = i;
+
+		/* insertion sort: records come nearly sorted */
+		while (j > 0 && seqs[j - 1] > v) {
+			seqs[j] = seqs[j - 1];
+			j--;
+		}
+		seqs[j] = v;
+	}
+	for (size_t i = 1; i < nr; i++) {
+		if (seqs[i] == seqs[i - 1]) {
+			vtrace_warn("%s: seq %llu appears twice", path,
+				    (unsigned long long)seqs[i]);
+		} else if (seqs[i] != seqs[i - 1] + 1) {
+			o->gaps += seqs[i] - seqs[i - 1] - 1;
+			vtrace_warn("%s: records %llu..%llu are missing (dropped by vtrace_host?)",
+				    path, (unsigned long long)seqs[i - 1] + 1,
+				    (unsigned long long)seqs[i] - 1);
+		}
+	}
+	free(seqs);
+}
+
+static int build_histories(struct vtrace_offsets *o, const char *path, struct offset_rec *recs,
+			   size_t nr)
+{
+	qsort(recs, nr, sizeof(*recs), cmp_rec);
+	for (size_t i = 0; i < nr; ) {
+		struct vtrace_vcpu_history *h, *n;
+		size_t j = i;
+
+		while (j < nr && recs[j].pid == recs[i].pid && recs[j].vcpu_id == recs[i].vcpu_id)
+			j++;
+		n = realloc(o->hist, (o->nr_hist + 1) * sizeof(*o->hist));
+		if (!n)
+			return -1;
+		o->hist = n;
+		h = &o->hist[o->nr_hist++];
+		*h = (struct vtrace_vcpu_history){ .pid = recs[i].pid, .vcpu_id = recs[i].vcpu_id,
+						   .nr = j - i };
+		memcpy(h->vm, recs[i].vm, sizeof(h->vm));
+		h->iv = malloc(h->nr * sizeof(*h->iv));
+		if (!h->iv)
+			return -1;
+		for (size_t k = i; k < j; k++) {
+			h->iv[k - i] = recs[k].iv;
+			if (k > i && recs[k].iv.host_tsc < recs[k - 1].iv.host_tsc)
+				vtrace_warn("%s: pid %d vcpu %u: host_tsc of seq %llu is before seq %llu",
+					    path, h->pid, h->vcpu_id,
+					    (unsigned long long)recs[k].iv.seq,
+					    (unsigned long long)recs[k - 1].iv.seq);
+		}
+		i = j;
+	}
+	return 0;
+}
+
+struct vtrace_offsets *vtrace_offsets_open(const char *path)
+{
+	struct vtrace_offsets *o = NULL;
+	struct offset_rec *recs = NULL;
+	uint64_t len;
+	char *text;
+	long nr;
+
+	text = vtrace_read_file(path, OFFSETS_MAX_BYTES, &len);
+	if (!text)
+		return NULL;
+	if (strlen(text) != len) {
+		vtrace_set_error("%s: byte %zu: NUL byte, expected text", path, strlen(text));
+		goto error;
+	}
+	nr = parse_lines(path, text, &recs);
+	if (nr < 0)
+		goto error;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		goto error;
+	o->records = nr;
+	count_gaps(o, path, recs, nr);
+	if (build_histories(o, path, recs, nr))
+		goto error;
+	free(recs);
+	free(text);
+	return o;
+error:
+	vtrace_offsets_close(o);
+	free(recs);
+	free(text);
+	return NULL;
+}
+
+void vtrace_offsets_close(struct vtrace_offsets *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->nr_hist; i++)
+		free(o->hist[i].iv);
+	free(o->hist);
+	free(o);
+}
+
+const struct vtrace_vcpu_history *vtrace_offsets_vcpu(struct vtrace_offsets *o, int pid,
+						      uint32_t vcpu_id)
+{
+	for (size_t i = 0; i < o->nr_hist; i++)
+		if (o->hist[i].pid == pid && o->hist[i].vcpu_id == vcpu_id)
+			return &o->hist[i];
+	return NULL;
+}
+
+int vtrace_offsets_has_pid(struct vtrace_offsets *o, int pid)
+{
+	for (size_t i = 0; i < o->nr_hist; i++)
+		if (o->hist[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+/* "1234 5678" (the pids with records), for error messages; caller frees */
+char *vtrace_offsets_pids(struct vtrace_offsets *o)
+{
+	size_t len = 0, size = 16 + o->nr_hist * 12;
+	char *s = malloc(size);
+
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; i < o->nr_hist; i++)
+		if (!i || o->hist[i].pid != o->hist[i - 1].pid)
+			len += snprintf(s + len, size - len, "%s%d", len ? " " : "",
+					o->hist[i].pid);
+	if (!len)
+		snprintf(s, size, "none");
+	return s;
+}
+
+uint64_t vtrace_offsets_records(struct vtrace_offsets *o)
+{
+	return o->records;
+}
+
+uint64_t vtrace_offsets_gaps(struct vtrace_offsets *o)
+{
+	return o->gaps;
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tsc.c: exact guest -> host TSC conversion through a vCPU's offset history. */
+/*
+ * KVM defines, per vCPU and per interval between two offset writes:
+ *
+ *	guest_tsc = ((host_tsc * mult) >> frac) + offset		(mod 2^64)
+ *
+ * so the host TSC at which the guest TSC read g is, exactly,
+ *
+ *	host_tsc = ceil(((g - offset) << frac) / mult)
+ *
+ * in 128-bit arithmetic (g - offset wraps mod 2^64).  The ceiling picks
+ * the first host cycle at which the guest TSC reads g: with mult ==
+ * 1 << frac (no scaling) it is just g - offset.
+ *
+ * Which interval?  A guest CPU's events come in ring-buffer order, which
+ * is true time order, so each guest CPU keeps the index of its current
+ * interval i and moves forward only.  Interval i + 1 starts, on the
+ * guest's own clock, at
+ *
+ *	G(i+1) = ((t(i+1) * mult(i+1)) >> frac(i+1)) + offset(i+1)
+ *
+ * the guest TSC the vCPU had at the instant t(i+1) of the write, under
+ * the new offset.  An event moves to i + 1 when its guest TSC >= G(i+1).
+ * The test is on the guest side on purpose:
+ *
+ *   - forward jump (the guest writes IA32_TSC + 3e9): events before the
+ *     write read less than the old clock at t(i+1), which is far below
+ *     G(i+1); events after it read at least G(i+1).
+ *   - backward steps (KVM on a host with an unstable TSC re-computes the
+ *     offset at each vCPU load so that the guest TSC continues where it
+ *     stopped): the offset decreases by the time the vCPU was off the
+ *     CPU.  An event just after such a write, converted with the old
+ *     offset, lands *before* t(i+1), so a host-side test "g - off(i) >=
+ *     t(i+1)" would keep it in interval i and place it up to that whole
+ *     off-CPU time too early.  Its guest TSC, however, is >= G(i+1).
+ *
+ * When the guest TSC goes backwards between two consecutive events of one
+ * CPU (the guest wrote a smaller value), the forward test cannot fire:
+ * the event moves to the first following interval that maps it at or
+ * after the previous event's host time.
+ *
+ * The first event of a CPU takes the last interval that starts (on the
+ * guest clock) at or before it and does not map it past its end.  An
+ * event before G(0) of the first record is not covered by the history:
+ * an error, unless the caller asked to assume the first interval's
+ * offset held before it (an approximation: wrong if the offset changed
+ * before vtrace_host recorded anything).
+ *
+ * Known limit: after a backward guest TSC write, events recorded before
+ * the write whose guest TSC is already at or above the new value G(i+1)
+ * cannot be told from events after it without look-ahead; they take the
+ * new interval.  This needs the guest itself to set its TSC backwards.
+ */
+#include "vtrace-tsc.h"
+
+uint64_t vtrace_tsc_guest(const struct vtrace_tsc_interval *iv, uint64_t host_tsc)
+{
+	unsigned __int128 p = (unsigned __int128)host_tsc * iv->mult;
+
+	return (uint64_t)(p >> iv->frac) + iv->offset;
+}
+
+int vtrace_tsc_host(const struct vtrace_tsc_interval *iv, uint64_t guest_tsc, uint64_t *host_tsc)
+{
+	unsigned __int128 x = guest_tsc - iv->offset;
+	unsigned __int128 h;
+
+	if (!iv->mult)
+		return -1;
+	x <<= iv->frac;
+	h = (x + iv->mult - 1) / iv->mult;
+	if (h > UINT64_MAX)
+		return -1;
+	*host_tsc = (uint64_t)h;
+	return 0;
+}
+
+uint64_t vtrace_tsc_to_ns(uint64_t tsc, uint64_t khz)
+{
+	return (uint64_t)((unsigned __int128)tsc * 1000000 / khz);
+}
+
+uint64_t vtrace_ns_to_tsc(uint64_t ns, uint64_t khz)
+{
+	unsigned __int128 t = (unsigned __int128)ns * khz / 1000000;
+
+	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
+void vtrace_tsc_map_init(struct vtrace_tsc_map *map, const struct vtrace_vcpu_history *hist,
+			 int assume_constant)
+{
+	*map = (struct vtrace_tsc_map){
+		.hist		 = hist,
+		.assume_constant = assume_constant,
+		.first_used	 = SIZE_MAX,
+	};
+}
+
+/* Guest TSC at which interval @i starts */
+static uint64_t start_guest(const struct vtrace_vcpu_history *h, size_t i)
+{
+	return vtrace_tsc_guest(&h->iv[i], h->iv[i].host_tsc);
+}
+
+/* The last interval that starts at or before @g and does not map it past its end */
+static int first_interval(const struct vtrace_vcpu_history *h, uint64_t g, size_t *cur)
+{
+	for (size_t i = h->nr; i-- > 0; ) {
+		uint64_t host;
+
+		if (g < start_guest(h, i))
+			continue;
+		if (i + 1 < h->nr && (vtrace_tsc_host(&h->iv[i], g, &host) ||
+				      host >= h->iv[i + 1].host_tsc))
+			continue;
+		*cur = i;
+		return 0;
+	}
+	return -1;
+}
+
+/* The guest TSC went backwards: first following interval not mapping before prev_host */
+static void step_backwards(struct vtrace_tsc_map *map, uint64_t g)
+{
+	const struct vtrace_vcpu_history *h = map->hist;
+
+	map->backwards++;
+	for (size_t j = map->cur + 1; j < h->nr; j++) {
+		uint64_t host;
+
+		if (!vtrace_tsc_host(&h->iv[j], g, &host) && host >= map->prev_host) {
+			map->cur = j;
+			return;
+		}
+	}
+}
+
+/**
+ * vtrace_tsc_map_event - host TSC of a guest CPU's next event
+ * @map:	the CPU's map
+ * @guest_tsc:	the event's guest TSC
+ * @host_tsc:	its host TSC
+ *
+ * Returns 0, or -1 when the history does not cover the event (before its
+ * first record and no assume_constant, or a conversion overflow).
+ */
+int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_t *host_tsc)
+{
+	const struct vtrace_vcpu_history *h = map->hist;
+
+	if (!h || !h->nr)
+		return -1;
+	if (!map->started) {
+		if (first_interval(h, guest_tsc, &map->cur)) {
+			if (!map->assume_constant)
+				return -1;
+			map->cur = 0;
+		}
+	} else if (guest_tsc < map->prev_guest) {
+		step_backwards(map, guest_tsc);
+	}
+	while (map->cur + 1 < h->nr && guest_tsc >= start_guest(h, map->cur + 1))
+		map->cur++;
+	if (map->cur == 0 && guest_tsc < start_guest(h, 0)) {
+		if (!map->assume_constant)
+			return -1;
+		map->extrapolated++;
+	}
+	if (vtrace_tsc_host(&h->iv[map->cur], guest_tsc, host_tsc))
+		return -1;
+	map->started = 1;
+	map->prev_guest = guest_tsc;
+	map->prev_host = *host_tsc;
+	if (map->cur < map->first_used)
+		map->first_used = map->cur;
+	if (map->cur > map->last_used)
+		map->last_used = map->cur;
+	return 0;
+}

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/* machine.c: open the host and the guests, and step through each CPU's events. */
+/*
+ * A machine is the host (a trace-cmd trace.dat read with libtracecmd, or a
+ * dump folder) or a guest (a dump folder).  Each CPU of a machine is a
+ * struct source whose head event carries its host TSC: the host's own
+ * time stamps are host TSC already (recorded with -C x86-tsc), a guest's
+ * go through its vCPU's offset history (src/lib/tsc.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+
+#include "merge-local.h"
+#include "vtrace-util.h"
+
+static struct machine *machine_alloc(const char *name, const char *path)
+{
+	struct machine *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->name = strdup(name);
+	m->path = strdup(path);
+	m->pid = -1;
+	m->selected = true;
+	if (!m->name || !m->path) {
+		machine_close(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int alloc_sources(struct machine *m)
+{
+	m->cpus = calloc(m->nr_cpus, sizeof(*m->cpus));
+	if (!m->cpus)
+		return -1;
+	for (int i = 0; i < m->nr_cpus; i++) {
+		m->cpus[i].m = m;
+		m->cpus[i].cpu = i;
+		m->cpus[i].first_ns = UINT64_MAX;
+		m->cpus[i].first_tsc = UINT64_MAX;
+	}
+	return 0;
+}
+
+static int open_dump(struct machine *m, const struct merge_opts *opts)
+{
+	m->dump = vtrace_dump_open(m->path, opts->skip_bad ? VTRACE_DUMP_SKIP_BAD : 0);
+	if (!m->dump)
+		return -1;
+	m->tep = vtrace_dump_tep(m->dump);
+	m->nr_cpus = vtrace_dump_info(m->dump)->nr_cpus;
+	if (alloc_sources(m))
+		return -1;
+	for (int i = 0; i < m->nr_cpus; i++) {
+		m->cpus[i].reader = vtrace_cpu_reader_open(m->dump, i);
+		if (!m->cpus[i].reader)
+			return -1;
+	}
+	return 0;
+}
+
+static int open_dat(struct machine *m)
+{
+	struct stat st;
+
+	if (stat(m->path, &st)) {
+		vtrace_set_error("%s: %s", m->path, strerror(errno));
+		return -1;
+	}
+	if (!st.st_size) {
+		vtrace_set_error("%s: byte 0: empty file, expected a trace-cmd trace.dat", m->path);
+		return -1;
+	}
+	m->dat = tracecmd_open(m->path, 0);
+	if (!m->dat) {
+		vtrace_set_error("%s: not a trace.dat libtracecmd can read (see its messages above)",
+				 m->path);
+		return -1;
+	}
+	m->tep = tracecmd_get_tep(m->dat);
+	m->nr_cpus = tep_get_cpus(m->tep);
+	if (m->nr_cpus <= 0) {
+		vtrace_set_error("%s: no CPU data", m->path);
+		return -1;
+	}
+	return alloc_sources(m);
+}
+
+struct machine *machine_open_host(const char *path, const struct merge_opts *opts)
+{
+	struct machine *m = machine_alloc("host", path);
+	struct stat st;
+	int ret;
+
+	if (!m)
+		return NULL;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		ret = open_dump(m, opts);
+	else
+		ret = open_dat(m);
+	if (ret) {
+		machine_close(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* NAME=DIR[,pid=PID] */
+static int parse_guest_spec(const char *spec, char **name, char **dir, int *pid)
+{
+	const char *eq = strchr(spec, '=');
+	const char *comma;
+	uint64_t v;
+
+	*pid = -1;
+	if (!eq || eq == spec) {
+		vtrace_set_error("--guest %s: expected NAME=DIR[,pid=PID]", spec);
+		return -1;
+	}
+	*name = strndup(spec, eq - spec);
+	comma = strstr(eq + 1, ",pid=");
+	*dir = comma ? strndup(eq + 1, comma - eq - 1) : strdup(eq + 1);
+	if (!*name || !*dir)
+		return -1;
+	if (!strcmp(*name, "host") || strpbrk(*name, " \t\"\\")) {
+		vtrace_set_error("--guest %s: NAME must not be \"host\" or hold blanks or quotes",
+				 spec);
+		return -1;
+	}
+	if (comma) {
+		if (vtrace_parse_u64(comma + 5, &v) || !v || v > 0x7fffffff) {
+			vtrace_set_error("--guest %s: pid=%s: expected a process id", spec,
+					 comma + 5);
+			return -1;
+		}
+		*pid = v;
+	}
+	return 0;
+}
+
+struct machine *machine_open_guest(const char *spec, const struct merge_opts *opts)
+{
+	char *name = NULL, *dir = NULL;
+	struct machine *m = NULL;
+	int pid;
+
+	if (parse_guest_spec(spec, &name, &dir, &pid))
+		goto error;
+	m = machine_alloc(name, dir);
+	if (!m)
+		goto error;
+	m->guest = true;
+	if (open_dump(m, opts))
+		goto error;
+	m->pid = pid > 0 ? pid : vtrace_dump_qemu_pid(m->dump);
+	free(name);
+	free(dir);
+	return m;
+error:
+	machine_close(m);
+	free(name);
+	free(dir);
+	return NULL;
+}
+
+void machine_close(struct machine *m)
+{
+	if (!m)
+		return;
+	symbols_detach(m);
+	for (int i = 0; m->cpus && i < m->nr_cpus; i++) {
+		vtrace_cpu_reader_close(m->cpus[i].reader);
+		if (m->cpus[i].dat_rec)
+			tracecmd_free_record(m->cpus[i].dat_rec);
+	}
+	free(m->cpus);
+	vtrace_dump_close(m->dump);
+	if (m->dat)
+		tracecmd_close(m->dat);
+	free(m->event_ok);
+	free(m->name);
+	free(m->path);
+	free(m);
+}
+
+/* Guest CPU K -> its vCPU (APIC id from META_INFO) -> its offset history */
+int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
+			 const struct merge_opts *opts)
+{
+	char *pids;
+
+	if (!m->guest)
+		return 0;
+	if (!offsets) {
+		vtrace_set_error("guest %s: no --offsets file: cannot put its events on the host's"
+				 " clock", m->name);
+		return -1;
+	}
+	if (m->pid < 0) {
+		vtrace_set_error("guest %s: no %s/qemu.pid and no pid=PID: cannot find its offset"
+				 " records", m->name, m->path);
+		return -1;
+	}
+	if (!vtrace_offsets_has_pid(offsets, m->pid)) {
+		pids = vtrace_offsets_pids(offsets);
+		vtrace_set_error("guest %s: pid %d has no records in the offsets file (pids there:"
+				 " %s)", m->name, m->pid, pids ? pids : "?");
+		free(pids);
+		return -1;
+	}
+	for (int i = 0; i < m->nr_cpus; i++) {
+		const struct vtrace_cpu_info *ci = vtrace_dump_cpu(m->dump, i);
+		const struct vtrace_vcpu_history *h;
+
+		h = vtrace_offsets_vcpu(offsets, m->pid, ci->apic_id);
+		if (!h && (ci->flags & VTRACE_CPU_HAS_PORT)) {
+			vtrace_set_error("guest %s cpu %d: no offset records for its vCPU (APIC id"
+					 " %u) of pid %d", m->name, i, ci->apic_id, m->pid);
+			return -1;
+		}
+		vtrace_tsc_map_init(&m->cpus[i].map, h, opts->assume_constant);
+	}
+	return 0;
+}
+
+static bool spec_matches(const char *spec, const struct tep_event *ev)
+{
+	const char *colon = strchr(spec, ':');
+	char sys[128];
+
+	if (!colon)
+		return !fnmatch(spec, ev->name, 0);
+	if ((size_t)(colon - spec) >= sizeof(sys))
+		return false;
+	memcpy(sys, spec, colon - spec);
+	sys[colon - spec] = '\0';
+	return !fnmatch(sys, ev->system, 0) && !fnmatch(colon + 1, ev->name, 0);
+}
+
+/* --machine and --event: which machines and event ids are printed */
+int machine_select(struct machine *m, const struct merge_opts *opts)
+{
+	struct tep_event **evs;
+	int n;
+
+	if (opts->machines) {
+		m->selected = false;
+		for (char **p = opts->machines; *p; p++)
+			if (!strcmp(*p, m->name))
+				m->selected = true;
+	}
+	if (!opts->events)
+		return 0;
+	evs = tep_list_events(m->tep, TEP_EVENT_SORT_ID);
+	n = tep_get_events_count(m->tep);
+	for (int i = 0; i < n; i++)
+		if (evs[i]->id > m->max_id)
+			m->max_id = evs[i]->id;
+	m->event_ok = calloc(m->max_id + 1, 1);
+	if (!m->event_ok)
+		return -1;
+	for (int i = 0; i < n; i++)
+		for (char **p = opts->events; *p; p++)
+			if (spec_matches(*p, evs[i]))
+				m->event_ok[evs[i]->id] = 1;
+	return 0;
+}
+
+static int next_record(struct source *s, int *filler)
+{
+	struct machine *m = s->m;
+
+	*filler = 0;
+	if (s->reader)
+		return vtrace_cpu_reader_next(s->reader, &s->rec, filler);
+	if (s->dat_rec)
+		tracecmd_free_record(s->dat_rec);
+	s->dat_rec = tracecmd_read_data(m->dat, s->cpu);
+	s->rec = s->dat_rec;
+	if (s->rec && s->rec->missed_events > 0)
+		s->missed += s->rec->missed_events;
+	return s->rec ? 1 : 0;
+}
+
+static int convert(struct source *s)
+{
+	const struct vtrace_vcpu_history *h = s->map.hist;
+
+	if (!s->m->guest) {
+		s->host_tsc = s->rec->ts;
+		return 0;
+	}
+	if (!vtrace_tsc_map_event(&s->map, s->rec->ts, &s->host_tsc))
+		return 0;
+	if (!h)
+		vtrace_set_error("guest %s cpu %d: events but no offset history for its vCPU",
+				 s->m->name, s->cpu);
+	else
+		vtrace_set_error("offset history does not cover guest %s cpu %d before host TSC"
+				 " %llu (its guest TSC %llu at %s/cpu%d byte %llu; first record:"
+				 " seq %llu; --assume-constant-offset extrapolates)",
+				 s->m->name, s->cpu, (unsigned long long)h->iv[0].host_tsc,
+				 (unsigned long long)s->rec->ts, s->m->path, s->cpu,
+				 (unsigned long long)s->rec->offset,
+				 (unsigned long long)h->iv[0].seq);
+	return -1;
+}
+
+static bool event_selected(struct source *s)
+{
+	struct machine *m = s->m;
+	int id;
+
+	if (!m->event_ok)
+		return true;
+	id = tep_data_type(m->tep, s->rec);
+	return id >= 0 && id <= m->max_id && m->event_ok[id];
+}
+
+/**
+ * source_advance - load the source's next printable event
+ *
+ * Every event is converted (the offset state must see them all); fillers
+ * and events not selected are then dropped.  Returns 1 with s->rec set,
+ * 0 at the end (s->rec NULL), -1 on error.
+ */
+int source_advance(struct source *s, const struct merge_opts *opts)
+{
+	int filler, ret;
+
+	(void)opts;
+	for (;;) {
+		uint64_t prev = s->host_tsc;
+
+		ret = next_record(s, &filler);
+		if (ret <= 0) {
+			s->rec = NULL;
+			return ret;
+		}
+		s->read++;
+		if (convert(s))
+			return -1;
+		if (s->read > 1 && s->host_tsc < prev)
+			s->out_of_order++;
+		if (filler) {
+			s->fillers++;
+			continue;
+		}
+		if (event_selected(s))
+			return 1;
+	}
+}

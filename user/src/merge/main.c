@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/* main.c: vtrace-merge command line. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <trace-cmd.h>
+
+#include "merge-local.h"
+#include "vtrace-util.h"
+
+static const char usage_text[] =
+"usage: vtrace-merge [--host FILE|DIR] [--guest NAME=DIR[,pid=PID]]... [--offsets FILE]\n"
+"                    [--tsc-khz KHZ|FILE] [OPTIONS]\n"
+"\n"
+"Merge the host's trace and guest dumps into one stream on the host's TSC.\n"
+"\n"
+"  --host FILE|DIR          host trace.dat (trace-cmd record -C x86-tsc) or host dump folder\n"
+"  --guest NAME=DIR[,pid=PID]  a guest dump folder (ctl, cpuK, qemu.pid); repeatable\n"
+"  --offsets FILE           vtrace_host's tsc_offsets file\n"
+"  --tsc-khz KHZ|FILE       host TSC frequency (default: the offsets folder's tsc_khz,\n"
+"                           or a host dump's META_INFO)\n"
+"  --format text|jsonl      output format (default text)\n"
+"  --raw-tsc                show host TSC values instead of seconds\n"
+"  --stats                  per machine and CPU counters instead of events\n"
+"  --from NS, --to NS       time window on the host clock (ns, or seconds with a '.')\n"
+"  --machine NAME           print only these machines (repeatable, or comma list)\n"
+"  --event [SYS:]NAME       print only these events (globs; repeatable, or comma list)\n"
+"  --vmlinux [NAME=]FILE    resolve NAME's kernel addresses with this vmlinux (elfutils)\n"
+"  --assume-constant-offset convert guest events older than the offset history with its\n"
+"                           first offset (an approximation; warns)\n"
+"  --skip-bad-pages         skip and count damaged pages instead of stopping\n"
+"  --progress, --no-progress  progress on stderr (default: when stderr is a terminal)\n"
+"  -q, --quiet              no warnings\n"
+"  -h, --help               this text\n";
+
+enum {
+	OPT_HOST = 256, OPT_GUEST, OPT_OFFSETS, OPT_KHZ, OPT_FORMAT, OPT_RAW, OPT_STATS,
+	OPT_FROM, OPT_TO, OPT_MACHINE, OPT_EVENT, OPT_VMLINUX, OPT_ASSUME, OPT_SKIP,
+	OPT_PROGRESS, OPT_NO_PROGRESS,
+};
+
+static const struct option long_opts[] = {
+	{ "host",			required_argument, NULL, OPT_HOST },
+	{ "guest",			required_argument, NULL, OPT_GUEST },
+	{ "offsets",			required_argument, NULL, OPT_OFFSETS },
+	{ "tsc-khz",			required_argument, NULL, OPT_KHZ },
+	{ "format",			required_argument, NULL, OPT_FORMAT },
+	{ "raw-tsc",			no_argument,	   NULL, OPT_RAW },
+	{ "stats",			no_argument,	   NULL, OPT_STATS },
+	{ "from",			required_argument, NULL, OPT_FROM },
+	{ "to",				required_argument, NULL, OPT_TO },
+	{ "machine",			required_argument, NULL, OPT_MACHINE },
+	{ "event",			required_argument, NULL, OPT_EVENT },
+	{ "vmlinux",			required_argument, NULL, OPT_VMLINUX },
+	{ "assume-constant-offset",	no_argument,	   NULL, OPT_ASSUME },
+	{ "skip-bad-pages",		no_argument,	   NULL, OPT_SKIP },
+	{ "progress",			no_argument,	   NULL, OPT_PROGRESS },
+	{ "no-progress",		no_argument,	   NULL, OPT_NO_PROGRESS },
+	{ "quiet",			no_argument,	   NULL, 'q' },
+	{ "help",			no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct cmdline {
+	struct merge_opts	opts;
+	const char		*host;
+	const char		*offsets;
+	const char		*khz;
+	char			**guests;
+	int			nr_guests;
+	char			**vmlinux;
+	int			nr_vmlinux;
+	int			nr_machines;
+	int			nr_events;
+};
+
+static int die_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "vtrace-merge: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s", usage_text);
+	return 2;
+}
+
+/* Append the comma-separated items of @arg to the NULL-terminated @list */
+static int add_list(char ***list, int *nr, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL;
+
+	if (!copy)
+		return -1;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char **n = realloc(*list, (*nr + 2) * sizeof(**list));
+
+		if (!n)
+			return -1;
+		*list = n;
+		n[(*nr)++] = strdup(t);
+		n[*nr] = NULL;
+	}
+	free(copy);
+	return 0;
+}
+
+static int add_one(char ***list, int *nr, const char *arg)
+{
+	char **n = realloc(*list, (*nr + 2) * sizeof(**list));
+
+	if (!n)
+		return -1;
+	*list = n;
+	n[(*nr)++] = (char *)arg;
+	n[*nr] = NULL;
+	return 0;
+}
+
+/* "123" ns or "1.5" seconds */
+static int parse_time(const char *s, uint64_t *ns)
+{
+	const char *dot = strchr(s, '.');
+	uint64_t sec, frac = 0;
+	char buf[32];
+	size_t digits;
+
+	if (!dot)
+		return vtrace_parse_u64(s, ns);
+	if ((size_t)(dot - s) >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, dot - s);
+	buf[dot - s] = '\0';
+	digits = strlen(dot + 1);
+	if (vtrace_parse_u64(buf, &sec) || digits > 9 || (digits && vtrace_parse_u64(dot + 1, &frac)))
+		return -1;
+	while (digits++ < 9)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cmdline *c)
+{
+	struct merge_opts *o = &c->opts;
+	int opt;
+
+	o->to_ns = UINT64_MAX;
+	o->progress = isatty(STDERR_FILENO);
+	while ((opt = getopt_long(argc, argv, "qh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_HOST:		c->host = optarg; break;
+		case OPT_GUEST:		add_one(&c->guests, &c->nr_guests, optarg); break;
+		case OPT_OFFSETS:	c->offsets = optarg; break;
+		case OPT_KHZ:		c->khz = optarg; break;
+		case OPT_RAW:		o->raw_tsc = true; break;
+		case OPT_STATS:		o->stats = true; break;
+		case OPT_ASSUME:	o->assume_constant = true; break;
+		case OPT_SKIP:		o->skip_bad = true; break;
+		case OPT_PROGRESS:	o->progress = true; break;
+		case OPT_NO_PROGRESS:	o->progress = false; break;
+		case 'q':		vtrace_set_quiet(true); break;
+		case OPT_VMLINUX:	add_one(&c->vmlinux, &c->nr_vmlinux, optarg); break;
+		case OPT_MACHINE:	add_list(&o->machines, &c->nr_machines, optarg); break;
+		case OPT_EVENT:		add_list(&o->events, &c->nr_events, optarg); break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				o->format = MERGE_TEXT;
+			else if (!strcmp(optarg, "jsonl"))
+				o->format = MERGE_JSONL;
+			else
+				return die_usage("--format %s: expected text or jsonl", optarg);
+			break;
+		case OPT_FROM:
+			if (parse_time(optarg, &o->from_ns))
+				return die_usage("--from %s: expected ns or seconds", optarg);
+			break;
+		case OPT_TO:
+			if (parse_time(optarg, &o->to_ns))
+				return die_usage("--to %s: expected ns or seconds", optarg);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			return die_usage("%s", "bad option");
+		}
+	}
+	if (optind < argc)
+		return die_usage("unexpected argument %s", argv[optind]);
+	if (!c->host && !c->nr_guests)
+		return die_usage("%s", "nothing to merge: give --host and/or --guest");
+	return 0;
+}
+
+static int read_khz_file(const char *path, uint64_t *khz)
+{
+	char *text = vtrace_read_file(path, 64, NULL);
+
+	if (!text)
+		return -1;
+	text[strcspn(text, " \n")] = '\0';
+	if (vtrace_parse_u64(text, khz) || !*khz) {
+		vtrace_set_error("%s: byte 0: expected a TSC frequency in kHz, got \"%.20s\"", path,
+				 text);
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+/* --tsc-khz, else OFFSETS_DIR/tsc_khz, else a host dump's META_INFO */
+static int find_khz(struct cmdline *c, struct machine *host)
+{
+	char path[PATH_MAX], *copy;
+
+	if (c->khz) {
+		if (!vtrace_parse_u64(c->khz, &c->opts.khz) && c->opts.khz)
+			return 0;
+		return read_khz_file(c->khz, &c->opts.khz);
+	}
+	if (c->offsets) {
+		copy = strdup(c->offsets);
+		if (!copy)
+			return -1;
+		snprintf(path, sizeof(path), "%s/tsc_khz", dirname(copy));
+		free(copy);
+		if (!access(path, R_OK))
+			return read_khz_file(path, &c->opts.khz);
+	}
+	if (host && host->dump) {
+		c->opts.khz = vtrace_dump_info(host->dump)->tsc_khz;
+		return 0;
+	}
+	if (!c->opts.raw_tsc && !c->opts.stats) {
+		vtrace_set_error("host TSC frequency unknown: give --tsc-khz KHZ (or --raw-tsc)");
+		return -1;
+	}
+	return 0;
+}
+
+static int attach_vmlinux(struct cmdline *c, struct machine **machines, int nr)
+{
+	for (int i = 0; i < c->nr_vmlinux; i++) {
+		char *spec = c->vmlinux[i], *eq = strchr(spec, '=');
+		const char *file = eq ? eq + 1 : spec;
+		bool found = false;
+
+		for (int k = 0; k < nr; k++) {
+			struct machine *m = machines[k];
+
+			if (eq ? strncmp(m->name, spec, eq - spec) || m->name[eq - spec] :
+				 nr > 1 && m->guest == false && nr != 1)
+				continue;
+			found = true;
+			if (symbols_attach(m, file))
+				return -1;
+			if (!eq)
+				break;
+		}
+		if (!found) {
+			vtrace_set_error("--vmlinux %s: no such machine", spec);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int open_all(struct cmdline *c, struct machine ***out, int *nr,
+		    struct vtrace_offsets **offsets)
+{
+	struct machine **ms = calloc(c->nr_guests + 1, sizeof(*ms));
+
+	*out = ms;
+	if (!ms)
+		return -1;
+	if (c->host) {
+		ms[*nr] = machine_open_host(c->host, &c->opts);
+		if (!ms[*nr])
+			return -1;
+		(*nr)++;
+	}
+	for (int i = 0; i < c->nr_guests; i++) {
+		for (int k = 0; k < *nr; k++)
+			if (!strncmp(ms[k]->name, c->guests[i], strlen(ms[k]->name)) &&
+			    c->guests[i][strlen(ms[k]->name)] == '=') {
+				vtrace_set_error("--guest %s: name used twice", c->guests[i]);
+				return -1;
+			}
+		ms[*nr] = machine_open_guest(c->guests[i], &c->opts);
+		if (!ms[*nr])
+			return -1;
+		(*nr)++;
+	}
+	if (c->offsets) {
+		*offsets = vtrace_offsets_open(c->offsets);
+		if (!*offsets)
+			return -1;
+	}
+	for (int i = 0; i < *nr; i++)
+		if (machine_bind_offsets(ms[i], *offsets, &c->opts) ||
+		    machine_select(ms[i], &c->opts))
+			return -1;
+	if (find_khz(c, c->host ? ms[0] : NULL) || attach_vmlinux(c, ms, *nr))
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct vtrace_offsets *offsets = NULL;
+	struct machine **machines = NULL;
+	struct cmdline c = { 0 };
+	int nr = 0, ret;
+
+	ret = parse_args(argc, argv, &c);
+	if (ret)
+		return ret;
+	tracecmd_set_loglevel(TEP_LOG_WARNING);
+	ret = open_all(&c, &machines, &nr, &offsets);
+	if (!ret)
+		ret = merge_run(machines, nr, &c.opts, stdout);
+	if (!ret && c.opts.stats)
+		output_stats(stdout, machines, nr, &c.opts);
+	if (!ret && fflush(stdout)) {
+		vtrace_set_error("writing the output: %s", strerror(errno));
+		ret = -1;
+	}
+	if (ret)
+		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
+	for (int i = 0; i < nr; i++)
+		machine_close(machines[i]);
+	free(machines);
+	vtrace_offsets_close(offsets);
+	return ret ? 1 : 0;
+}

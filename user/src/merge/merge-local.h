@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* merge-local.h: vtrace-merge's private types (machines, CPU sources, options). */
+#ifndef _MERGE_LOCAL_H
+#define _MERGE_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vtrace-dump.h"
+#include "vtrace-tsc.h"
+
+struct tep_handle;
+struct tep_record;
+struct tracecmd_input;
+
+enum merge_format {
+	MERGE_TEXT,
+	MERGE_JSONL,
+};
+
+/**
+ * struct merge_opts - the command line
+ * @khz:	host TSC frequency (0: unknown, only --raw-tsc output)
+ * @from_ns:	first host time printed (--from)
+ * @to_ns:	last host time printed (--to)
+ * @machines:	names given with --machine (NULL-terminated), NULL for all
+ * @events:	--event specs, "name" or "system:name" (NULL-terminated)
+ */
+struct merge_opts {
+	enum merge_format	format;
+	bool			raw_tsc;
+	bool			stats;
+	bool			progress;
+	bool			assume_constant;
+	bool			skip_bad;
+	uint64_t		khz;
+	uint64_t		from_ns;
+	uint64_t		to_ns;
+	char			**machines;
+	char			**events;
+};
+
+struct machine;
+
+/**
+ * struct source - one CPU of one machine: its head event, in the merge heap
+ * @rec:	head event (raw ts: the machine's own TSC)
+ * @host_tsc:	@rec's time on the host's TSC
+ * @map:	guest -> host conversion state (guests only)
+ * @reader:	page reader (dump folders)
+ * @dat_rec:	record owned by libtracecmd (host trace.dat), freed on advance
+ */
+struct source {
+	struct machine			*m;
+	int				cpu;
+	struct tep_record		*rec;
+	uint64_t			host_tsc;
+	struct vtrace_tsc_map		map;
+	struct vtrace_cpu_reader	*reader;
+	struct tep_record		*dat_rec;
+	/* counters for --stats */
+	uint64_t			read;
+	uint64_t			printed;
+	uint64_t			fillers;
+	uint64_t			missed;
+	uint64_t			first_ns;
+	uint64_t			last_ns;
+	uint64_t			first_tsc;
+	uint64_t			last_tsc;
+	uint64_t			out_of_order;
+};
+
+/**
+ * struct machine - the host or one guest
+ * @name:	"host" or the guest's NAME
+ * @guest:	converts through offsets (else its TSC is the host's)
+ * @selected:	passes --machine
+ * @event_ok:	per event id: passes --event (NULL: all pass)
+ */
+struct machine {
+	char			*name;
+	char			*path;
+	bool			guest;
+	bool			selected;
+	int			pid;
+	struct vtrace_dump	*dump;
+	struct tracecmd_input	*dat;
+	struct tep_handle	*tep;
+	int			nr_cpus;
+	struct source		*cpus;
+	unsigned char		*event_ok;
+	int			max_id;
+	const char		*vmlinux;
+	void			*symbols;
+};
+
+/* machine.c */
+struct machine *machine_open_host(const char *path, const struct merge_opts *opts);
+struct machine *machine_open_guest(const char *spec, const struct merge_opts *opts);
+void machine_close(struct machine *m);
+int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
+			 const struct merge_opts *opts);
+int machine_select(struct machine *m, const struct merge_opts *opts);
+int source_advance(struct source *s, const struct merge_opts *opts);
+
+/* merge.c */
+int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, FILE *out);
+
+/* output.c */
+struct output;
+struct output *output_open(FILE *out, const struct merge_opts *opts, int name_width);
+void output_close(struct output *o);
+void output_event(struct output *o, struct source *s);
+void output_stats(FILE *out, struct machine **machines, int nr, const struct merge_opts *opts);
+
+/* symbols.c */
+int symbols_attach(struct machine *m, const char *vmlinux);
+void symbols_detach(struct machine *m);
+
+#endif /* _MERGE_LOCAL_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/* merge.c: k-way merge of every CPU of every machine on the host's TSC. */
+/*
+ * Each CPU of each machine is a source whose events are already in time
+ * order (one ring buffer); a binary min-heap of the sources' head events,
+ * keyed by (host TSC, machine, CPU), yields the global order.  Memory is
+ * one page (or libtracecmd's page cache) per source, whatever the length
+ * of the trace; time is O(events * log(sources)).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "merge-local.h"
+#include "vtrace-util.h"
+
+struct heap {
+	struct source	**s;
+	int		nr;
+	int		*order;		/* machine index, for ties */
+};
+
+static bool before(const struct source *a, const struct source *b)
+{
+	if (a->host_tsc != b->host_tsc)
+		return a->host_tsc < b->host_tsc;
+	if (a->m != b->m)
+		return a->m < b->m;	/* machines are allocated in command-line order */
+	return a->cpu < b->cpu;
+}
+
+static void sift_down(struct heap *h, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, min = i;
+		struct source *t;
+
+		if (l < h->nr && before(h->s[l], h->s[min]))
+			min = l;
+		if (r < h->nr && before(h->s[r], h->s[min]))
+			min = r;
+		if (min == i)
+			return;
+		t = h->s[i];
+		h->s[i] = h->s[min];
+		h->s[min] = t;
+		i = min;
+	}
+}
+
+static void sift_up(struct heap *h, int i)
+{
+	while (i > 0) {
+		int p = (i - 1) / 2;
+		struct source *t;
+
+		if (!before(h->s[i], h->s[p]))
+			return;
+		t = h->s[i];
+		h->s[i] = h->s[p];
+		h->s[p] = t;
+		i = p;
+	}
+}
+
+static void heap_push(struct heap *h, struct source *s)
+{
+	h->s[h->nr] = s;
+	sift_up(h, h->nr++);
+}
+
+static void heap_pop(struct heap *h)
+{
+	h->s[0] = h->s[--h->nr];
+	sift_down(h, 0);
+}
+
+struct progress {
+	bool		on;
+	uint64_t	events;
+	time_t		last;
+};
+
+static void progress_tick(struct progress *p, const struct source *s, const struct merge_opts *o)
+{
+	time_t now;
+
+	if (!p->on || ++p->events % 65536)
+		return;
+	now = time(NULL);
+	if (now == p->last)
+		return;
+	p->last = now;
+	if (o->khz)
+		fprintf(stderr, "\rvtrace-merge: %llu events, at %.3f s   ",
+			(unsigned long long)p->events,
+			vtrace_tsc_to_ns(s->host_tsc, o->khz) / 1e9);
+	else
+		fprintf(stderr, "\rvtrace-merge: %llu events   ", (unsigned long long)p->events);
+}
+
+static void account(struct source *s, uint64_t ns)
+{
+	s->printed++;
+	if (s->first_tsc == UINT64_MAX) {
+		s->first_tsc = s->host_tsc;
+		s->first_ns = ns;
+	}
+	s->last_tsc = s->host_tsc;
+	s->last_ns = ns;
+}
+
+static int fill_heap(struct heap *h, struct machine **machines, int nr,
+		     const struct merge_opts *opts)
+{
+	int total = 0;
+
+	for (int i = 0; i < nr; i++)
+		total += machines[i]->nr_cpus;
+	h->s = calloc(total + 1, sizeof(*h->s));
+	if (!h->s)
+		return -1;
+	for (int i = 0; i < nr; i++) {
+		struct machine *m = machines[i];
+
+		for (int c = 0; c < m->nr_cpus; c++) {
+			int ret = m->selected || opts->stats ?
+				  source_advance(&m->cpus[c], opts) : 0;
+
+			if (ret < 0)
+				return -1;
+			if (ret > 0)
+				heap_push(h, &m->cpus[c]);
+		}
+	}
+	return 0;
+}
+
+int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, FILE *out)
+{
+	struct progress prog = { .on = opts->progress };
+	struct output *o = NULL;
+	struct heap h = { 0 };
+	int width = 4, ret = -1;
+
+	for (int i = 0; i < nr; i++)
+		if ((int)strlen(machines[i]->name) > width)
+			width = strlen(machines[i]->name);
+	if (!opts->stats) {
+		o = output_open(out, opts, width);
+		if (!o)
+			goto error;
+	}
+	if (fill_heap(&h, machines, nr, opts))
+		goto error;
+	while (h.nr) {
+		struct source *s = h.s[0];
+		uint64_t ns = opts->khz ? vtrace_tsc_to_ns(s->host_tsc, opts->khz) : s->host_tsc;
+		int r;
+
+		if (ns > opts->to_ns && !opts->stats)
+			break;
+		if (ns >= opts->from_ns && ns <= opts->to_ns && s->m->selected) {
+			account(s, ns);
+			if (o)
+				output_event(o, s);
+		}
+		progress_tick(&prog, s, opts);
+		r = source_advance(s, opts);
+		if (r < 0)
+			goto error;
+		if (r == 0)
+			heap_pop(&h);
+		else
+			sift_down(&h, 0);
+	}
+	ret = 0;
+error:
+	if (prog.on && prog.events >= 65536)
+		fputs("\n", stderr);
+	output_close(o);
+	free(h.s);
+	return ret;
+}
