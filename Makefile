@@ -8,6 +8,9 @@
 #   make demo            the main job, on the test bed
 #   make KDIR=/path      build for another kernel's build tree
 #   make check KVER=...  run the VM tests on another installed kernel
+#   make install         modules_install + tools and man pages under PREFIX
+#   make uninstall       remove what install put in place
+#   make dkms-install    register the modules with DKMS (rebuilt on kernel updates)
 
 # The running kernel's build tree when it has one, else the headers of the
 # Debian kernel the test bed boots (testbed/default-kver.sh).  KVER=... alone
@@ -23,7 +26,16 @@ KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 
 export KDIR KVER
 
-.PHONY: all modules user check check-unit check-vm demo deps clean help
+VERSION	:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+PREFIX	?= /usr/local
+BINDIR	:= $(DESTDIR)$(PREFIX)/bin
+MANDIR	:= $(DESTDIR)$(PREFIX)/share/man
+TOOLS	:= user/vtrace-merge user/vtrace
+MANPAGES := $(patsubst Documentation/%.rst,build/man/%.1,$(wildcard Documentation/vtrace-*.rst))
+DKMS_SRC := $(DESTDIR)/usr/src/vtrace-$(VERSION)
+
+.PHONY: all modules user check check-unit check-vm demo deps clean help \
+	install uninstall man dkms-install dkms-uninstall
 
 all: modules user
 
@@ -51,6 +63,37 @@ check-vm: all
 
 demo: deps all
 	@./scripts/demo.sh
+
+man: $(MANPAGES)
+
+build/man/%.1: Documentation/%.rst
+	@mkdir -p build/man
+	rst2man $< $@
+
+install: all man
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install INSTALL_MOD_DIR=updates/vtrace \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR))
+	$(if $(DESTDIR),,depmod -a $(KVER))
+	install -d $(BINDIR) $(MANDIR)/man1
+	install -m 0755 $(wildcard $(TOOLS)) $(BINDIR)
+	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(MANDIR)/man1)
+
+uninstall:
+	rm -rf $(DESTDIR)/lib/modules/$(KVER)/updates/vtrace
+	$(if $(DESTDIR),,depmod -a $(KVER))
+	rm -f $(addprefix $(BINDIR)/,$(notdir $(TOOLS)))
+	rm -f $(addprefix $(MANDIR)/man1/,$(notdir $(MANPAGES)))
+
+# DKMS: the module sources go to /usr/src/vtrace-VERSION; dkms builds them
+# for every installed kernel and again after each kernel update.
+dkms-install:
+	install -d $(DKMS_SRC)
+	cp -r Kbuild dkms.conf kmod include $(DKMS_SRC)/
+	$(if $(DESTDIR),,dkms install vtrace/$(VERSION))
+
+dkms-uninstall:
+	-dkms remove vtrace/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

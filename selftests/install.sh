@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make install / uninstall into a scratch root, and DKMS builds for each kernel given.
+#
+#   install.sh KVER...
+# DKMS runs with its own trees under build/dkms (nothing of the system's is
+# touched); the modules it builds for KVER land in
+# build/dkms/inst/KVER/updates/dkms/, where the VM tests for a second kernel
+# load them from.  KTAP output, ends with "install: N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+proj=$PWD
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+n=0 pass=0 fail=0
+result() {	# result RC NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		pass=$((pass + 1)); echo "ok $n $2"
+	else
+		fail=$((fail + 1)); echo "not ok $n $2"
+	fi
+}
+
+echo "KTAP version 1"
+echo "1..$((4 + 2 * $#))"
+
+kver=$(testbed/default-kver.sh)
+root=$proj/build/inst
+rm -rf "$root"
+make -s install DESTDIR="$root" > build/install.log 2>&1
+result $? "make_install"
+
+ok=0
+for m in guest host; do
+	ko=$root/lib/modules/$kver/updates/vtrace/kmod/$m/vtrace_$m.ko
+	[ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$kver" ] || ok=1
+done
+for t in vtrace-merge vtrace; do
+	"$root/usr/local/bin/$t" --help > /dev/null 2>&1 || ok=1
+done
+[ -f "$root/usr/local/share/man/man1/vtrace-merge.1" ] || ok=1
+result $ok "installed_modules_tools_man"
+
+make -s uninstall DESTDIR="$root" >> build/install.log 2>&1
+result $? "make_uninstall"
+left=$(find "$root" -type f | wc -l)
+[ "$left" -eq 0 ]
+result $? "uninstall_leaves_nothing"
+
+D=(--sourcetree "$proj/build/dkms/src" --dkmstree "$proj/build/dkms/tree"
+   --installtree "$proj/build/dkms/inst")
+rm -rf build/dkms
+mkdir -p "build/dkms/src/vtrace-$version" build/dkms/tree
+git ls-files Kbuild dkms.conf kmod include | cpio -pdm --quiet "build/dkms/src/vtrace-$version"
+dkms add -m vtrace -v "$version" "${D[@]}" > build/dkms.log 2>&1
+for k in "$@"; do
+	mkdir -p "build/dkms/inst/$k"
+	dkms build -m vtrace -v "$version" -k "$k" "${D[@]}" >> build/dkms.log 2>&1 &&
+		dkms install -m vtrace -v "$version" -k "$k" "${D[@]}" >> build/dkms.log 2>&1
+	result $? "dkms_build_install_$k"
+	ok=0
+	for m in guest host; do
+		ko=build/dkms/inst/$k/updates/dkms/vtrace_$m.ko
+		[ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$k" ] || ok=1
+	done
+	result $ok "dkms_modules_match_$k"
+done
+[ "$fail" -eq 0 ] || echo "# logs: build/install.log build/dkms.log"
+echo "install: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
