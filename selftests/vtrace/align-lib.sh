@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+# Alignment selftest, host side (sourced by l1/align*.sh inside L1).
+#
+# align_case NAME GUESTS COUNT TSCWRITE: run GUESTS guests at once (1 or 2), each
+# emitting COUNT numbered marker pairs per vCPU around a hypercall; record
+# the host's kvm_hypercall events with trace-cmd (-C x86-tsc), merge with
+# vtrace-merge, and check every hypercall falls between its two markers.
+# Prints KTAP results; the checker's report (ordered %, slack, the
+# start/end-sample comparison) goes into the KTAP diagnostics.
+
+ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
+ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
+
+align_case() {
+	local name=$1 guests=$2 count=$3 tscwrite=$4
+	local dir=$VTRACE_OUT/$name g pids=() rc args=()
+
+	mkdir -p "$dir"
+	rmmod vtrace_host 2>/dev/null
+	insmod "$VTRACE_PROJ/kmod/host/vtrace_host.ko" || { ktap_result 1 "$name"; return; }
+
+	(cd /tmp && exec trace-cmd record -q -C x86-tsc -e kvm:kvm_hypercall \
+		-o "/tmp/$name-host.dat") > "$dir/trace-cmd.log" 2>&1 &
+	local tc=$!
+	sleep 3
+
+	for ((g = 1; g <= guests; g++)); do
+		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 \
+			--arg "$count $g $tscwrite"
+		pids+=("$L2_PID")
+	done
+	for g in "${pids[@]}"; do
+		wait "$g"
+	done
+	kill -INT "$tc"
+	wait "$tc"
+	cp "/tmp/$name-host.dat" "$dir/host.dat"
+	cat /sys/kernel/debug/vtrace/tsc_offsets > "$dir/tsc_offsets"
+	cat /sys/kernel/debug/vtrace/tsc_khz > "$dir/tsc_khz"
+	rmmod vtrace_host
+
+	for ((g = 1; g <= guests; g++)); do
+		args+=(--guest "g$g=$VTRACE_OUT/$name-g$g")
+		l2_ktap "$name-g$g" | grep -q '^ok 1 align_guest_done' ||
+			ktap_diag "guest g$g did not finish; see $VTRACE_OUT/$name-g$g/console.log"
+	done
+	"$ALIGN_MERGE" --host "$dir/host.dat" --offsets "$dir/tsc_offsets" \
+		--tsc-khz "$(cat "$dir/tsc_khz")" "${args[@]}" --format jsonl \
+		> "$dir/merged.jsonl" 2> "$dir/merge.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		ktap_result 1 "$name" "vtrace-merge failed ($rc):" "$(head -5 "$dir/merge.err")"
+		return
+	fi
+	python3 "$ALIGN_CHECK" --offsets "$dir/tsc_offsets" --samples "$count" \
+		--guests "$guests" "$dir/merged.jsonl" > "$dir/check.txt" 2>&1
+	rc=$?
+	sed 's/^/# /' "$dir/check.txt"
+	ktap_result $rc "$name"
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Alignment checker: does every host hypercall fall between its two guest markers?
+
+Reads vtrace-merge --format jsonl output.  Guest markers are print events
+"vtrace-align c=CPU n=I before|after" (from e2e_align), host markers are
+kvm_hypercall events with nr 0x7654, a0 = guest CPU, a1 = I, a2 = guest tag
+(the guest's number: guest "gK" has tag K).
+
+A sample is ordered when  before.host_tsc < hypercall.host_tsc < after.host_tsc.
+Prints the ordered share, the distribution of the slack (hypercall - before),
+and, for comparison, the same check with guest times converted the way a
+start/end offset sample does it (the trace-cmd approach): each vCPU's offset
+sampled when the recording starts and when it ends, the start offset applied
+to the first half of the recording and the end offset to the second half.
+That comparison is printed, not asserted on.
+
+Exit status: 0 when every expected sample is present and ordered.
+"""
+import argparse
+import json
+import re
+import sys
+
+HC_NR = 0x7654
+MARK = re.compile(r"vtrace-align c=(\d+) n=(\d+) (before|after)")
+
+
+def load(path):
+    """Return (samples, host_range) from the merged jsonl."""
+    samples = {}  # (guest, cpu, n) -> {"before": ev, "after": ev, "host": ev}
+    lo, hi = None, None
+    with open(path) as f:
+        for line in f:
+            ev = json.loads(line)
+            fields = ev.get("fields", {})
+            machine = ev["machine"]
+            if machine == "host":
+                if ev.get("event") != "kvm_hypercall" or int(fields.get("nr", -1)) != HC_NR:
+                    continue
+                key = ("g%d" % int(fields["a2"]), int(fields["a0"]), int(fields["a1"]))
+                samples.setdefault(key, {})["host"] = ev
+                continue
+            if ev.get("event") != "print":
+                continue
+            m = MARK.search(str(fields.get("buf", "")))
+            if not m:
+                continue
+            key = (machine, int(m.group(1)), int(m.group(2)))
+            samples.setdefault(key, {})[m.group(3)] = ev
+            t = ev["host_tsc"]
+            lo = t if lo is None else min(lo, t)
+            hi = t if hi is None else max(hi, t)
+    return samples, (lo, hi)
+
+
+def load_offsets(path):
+    """vCPU histories: (pid, vcpu_id) -> [(host_tsc, offset)] oldest first."""
+    hist = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            w = line.split()
+            hist.setdefault((int(w[2]), int(w[4])), []).append((int(w[1]), int(w[7]) % (1 << 64)))
+    return hist
+
+
+def in_force(h, tsc):
+    off = h[0][1]
+    for t, o in h:
+        if t <= tsc:
+            off = o
+    return off
+
+
+def naive_check(samples, hist, rng):
+    """Re-time guest markers with a start/end offset sample; count misordered samples."""
+    lo, hi = rng
+    mid = (lo + hi) // 2
+    # vCPU histories in start order: guest gK is the K-th VM that started
+    vms = sorted({pid for pid, _ in hist}, key=lambda p: min(t for (q, _), h in hist.items()
+                                                              if q == p for t, _ in h))
+    wrong = total = 0
+    for (guest, cpu, n), s in samples.items():
+        if not all(k in s for k in ("before", "host", "after")):
+            continue
+        k = int(guest[1:]) - 1
+        if k >= len(vms) or (vms[k], cpu) not in hist:
+            continue
+        h = hist[(vms[k], cpu)]
+        start, end = in_force(h, lo), in_force(h, hi)
+
+        def naive(ev):
+            off = start if ev["host_tsc"] < mid else end
+            return (ev["guest_tsc"] - off) % (1 << 64)
+
+        total += 1
+        if not naive(s["before"]) < s["host"]["host_tsc"] < naive(s["after"]):
+            wrong += 1
+    return wrong, total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("jsonl")
+    ap.add_argument("--samples", type=int, required=True, help="samples per guest CPU")
+    ap.add_argument("--guests", type=int, default=1)
+    ap.add_argument("--cpus", type=int, default=2)
+    ap.add_argument("--offsets", help="tsc_offsets file, for the start/end comparison")
+    ap.add_argument("--khz", type=int, default=0)
+    a = ap.parse_args()
+
+    samples, rng = load(a.jsonl)
+    expected = a.samples * a.guests * a.cpus
+    complete = ordered = 0
+    slack = []
+    missing = []
+    for key, s in sorted(samples.items()):
+        if not all(k in s for k in ("before", "host", "after")):
+            missing.append(key)
+            continue
+        complete += 1
+        b, h, e = s["before"]["host_tsc"], s["host"]["host_tsc"], s["after"]["host_tsc"]
+        if b < h < e:
+            ordered += 1
+        slack.append(h - b)
+    print("samples expected %d, complete %d, ordered %d (%.1f%%)" %
+          (expected, complete, ordered, 100.0 * ordered / max(complete, 1)))
+    if missing:
+        print("incomplete samples: %d, first: %s" % (len(missing), missing[:5]))
+    if slack:
+        slack.sort()
+        q = lambda p: slack[min(len(slack) - 1, int(p * len(slack)))]
+        print("slack (host hypercall - guest before marker), TSC cycles: "
+              "min %d p50 %d p90 %d p99 %d max %d" %
+              (slack[0], q(0.5), q(0.9), q(0.99), slack[-1]))
+        neg = sum(1 for x in slack if x <= 0)
+        print("samples with hypercall at or before its before-marker: %d" % neg)
+    if a.offsets:
+        wrong, total = naive_check(samples, load_offsets(a.offsets), rng)
+        if total:
+            print("start/end offset sample (trace-cmd style) on the same data: "
+                  "%d of %d ordered (%.1f%%), %d wrong" %
+                  (total - wrong, total, 100.0 * (total - wrong) / total, wrong))
+    ok = complete == expected and ordered == complete
+    print("RESULT: %s" % ("ok" if ok else "FAIL"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
