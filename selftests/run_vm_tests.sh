@@ -29,17 +29,12 @@ if [ ${#suites[@]} -eq 0 ]; then
 fi
 
 # The guest image: busybox, vtrace_guest.ko, the L2 test scripts and the
-# static helpers they use.
-"$here/vtrace/build-helpers.sh" "$proj/build/helpers" || exit 1
-extra=("$proj/kmod/guest/vtrace_guest.ko=lib/vtrace/vtrace_guest.ko")
-for f in "$here"/vtrace/l2/*.sh; do
-	extra+=("$f=tests/$(basename "$f")")
-done
-for f in "$proj"/build/helpers/*; do
-	extra+=("$f=bin/$(basename "$f")")
-done
-"$tb/mkinitramfs.sh" "$KVER" l2 "$proj/build/testbed/initramfs-l2-$KVER.cpio.gz" "${extra[@]}" ||
-	exit 1
+# static helpers they use.  VTRACE_KMOD_DIR: where the modules to test are
+# (default: the tree's kmod/; a flat folder such as DKMS output works too).
+kmod=${VTRACE_KMOD_DIR:-}
+guest_ko=$proj/kmod/guest/vtrace_guest.ko
+[ -z "$kmod" ] || guest_ko=$kmod/vtrace_guest.ko
+"$tb/build-l2.sh" "$KVER" "$guest_ko" || exit 1
 
 echo "KTAP version 1"
 echo "# kernel $KVER"

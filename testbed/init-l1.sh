@@ -7,6 +7,7 @@
 #   vtrace_out=DIR      absolute path of the results folder (inside the project)
 #   vtrace_proj=DIR     absolute path of the project tree (exported read-write)
 #   vtrace_arg=ARG      passed to SCRIPT as $1
+#   vtrace_kmod=DIR     modules to test (VTRACE_KMOD_DIR), default: the tree's
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 
@@ -18,13 +19,14 @@ for m in $(cat /lib/modules/order); do
 	insmod /lib/modules/$m || echo "vtrace-testbed: insmod $m failed"
 done
 
-run= out= proj= arg=
+run= out= proj= arg= kmod=
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	vtrace_run=*)	run=${w#vtrace_run=} ;;
 	vtrace_out=*)	out=${w#vtrace_out=} ;;
 	vtrace_proj=*)	proj=${w#vtrace_proj=} ;;
 	vtrace_arg=*)	arg=${w#vtrace_arg=} ;;
+	vtrace_kmod=*)	kmod=${w#vtrace_kmod=} ;;
 	esac
 done
 
@@ -47,7 +49,7 @@ rc=1
 if [ -n "$run" ]; then
 	echo "vtrace-testbed: L1 up, running $run"
 	(chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-		VTRACE_OUT="$out" VTRACE_PROJ="$proj" VTRACE_IN_L1=1 \
+		VTRACE_OUT="$out" VTRACE_PROJ="$proj" VTRACE_IN_L1=1 VTRACE_KMOD_DIR="$kmod" \
 		/bin/bash "$run" "$arg"; echo $? > /tmp/rc) > "/host$out/l1-script.out" 2>&1
 	rc=$(cat /tmp/rc)
 	echo "$rc" > "/host$out/l1-exit-code"

@@ -9,6 +9,13 @@ VTRACE_PROJ=${VTRACE_PROJ:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 VTRACE_OUT=${VTRACE_OUT:-$VTRACE_PROJ/build/testbed/manual}
 KVER=${KVER:-$(uname -r)}
 L2_INITRD=${L2_INITRD:-$VTRACE_PROJ/build/testbed/initramfs-l2-$KVER.cpio.gz}
+# The host module under test: the tree's, or VTRACE_KMOD_DIR/vtrace_host.ko
+# (e.g. what DKMS built for this kernel).
+if [ -n "${VTRACE_KMOD_DIR:-}" ]; then
+	VTRACE_HOST_KO=$VTRACE_KMOD_DIR/vtrace_host.ko
+else
+	VTRACE_HOST_KO=$VTRACE_PROJ/kmod/host/vtrace_host.ko
+fi
 
 # ---- KTAP ---------------------------------------------------------------
 

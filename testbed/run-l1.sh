@@ -13,7 +13,8 @@
 # SCRIPT runs as bash inside L1, chrooted into the outer root (shared
 # read-only over 9p), with the project tree writable at its usual path.
 # L1's console lands in DIR/l1-console.log, the script's output in
-# DIR/l1-script.out.  Exit status: the script's, 124 on timeout, and 1 when
+# DIR/l1-script.out.  VTRACE_KMOD_DIR (environment) names the folder of the
+# modules to test, when not the tree's own.  Exit status: the script's, 124 on timeout, and 1 when
 # any kernel log in DIR shows a splat (testbed/splat-check.sh).
 set -eu
 
@@ -61,7 +62,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-display none -no-reboot -monitor none \
 	-serial "file:$out/l1-console.log" \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg" \
+	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$proj,mount_tag=project,security_model=none,multidevs=remap" \
 	|| rc=$?

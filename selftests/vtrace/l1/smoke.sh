@@ -8,7 +8,7 @@ modprobe kvm_amd
 grep -q '^kvm_amd ' /proc/modules
 ktap_result $? "l1_kvm_amd_loaded"
 
-insmod "$VTRACE_PROJ/kmod/host/vtrace_host.ko" && rmmod vtrace_host
+insmod "$VTRACE_HOST_KO" && rmmod vtrace_host
 ktap_result $? "l1_vtrace_host_load_unload"
 
 l2_run smoke /tests/smoke.sh --cpus 2 --timeout 240
