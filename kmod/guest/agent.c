@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vtrace_guest: agent mode, commands from the host on vtrace.ctl, validated and answered. */
+/*
+ * The control thread polls vtrace.ctl (O_NONBLOCK read) every poll_ms and
+ * appends what arrived to vtg.rx, then takes whole messages off its front:
+ *
+ *   rx: [garbage][hdr|payload][hdr|pay...        (incomplete)
+ *        ^ skipped up to the next magic, one ERROR (seq 0) per resync
+ *
+ * Every field the host sends is checked:
+ *   magic            resync by scanning for the next VTRACE_MAGIC
+ *   len              > VTRACE_CMD_MAX_PAYLOAD: ERROR -EMSGSIZE, resync
+ *   incomplete       after VTG_RX_TIMEOUT_MS without more bytes: ERROR
+ *                    -EPROTO (truncated), resync
+ *   flags            non-zero: ERROR -EINVAL, message skipped by length
+ *   version          outside [VTRACE_PROTO_VERSION_MIN, _VERSION] (except
+ *                    HELLO): ERROR -EPROTONOSUPPORT, skipped
+ *   seq              must grow; HELLO starts a new conversation (any seq),
+ *                    and so does a host disconnect: ERROR -EPROTO otherwise
+ *   type             unknown: ERROR -EOPNOTSUPP, skipped by length;
+ *                    guest->host types: ERROR -EINVAL
+ *   payload          exact size, reserved fields zero, text without NULs
+ *
+ * Each command gets exactly one ACK or ERROR carrying its seq (STATUS_REQ:
+ * STATUS, then ACK; HELLO: a HELLO).  Log lines are rate limited.  Nothing
+ * is allocated per message beyond the command's own work.
+ */
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "vtg.h"
+
+#define VTG_RX_TIMEOUT_MS	1000
+#define VTG_RX_SIZE		(sizeof(struct vtrace_msg_hdr) + VTRACE_CMD_MAX_PAYLOAD)
+
+static void vtg_rx_drop(size_t n)
+{
+	n = min(n, vtg.rx_len);
+	memmove(vtg.rx, vtg.rx + n, vtg.rx_len - n);
+	vtg.rx_len -= n;
+}
+
+static void vtg_reply_error(const struct vtrace_msg_hdr *h, int error, const char *why)
+{
+	pr_warn_ratelimited("vtrace_guest: host message seq %llu type %u refused: %s\n",
+			    h ? h->seq : 0, h ? h->type : 0, why);
+	vtg_send_error(h ? h->seq : 0, h ? h->type : 0, error, why);
+}
+
+/* Read what the host sent; a read of 0 means the host end is closed */
+static void vtg_rx_fill(void)
+{
+	loff_t pos = 0;
+	ssize_t ret;
+
+	while (vtg.rx_len < VTG_RX_SIZE) {
+		ret = vtg.ctl->f_op->read(vtg.ctl, vtg.ubuf,
+					  min_t(size_t, VTG_RX_SIZE - vtg.rx_len, VTG_UBUF_SIZE),
+					  &pos);
+		if (ret == 0) {
+			/* host disconnected: the next client starts afresh */
+			vtg.rx_len = 0;
+			vtg.host_seq = 0;
+			return;
+		}
+		if (ret < 0) {
+			if (ret != -EAGAIN)
+				pr_warn_ratelimited("vtrace_guest: reading ctl: %zd\n", ret);
+			return;
+		}
+		if (copy_from_user(vtg.rx + vtg.rx_len, vtg.ubuf, ret))
+			return;
+		vtg.rx_len += ret;
+		vtg.rx_since = jiffies;
+	}
+}
+
+/* Skip to the next magic (or keep a tail that may start one) */
+static void vtg_resync(void)
+{
+	static const u32 magic = VTRACE_MAGIC;
+	size_t off;
+
+	for (off = 1; off < vtg.rx_len; off++)
+		if (!memcmp(vtg.rx + off, &magic, min_t(size_t, 4, vtg.rx_len - off)))
+			break;
+	vtg_rx_drop(off);
+}
+
+static bool vtg_text_ok(const char *p, size_t len)
+{
+	while (len && !p[len - 1])
+		len--;
+	return !memchr(p, '\0', len);
+}
+
+static void vtg_cmd_hello(const struct vtrace_msg_hdr *h, const void *p)
+{
+	const struct vtrace_hello *hi = p;
+	u16 v;
+
+	if (h->len != sizeof(*hi) || hi->flags || hi->reserved || hi->min_version > hi->max_version)
+		return vtg_reply_error(h, -EINVAL, "malformed HELLO");
+	v = min_t(u16, hi->max_version, VTRACE_PROTO_VERSION);
+	if (v < hi->min_version || v < VTRACE_PROTO_VERSION_MIN)
+		return vtg_reply_error(h, -EPROTONOSUPPORT, "no common protocol version");
+	vtg.version = v;
+	vtg.host_seq = h->seq;
+	vtg_send_hello();
+}
+
+static int vtg_cmd_events(const struct vtrace_msg_hdr *h, const void *p)
+{
+	char *spec;
+	int ret;
+
+	if (!vtg_text_ok(p, h->len))
+		return -EINVAL;
+	spec = kmemdup_nul(p, h->len, GFP_KERNEL);
+	if (!spec)
+		return -ENOMEM;
+	ret = vtg_set_events(spec);
+	kfree(spec);
+	return ret;
+}
+
+static int vtg_cmd_buffer_size(const struct vtrace_msg_hdr *h, const void *p)
+{
+	const struct vtrace_buffer_size *b = p;
+
+	if (h->len != sizeof(*b) || b->reserved)
+		return -EINVAL;
+	return vtg_set_buffer_size(b->size_kb);
+}
+
+/* Carry out a command; > 0: already answered */
+static int vtg_cmd(const struct vtrace_msg_hdr *h, const void *p)
+{
+	switch (h->type) {
+	case VTRACE_MSG_START:
+		return h->len ? -EINVAL : vtg_start();
+	case VTRACE_MSG_STOP:
+		return h->len ? -EINVAL : vtg_stop();
+	case VTRACE_MSG_SET_EVENTS:
+		return vtg_cmd_events(h, p);
+	case VTRACE_MSG_SET_BUFFER_SIZE:
+		return vtg_cmd_buffer_size(h, p);
+	case VTRACE_MSG_STATUS_REQ:
+		return h->len ? -EINVAL : vtg_send_status(VTRACE_MSG_STATUS);
+	}
+	return -EOPNOTSUPP;
+}
+
+static void vtg_dispatch(const struct vtrace_msg_hdr *h, const void *p)
+{
+	int ret;
+
+	vtg.cmds++;
+	if (h->type == VTRACE_MSG_HELLO)
+		return vtg_cmd_hello(h, p);
+	if (h->type == VTRACE_MSG_ERROR) {
+		pr_warn_ratelimited("vtrace_guest: host sent ERROR (seq %llu)\n", h->seq);
+		return;
+	}
+	if (h->seq <= vtg.host_seq)
+		return vtg_reply_error(h, -EPROTO, "sequence number out of order");
+	vtg.host_seq = h->seq;
+	if (h->type == VTRACE_MSG_ACK || h->type >= VTRACE_MSG_STATUS) {
+		if (h->type <= VTRACE_MSG_EOS)
+			return vtg_reply_error(h, -EINVAL, "not a host command");
+		return vtg_reply_error(h, -EOPNOTSUPP, "unknown message type, skipped");
+	}
+	ret = vtg_cmd(h, p);
+	if (ret == -EOPNOTSUPP)
+		return vtg_reply_error(h, ret, "unknown message type, skipped");
+	if (ret)
+		return vtg_reply_error(h, ret, "command failed or malformed");
+	vtg_send_ack(h->seq, h->type);
+}
+
+/* Take one message off vtg.rx; false when more bytes are needed */
+static bool vtg_rx_one(void)
+{
+	struct vtrace_msg_hdr h;
+	bool stale = time_after(jiffies, vtg.rx_since + msecs_to_jiffies(VTG_RX_TIMEOUT_MS));
+
+	if (vtg.rx_len >= 4 && *(u32 *)vtg.rx != VTRACE_MAGIC) {
+		vtg_resync();
+		vtg_reply_error(NULL, -EPROTO, "bad magic: bytes skipped to resynchronize");
+		return true;
+	}
+	if (vtg.rx_len < sizeof(h)) {
+		if (!stale)
+			return false;
+		vtg_rx_drop(vtg.rx_len);
+		vtg_reply_error(NULL, -EPROTO, "truncated header");
+		return true;
+	}
+	memcpy(&h, vtg.rx, sizeof(h));
+	if (h.len > VTRACE_CMD_MAX_PAYLOAD) {
+		vtg_resync();
+		vtg_reply_error(&h, -EMSGSIZE, "payload too large");
+		return true;
+	}
+	if (vtg.rx_len < sizeof(h) + h.len) {
+		if (!stale)
+			return false;
+		vtg_resync();
+		vtg_reply_error(&h, -EPROTO, "truncated message");
+		return true;
+	}
+	if (h.flags)
+		vtg_reply_error(&h, -EINVAL, "unknown header flags");
+	else if (h.type != VTRACE_MSG_HELLO &&
+		 (h.version < VTRACE_PROTO_VERSION_MIN || h.version > VTRACE_PROTO_VERSION))
+		vtg_reply_error(&h, -EPROTONOSUPPORT, "unsupported protocol version");
+	else
+		vtg_dispatch(&h, vtg.rx + sizeof(h));
+	vtg_rx_drop(sizeof(h) + h.len);
+	return true;
+}
+
+void vtg_agent_poll(void)
+{
+	if (!vtg.ctl)
+		return;
+	vtg_rx_fill();
+	while (vtg.rx_len && vtg_rx_one())
+		;
+}

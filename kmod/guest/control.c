@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vtrace_guest: the control thread, which owns the borrowed mm and every state change. */
+/*
+ *   debugfs writer --vtg_request()--> vtg.reqs --+
+ *   (sleeps on req->done)                        v
+ *                                   control thread: kthread_use_mm(vtg.mm)
+ *   vtrace.ctl (host commands) --- poll_ms poll -->  start/stop/events/...
+ *                                                    replies on vtrace.ctl
+ *
+ * Serializing every start, stop and event change in this one thread makes
+ * them atomic with respect to each other, and keeps all ctl writes in the
+ * thread that has the bounce buffer.  At exit (rmmod) the thread stops a
+ * running session (flush + EOS), fails queued requests, closes every file
+ * synchronously and unmaps its buffer.
+ */
+#include <linux/kthread.h>
+#include <linux/mman.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include "vtg.h"
+
+int vtg_request(struct vtg_req *req)
+{
+	init_completion(&req->done);
+	spin_lock(&vtg.req_lock);
+	list_add_tail(&req->node, &vtg.reqs);
+	spin_unlock(&vtg.req_lock);
+	wake_up(&vtg.wq);
+	wait_for_completion(&req->done);
+	return req->ret;
+}
+
+static int vtg_do_request(struct vtg_req *req)
+{
+	switch (req->op) {
+	case VTG_OP_START:
+		return vtg_start();
+	case VTG_OP_STOP:
+		return vtg_stop();
+	case VTG_OP_EVENTS:
+		return vtg_set_events(req->arg);
+	case VTG_OP_BUFFER_SIZE:
+		return vtg_set_buffer_size(req->val);
+	case VTG_OP_STATUS_TEXT:
+		req->out = vtg_status_text(&req->out_len);
+		return req->out ? 0 : -ENOMEM;
+	}
+	return -EINVAL;
+}
+
+static struct vtg_req *vtg_next_request(void)
+{
+	struct vtg_req *req;
+
+	spin_lock(&vtg.req_lock);
+	req = list_first_entry_or_null(&vtg.reqs, struct vtg_req, node);
+	if (req)
+		list_del(&req->node);
+	spin_unlock(&vtg.req_lock);
+	return req;
+}
+
+static void vtg_run_requests(bool fail)
+{
+	struct vtg_req *req;
+
+	while ((req = vtg_next_request())) {
+		req->ret = fail ? -ESHUTDOWN : vtg_do_request(req);
+		complete(&req->done);
+	}
+}
+
+static bool vtg_has_requests(void)
+{
+	bool ret;
+
+	spin_lock(&vtg.req_lock);
+	ret = !list_empty(&vtg.reqs);
+	spin_unlock(&vtg.req_lock);
+	return ret;
+}
+
+/* Bounce buffer + filler text area in the borrowed mm, pages populated */
+static int vtg_map_buffers(void)
+{
+	unsigned long addr;
+
+	addr = vm_mmap(NULL, 0, VTG_UBUF_SIZE + PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, 0);
+	if (IS_ERR_VALUE(addr))
+		return (int)addr;
+	vtg.ubuf = (char __user *)addr;
+	vtg.fillers_ubuf = vtg.ubuf + VTG_UBUF_SIZE;
+	return 0;
+}
+
+static void vtg_unmap_buffers(void)
+{
+	vm_munmap((unsigned long)vtg.ubuf, VTG_UBUF_SIZE + PAGE_SIZE);
+}
+
+static int vtg_ctl_setup(void)
+{
+	int ret;
+
+	kthread_use_mm(vtg.mm);
+	ret = vtg_map_buffers();
+	if (ret)
+		goto out_unuse_mm;
+	ret = vtg_ports_open();
+	if (ret)
+		goto out_unmap_buffers;
+	if (vtg.ctl)
+		vtg_send_hello();
+	return 0;
+
+out_unmap_buffers:
+	vtg_unmap_buffers();
+out_unuse_mm:
+	kthread_unuse_mm(vtg.mm);
+	return ret;
+}
+
+static void vtg_ctl_teardown(void)
+{
+	if (vtg.state == VTRACE_STATE_TRACING)
+		vtg_stop();
+	vtg_run_requests(true);
+	vtg_ports_close();
+	vtg_unmap_buffers();
+	kthread_unuse_mm(vtg.mm);
+}
+
+static void vtg_wait_for_stop(void)
+{
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+}
+
+int vtg_ctl_thread(void *unused)
+{
+	vtg.init_err = vtg_ctl_setup();
+	complete(&vtg.ready);
+	if (vtg.init_err) {
+		vtg_wait_for_stop();
+		return 0;
+	}
+	while (!kthread_should_stop()) {
+		vtg_run_requests(false);
+		vtg_agent_poll();
+		wait_event_interruptible_timeout(vtg.wq,
+						 vtg_has_requests() || kthread_should_stop(),
+						 msecs_to_jiffies(vtg_poll_ms));
+	}
+	vtg_ctl_teardown();
+	return 0;
+}

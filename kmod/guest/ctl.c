@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vtrace_guest: messages from the guest to the host on vtrace.ctl. */
+/*
+ * Every message is built whole in a kernel buffer (header + payload parts)
+ * and written to the port in chunks of at most 32 KiB, virtio_console's
+ * limit per write, through the control thread's bounce buffer.
+ *
+ * The port is non-blocking.  When it does not take data (host end not
+ * connected, or not reading), the writer retries for port_timeout_ms; then
+ * the message is dropped and counted (ctl_lost), and the port is marked
+ * stalled: later messages are tried once and dropped at once, so a guest
+ * without a host never spends more than one timeout per stall.  A message
+ * cut short mid-way leaves a truncated message in the stream, which the
+ * host detects (short payload, then a magic mismatch) and resyncs from.
+ */
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/msr.h>
+
+#include "vtg.h"
+
+/* One chunk; -EAGAIN when the port is full or the host is not connected */
+static ssize_t vtg_ctl_write_chunk(const u8 *buf, size_t len)
+{
+	loff_t pos = 0;
+
+	if (copy_to_user(vtg.ubuf, buf, len))
+		return -EFAULT;
+	return vtg.ctl->f_op->write(vtg.ctl, vtg.ubuf, len, &pos);
+}
+
+static int vtg_ctl_write(const u8 *buf, size_t len)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
+	size_t off = 0;
+	ssize_t ret;
+
+	while (off < len) {
+		ret = vtg_ctl_write_chunk(buf + off, min_t(size_t, len - off, VTG_PORT_CHUNK));
+		if (ret > 0) {
+			off += ret;
+			vtg.ctl_stalled = false;
+			deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
+			continue;
+		}
+		if (ret == 0)
+			ret = -EIO;
+		if (ret != -EAGAIN || (vtg.ctl_stalled && !off))
+			return ret;
+		if (time_after(jiffies, deadline)) {
+			vtg.ctl_stalled = true;
+			return -ETIMEDOUT;
+		}
+		usleep_range(1000, 2000);
+	}
+	return 0;
+}
+
+/* Send one message: header, then up to three payload parts back to back */
+int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
+	     const void *p3, size_t l3)
+{
+	size_t len = sizeof(struct vtrace_msg_hdr) + l1 + l2 + l3;
+	struct vtrace_msg_hdr *h;
+	u8 *buf;
+	int ret;
+
+	if (!vtg.ctl)
+		return -ENODEV;
+	buf = kvmalloc(len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	h = (struct vtrace_msg_hdr *)buf;
+	*h = (struct vtrace_msg_hdr) {
+		.magic = VTRACE_MAGIC,
+		.version = vtg.version,
+		.type = type,
+		.len = l1 + l2 + l3,
+		.seq = ++vtg.tx_seq,
+	};
+	if (l1)
+		memcpy(buf + sizeof(*h), p1, l1);
+	if (l2)
+		memcpy(buf + sizeof(*h) + l1, p2, l2);
+	if (l3)
+		memcpy(buf + sizeof(*h) + l1 + l2, p3, l3);
+	ret = vtg_ctl_write(buf, len);
+	kvfree(buf);
+	if (ret) {
+		vtg.ctl_lost++;
+		pr_warn_ratelimited("vtrace_guest: message type %u seq %llu not delivered: %d\n",
+				    type, vtg.tx_seq, ret);
+		return ret;
+	}
+	vtg.ctl_sent++;
+	return 0;
+}
+
+int vtg_send_ack(u64 seq, u16 type)
+{
+	struct vtrace_ack a = { .seq = seq, .type = type };
+
+	return vtg_send(VTRACE_MSG_ACK, &a, sizeof(a), NULL, 0, NULL, 0);
+}
+
+/* ERROR payload: struct vtrace_error, then the text, NUL, padded to 8 */
+int vtg_send_error(u64 seq, u16 type, int error, const char *text)
+{
+	struct vtrace_error e = { .seq = seq, .type = type, .error = error };
+	static const char zeros[8];
+	size_t tlen = strlen(text) + 1;
+
+	vtg.cmd_errors++;
+	return vtg_send(VTRACE_MSG_ERROR, &e, sizeof(e), text, tlen,
+			zeros, ALIGN(tlen, 8) - tlen);
+}
+
+int vtg_send_hello(void)
+{
+	struct vtrace_hello h = {
+		.min_version = VTRACE_PROTO_VERSION_MIN,
+		.max_version = VTRACE_PROTO_VERSION,
+	};
+
+	return vtg_send(VTRACE_MSG_HELLO, &h, sizeof(h), NULL, 0, NULL, 0);
+}
+
+/* STATUS (reply to STATUS_REQ) or EOS: struct vtrace_status + per-CPU stats */
+int vtg_send_status(u16 type)
+{
+	struct vtrace_status s = {
+		.state = vtg.state,
+		.nr_cpus = nr_cpu_ids,
+		.nr_ports = vtg.nr_ports,
+		.session = vtg.session,
+		.tsc = rdtsc_ordered(),
+	};
+	struct vtrace_cpu_stats *st;
+	unsigned int cpu;
+	int ret;
+
+	st = kvcalloc(nr_cpu_ids, sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	vtg_refresh_ring_stats();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		st[cpu] = vtg.cpus[cpu].st;
+	ret = vtg_send(type, &s, sizeof(s), st, nr_cpu_ids * sizeof(*st), NULL, 0);
+	kvfree(st);
+	return ret;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vtrace_guest: reading and writing files with ->read/->write only, through the borrowed mm. */
+/*
+ * Tracefs control files, procfs seq files and virtio_console ports offer
+ * ->read/->write with user pointers and no ->read_iter/->write_iter, so
+ * kernel_read()/kernel_write() refuse them.  The control thread runs with
+ * the mm borrowed at load (kthread_use_mm) and owns a bounce buffer mapped
+ * in it (vtg.ubuf): data goes kernel buffer -> copy_to_user -> ->write,
+ * and ->read -> copy_from_user -> kernel buffer.  Only the control thread
+ * calls these helpers, except vtg_write_user() which the drain threads use
+ * for their filler markers while they have adopted the same mm.
+ *
+ * Files are closed with __fput_sync(): a kernel thread's fput() would be
+ * deferred to a workqueue, and the instance can only be destroyed once its
+ * files are released.
+ */
+#include <linux/file.h>
+#include <linux/mount.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "vtg.h"
+
+/* Open an absolute path under the root of the process that loaded us */
+struct file *vtg_open_path(const char *path, int flags)
+{
+	return file_open_root(&vtg.root, path, flags, 0);
+}
+
+/* Open a file of the module's tracefs mount, relative to its top */
+struct file *vtg_open_tracefs(const char *rel, int flags)
+{
+	return file_open_root_mnt(vtg.tracefs, rel, flags, 0);
+}
+
+/* Open a file of the "vtrace" instance, relative to the instance */
+struct file *vtg_open_instance(const char *rel, int flags)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "instances/%s/%s", VTG_INSTANCE, rel);
+	return vtg_open_tracefs(path, flags);
+}
+
+void vtg_close(struct file *f)
+{
+	if (f && !IS_ERR(f))
+		__fput_sync(f);
+}
+
+/* ->write of user bytes, looping over short writes */
+ssize_t vtg_write_user(struct file *f, const char __user *ubuf, size_t len)
+{
+	size_t done = 0;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	if (!f->f_op->write)
+		return -EINVAL;
+	while (done < len) {
+		ret = f->f_op->write(f, ubuf + done, len - done, &pos);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			return -EIO;
+		done += ret;
+	}
+	return done;
+}
+
+/* ->write of kernel bytes through vtg.ubuf (control thread only) */
+ssize_t vtg_write_kbuf(struct file *f, const void *buf, size_t len)
+{
+	if (len > VTG_UBUF_SIZE)
+		return -E2BIG;
+	if (copy_to_user(vtg.ubuf, buf, len))
+		return -EFAULT;
+	return vtg_write_user(f, vtg.ubuf, len);
+}
+
+static int vtg_grow(char **buf, size_t *size)
+{
+	size_t nsize = *size ? *size * 2 : VTG_UBUF_SIZE;
+	char *n = kvmalloc(nsize, GFP_KERNEL);
+
+	if (!n)
+		return -ENOMEM;
+	if (*buf)
+		memcpy(n, *buf, *size);
+	kvfree(*buf);
+	*buf = n;
+	*size = nsize;
+	return 0;
+}
+
+/*
+ * Read a whole file into a kvmalloc'ed buffer (NUL-terminated, not counted
+ * in *lenp).  Control thread only.
+ */
+void *vtg_read_whole(struct file *f, size_t *lenp)
+{
+	size_t size = 0, len = 0;
+	char *buf = NULL;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	if (!f->f_op->read)
+		return ERR_PTR(-EINVAL);
+	for (;;) {
+		if (len + VTG_UBUF_SIZE + 1 > size && vtg_grow(&buf, &size)) {
+			kvfree(buf);
+			return ERR_PTR(-ENOMEM);
+		}
+		ret = f->f_op->read(f, vtg.ubuf, VTG_UBUF_SIZE, &pos);
+		if (ret < 0) {
+			kvfree(buf);
+			return ERR_PTR(ret);
+		}
+		if (ret == 0)
+			break;
+		if (copy_from_user(buf + len, vtg.ubuf, ret)) {
+			kvfree(buf);
+			return ERR_PTR(-EFAULT);
+		}
+		len += ret;
+	}
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
+}
+
+void *vtg_read_instance(const char *rel, size_t *lenp)
+{
+	struct file *f = vtg_open_instance(rel, O_RDONLY);
+	void *buf;
+
+	if (IS_ERR(f))
+		return ERR_CAST(f);
+	buf = vtg_read_whole(f, lenp);
+	vtg_close(f);
+	return buf;
+}
+
+/* Write @text to an instance file, as "echo -n TEXT > FILE" (or >> without @trunc) */
+int vtg_write_instance(const char *rel, const char *text, bool trunc)
+{
+	struct file *f = vtg_open_instance(rel, O_WRONLY | (trunc ? O_TRUNC : 0));
+	ssize_t ret = 0;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (*text)
+		ret = vtg_write_kbuf(f, text, strlen(text));
+	vtg_close(f);
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vtrace_guest: the guest kernel streams its own ftrace pages into virtio-serial ports. */
+/*
+ * Design
+ * ======
+ *
+ *   insmod/modprobe (process context)
+ *     |  get_task_mm(current)  -> vtg.mm   (borrowed, like vhost's worker)
+ *     |  get_fs_root(current)  -> vtg.root (/sys, /dev, /proc of the loader)
+ *     |  kern_mount(tracefs)   -> vtg.tracefs, trace_array_get_by_name("vtrace")
+ *     v
+ *   control thread  (kthread_use_mm(vtg.mm), vm_mmap'ed bounce buffer)
+ *     | finds vtrace.ctl / vtrace.cpuK in /sys/class/virtio-ports, opens
+ *     | /dev/vportNpM O_NONBLOCK; sends HELLO; then loops:
+ *     |   - requests queued by debugfs writers (start, stop, events, status)
+ *     |   - commands read from vtrace.ctl (agent mode), ACK/ERROR replies
+ *     |   start: trace_clock=x86-tsc, reset, set_event, META_INFO,
+ *     |          META_FILE..., drain threads, tracing_on=1, STARTED
+ *     |   stop:  events off, tracepoint sync, drain threads flush and exit,
+ *     |          tracing_on=0, EOS (per-CPU counters)
+ *     v
+ *   drain thread K (one per CPU with a port, unbound)
+ *       splice_direct_to_actor(per_cpu/cpuK/trace_pipe_raw, vtg_actor)
+ *         vtg_actor: count events/fillers of each page, then
+ *                    port->f_op->splice_write(pipe, vtrace.cpuK)
+ *       -EAGAIN from the port: retry for port_timeout_ms, then count lost
+ *       stop: on CPU K write filler markers to trace_marker, drain to -EAGAIN
+ *
+ * Why a borrowed mm: virtio_console ports and tracefs control files have
+ * only ->read/->write with user pointers, so kernel_read()/kernel_write()
+ * refuse them, and tracing_set_clock() is not exported.  A kernel thread
+ * that adopts a user mm (kthread_use_mm) can mmap an anonymous buffer in it
+ * and call those ->read/->write methods with real user pointers, exactly as
+ * a process writing "x86-tsc" to trace_clock does.  The mm is that of the
+ * process that loaded the module; the module holds it (mmget) until exit.
+ * Page data never goes through it: pages move pipe-to-port in the kernel
+ * (one memcpy a page in virtio_console's pipe_to_sg).
+ *
+ * Paths: the ports are opened as /dev/vportNpM under the loader's root, so
+ * /dev must be a devtmpfs (or hold those nodes); /sys and /proc must be
+ * mounted there too.  tracefs needs no mount: the module mounts it itself.
+ *
+ * Locking: every state change runs in the control thread, so start, stop
+ * and the ctl port need no lock.  Drain threads own their struct vtg_cpu
+ * while tracing; status readers take an unlocked snapshot of the counters.
+ */
+#include <linux/debugfs.h>
+#include <linux/file.h>
+#include <linux/fs_struct.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/trace.h>
+#include <linux/vmalloc.h>
+
+#include "vtg.h"
+
+char *vtg_prefix = VTRACE_PORT_PREFIX;
+module_param_named(prefix, vtg_prefix, charp, 0444);
+MODULE_PARM_DESC(prefix, "port name prefix: PREFIX.ctl, PREFIX.cpuK (default vtrace)");
+
+unsigned int vtg_port_timeout_ms = 2000;
+module_param_named(port_timeout_ms, vtg_port_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(port_timeout_ms, "how long a full or unconnected port is retried before data counts as lost");
+
+unsigned int vtg_poll_ms = 20;
+module_param_named(poll_ms, vtg_poll_ms, uint, 0644);
+MODULE_PARM_DESC(poll_ms, "interval of the control port's poll for host commands");
+
+unsigned int vtg_drain_ms = 20;
+module_param_named(drain_ms, vtg_drain_ms, uint, 0644);
+MODULE_PARM_DESC(drain_ms, "sleep between drains of a CPU's ring buffer");
+
+bool vtg_send_kallsyms = true;
+module_param_named(send_kallsyms, vtg_send_kallsyms, bool, 0644);
+MODULE_PARM_DESC(send_kallsyms, "send /proc/kallsyms as metadata at start (default 1)");
+
+static char *vtg_events_param = "";
+module_param_named(events, vtg_events_param, charp, 0444);
+MODULE_PARM_DESC(events, "initial event specification, set_event syntax, comma separated");
+
+struct vtg vtg;
+
+static int vtg_check_abi(void)
+{
+	BUILD_BUG_ON(sizeof(struct vtrace_msg_hdr) != 24);
+	BUILD_BUG_ON(sizeof(struct vtrace_hello) != 16);
+	BUILD_BUG_ON(sizeof(struct vtrace_ack) != 16);
+	BUILD_BUG_ON(sizeof(struct vtrace_error) != 16);
+	BUILD_BUG_ON(sizeof(struct vtrace_buffer_size) != 8);
+	BUILD_BUG_ON(sizeof(struct vtrace_status) != 32);
+	BUILD_BUG_ON(sizeof(struct vtrace_cpu_stats) != 72);
+	BUILD_BUG_ON(sizeof(struct vtrace_meta_info) != 240);
+	BUILD_BUG_ON(sizeof(struct vtrace_cpu_info) != 16);
+	BUILD_BUG_ON(sizeof(struct vtrace_meta_file) != 24);
+	BUILD_BUG_ON(sizeof(struct vtrace_started) != 24);
+	return 0;
+}
+
+/* The module's own tracefs mount and its "vtrace" instance */
+static int vtg_instance_get(void)
+{
+	struct file_system_type *fs = get_fs_type("tracefs");
+	struct file *dir;
+
+	if (!fs)
+		return -ENODEV;
+	vtg.tracefs = kern_mount(fs);
+	module_put(fs->owner);
+	if (IS_ERR(vtg.tracefs))
+		return PTR_ERR(vtg.tracefs);
+
+	dir = file_open_root_mnt(vtg.tracefs, "instances/" VTG_INSTANCE,
+				 O_RDONLY | O_DIRECTORY, 0);
+	vtg.own_instance = IS_ERR(dir);
+	if (!IS_ERR(dir))
+		fput(dir);
+
+	vtg.tr = trace_array_get_by_name(VTG_INSTANCE);
+	if (!vtg.tr) {
+		kern_unmount(vtg.tracefs);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void vtg_instance_put(void)
+{
+	trace_array_put(vtg.tr);
+	if (vtg.own_instance && trace_array_destroy(vtg.tr))
+		pr_warn("vtrace_guest: instance %s still in use, left in place\n", VTG_INSTANCE);
+	kern_unmount(vtg.tracefs);
+}
+
+static int vtg_events_init(void)
+{
+	char *p;
+
+	vtg.events = kzalloc(VTG_EVENTS_MAX + 1, GFP_KERNEL);
+	if (!vtg.events)
+		return -ENOMEM;
+	strscpy(vtg.events, vtg_events_param, VTG_EVENTS_MAX + 1);
+	for (p = vtg.events; *p; p++)
+		if (*p == ',')
+			*p = '\n';
+	return 0;
+}
+
+static int vtg_start_thread(void)
+{
+	vtg.ctl_task = kthread_run(vtg_ctl_thread, NULL, "vtrace-ctl");
+	if (IS_ERR(vtg.ctl_task))
+		return PTR_ERR(vtg.ctl_task);
+	wait_for_completion(&vtg.ready);
+	if (vtg.init_err) {
+		kthread_stop(vtg.ctl_task);
+		return vtg.init_err;
+	}
+	return 0;
+}
+
+static int __init vtrace_guest_init(void)
+{
+	int ret = vtg_check_abi();
+
+	spin_lock_init(&vtg.req_lock);
+	INIT_LIST_HEAD(&vtg.reqs);
+	init_waitqueue_head(&vtg.wq);
+	init_completion(&vtg.ready);
+	vtg.version = VTRACE_PROTO_VERSION;
+
+	vtg.mm = get_task_mm(current);
+	if (!vtg.mm)
+		return -EINVAL;
+	get_fs_root(current->fs, &vtg.root);
+
+	ret = -ENOMEM;
+	vtg.cpus = kcalloc(nr_cpu_ids, sizeof(*vtg.cpus), GFP_KERNEL);
+	if (!vtg.cpus)
+		goto out_put_root;
+	for (ret = 0; ret < nr_cpu_ids; ret++)
+		vtg.cpus[ret].cpu = ret;
+	ret = -ENOMEM;
+	vtg.rx = kvmalloc(sizeof(struct vtrace_msg_hdr) + VTRACE_CMD_MAX_PAYLOAD, GFP_KERNEL);
+	if (!vtg.rx)
+		goto out_free_cpus;
+	ret = vtg_events_init();
+	if (ret)
+		goto out_free_rx;
+	ret = vtg_instance_get();
+	if (ret)
+		goto out_free_events;
+	ret = vtg_start_thread();
+	if (ret)
+		goto out_put_instance;
+	ret = vtg_debugfs_init();
+	if (ret)
+		goto out_stop_thread;
+	pr_info("vtrace_guest: ready, %u data port(s) for %u CPU(s)%s\n", vtg.nr_ports,
+		nr_cpu_ids, vtg.ctl ? ", control port" : ", no control port");
+	return 0;
+
+out_stop_thread:
+	kthread_stop(vtg.ctl_task);
+out_put_instance:
+	vtg_instance_put();
+out_free_events:
+	kfree(vtg.events);
+out_free_rx:
+	kvfree(vtg.rx);
+out_free_cpus:
+	kfree(vtg.cpus);
+out_put_root:
+	path_put(&vtg.root);
+	mmput(vtg.mm);
+	return ret;
+}
+
+static void __exit vtrace_guest_exit(void)
+{
+	vtg_debugfs_exit();
+	kthread_stop(vtg.ctl_task);
+	vtg_instance_put();
+	kfree(vtg.events);
+	kvfree(vtg.rx);
+	kfree(vtg.cpus);
+	path_put(&vtg.root);
+	mmput(vtg.mm);
+}
+
+module_init(vtrace_guest_init);
+module_exit(vtrace_guest_exit);
+MODULE_DESCRIPTION("vtrace guest: ftrace pages to the host over virtio-serial");
+MODULE_LICENSE("GPL");

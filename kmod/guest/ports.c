@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vtrace_guest: find the vtrace.ctl and vtrace.cpuK virtio-serial ports by name and open them. */
+/*
+ * virtio_console names each port in sysfs (/sys/class/virtio-ports/
+ * vportNpM/name) and creates /dev/vportNpM; the /dev/virtio-ports/NAME links
+ * come from udev, which a minimal guest may not run.  So the module lists
+ * /sys/class/virtio-ports itself, reads each name, and opens the matching
+ * /dev/vportNpM (devtmpfs) with O_NONBLOCK: the guest never waits for the
+ * host (see stream.c and ctl.c for what happens when a port is not
+ * writable).  Runs in the control thread at its start.
+ */
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "vtg.h"
+
+#define VTG_SYSFS_PORTS		"/sys/class/virtio-ports"
+#define VTG_MAX_PORTS		256
+
+struct vtg_dir_names {
+	struct dir_context ctx;
+	char (*names)[32];
+	unsigned int n;
+};
+
+/* iterate_dir() actor: collect "vportNpM" entries (directory lock held) */
+static bool vtg_dir_actor(struct dir_context *ctx, const char *name, int len,
+			  loff_t off, u64 ino, unsigned int type)
+{
+	struct vtg_dir_names *d = container_of(ctx, struct vtg_dir_names, ctx);
+
+	if (len >= 32 || strncmp(name, "vport", 5) || d->n >= VTG_MAX_PORTS)
+		return true;
+	memcpy(d->names[d->n], name, len);
+	d->names[d->n][len] = '\0';
+	d->n++;
+	return true;
+}
+
+/* The port's name from sysfs, without its newline */
+static int vtg_port_name(const char *dev, char *name, size_t size)
+{
+	char path[96];
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), VTG_SYSFS_PORTS "/%s/name", dev);
+	f = vtg_open_path(path, O_RDONLY);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, name, size - 1, &pos);
+	vtg_close(f);
+	if (n < 0)
+		return n;
+	name[n] = '\0';
+	strim(name);
+	return 0;
+}
+
+static struct file *vtg_port_open(const char *dev, const char *name)
+{
+	char path[64];
+	struct file *f;
+
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	f = vtg_open_path(path, O_RDWR | O_NONBLOCK);
+	if (IS_ERR(f))
+		pr_warn("vtrace_guest: port %s (%s): cannot open: %ld\n", name, path, PTR_ERR(f));
+	return f;
+}
+
+/* Match one port against PREFIX.ctl / PREFIX.cpuK and open it */
+static void vtg_port_match(const char *dev)
+{
+	size_t plen = strlen(vtg_prefix);
+	char name[64];
+	unsigned int cpu;
+	struct file *f;
+
+	if (vtg_port_name(dev, name, sizeof(name)) || strncmp(name, vtg_prefix, plen))
+		return;
+	if (!strcmp(name + plen, VTRACE_CTL_PORT_SUFFIX) && !vtg.ctl) {
+		f = vtg_port_open(dev, name);
+		if (!IS_ERR(f))
+			vtg.ctl = f;
+		return;
+	}
+	if (strncmp(name + plen, VTRACE_CPU_PORT_SUFFIX, strlen(VTRACE_CPU_PORT_SUFFIX)) ||
+	    kstrtouint(name + plen + strlen(VTRACE_CPU_PORT_SUFFIX), 10, &cpu))
+		return;
+	if (cpu >= nr_cpu_ids) {
+		pr_warn("vtrace_guest: port %s: no CPU %u in this guest, ignored\n", name, cpu);
+		return;
+	}
+	if (vtg.cpus[cpu].port)
+		return;
+	f = vtg_port_open(dev, name);
+	if (IS_ERR(f))
+		return;
+	vtg.cpus[cpu].port = f;
+	vtg.nr_ports++;
+}
+
+static void vtg_ports_report(void)
+{
+	unsigned int cpu;
+
+	if (!vtg.ctl)
+		pr_warn("vtrace_guest: no port %s%s: no metadata, no agent mode\n",
+			vtg_prefix, VTRACE_CTL_PORT_SUFFIX);
+	if (vtg.nr_ports == nr_cpu_ids)
+		return;
+	pr_warn("vtrace_guest: %u data port(s) for %u CPUs; pages of these CPUs are not streamed:\n",
+		vtg.nr_ports, nr_cpu_ids);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (!vtg.cpus[cpu].port)
+			pr_warn("vtrace_guest:   cpu%u (no port %s%s%u)\n", cpu, vtg_prefix,
+				VTRACE_CPU_PORT_SUFFIX, cpu);
+}
+
+int vtg_ports_open(void)
+{
+	struct vtg_dir_names d = { .ctx.actor = vtg_dir_actor };
+	struct file *dir;
+	unsigned int i;
+	int ret;
+
+	d.names = kcalloc(VTG_MAX_PORTS, sizeof(*d.names), GFP_KERNEL);
+	if (!d.names)
+		return -ENOMEM;
+	dir = vtg_open_path(VTG_SYSFS_PORTS, O_RDONLY | O_DIRECTORY);
+	if (IS_ERR(dir)) {
+		ret = PTR_ERR(dir);
+		pr_warn("vtrace_guest: %s: %d (is sysfs mounted, virtio_console loaded?)\n",
+			VTG_SYSFS_PORTS, ret);
+		goto out_free_names;
+	}
+	ret = iterate_dir(dir, &d.ctx);
+	vtg_close(dir);
+	if (ret)
+		goto out_free_names;
+	for (i = 0; i < d.n; i++)
+		vtg_port_match(d.names[i]);
+	vtg_ports_report();
+out_free_names:
+	kfree(d.names);
+	return ret;
+}
+
+void vtg_ports_close(void)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		vtg_close(vtg.cpus[cpu].port);
+		vtg.cpus[cpu].port = NULL;
+	}
+	vtg_close(vtg.ctl);
+	vtg.ctl = NULL;
+	vtg.nr_ports = 0;
+}

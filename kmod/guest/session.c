@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vtrace_guest: tracing sessions (start, stop and flush), event selection, status. */
+/*
+ * All of this runs in the control thread, through the instance's standard
+ * tracefs files (see file.c for why that works from a kernel thread):
+ *
+ *   start: trace_clock <- x86-tsc (verified by reading it back; refuse
+ *          otherwise), tracing_on <- 0, trace truncated (buffers reset),
+ *          set_event <- the event specification, META_INFO + META_FILEs,
+ *          drain threads, tracing_on <- 1, STARTED
+ *   stop:  events/enable <- 0, tracepoint_synchronize_unregister() (no
+ *          probe still writing), drain threads write fillers and flush,
+ *          tracing_on <- 0, EOS with the per-CPU counters
+ *
+ * The instance stays usable by hand between sessions (filters, triggers,
+ * buffer_size_kb); the event selection belongs to the module and is set
+ * again at every start.
+ */
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/msr.h>
+
+#include "vtg.h"
+
+#define VTG_CLOCK	"x86-tsc"
+
+static int vtg_set_clock(void)
+{
+	int ret = vtg_write_instance("trace_clock", VTG_CLOCK, false);
+	size_t len;
+	char *buf;
+
+	buf = vtg_read_instance("trace_clock", &len);
+	if (IS_ERR(buf)) {
+		ret = ret ? ret : PTR_ERR(buf);
+	} else {
+		if (!strstr(buf, "[" VTG_CLOCK "]"))
+			ret = ret ? ret : -EINVAL;
+		kvfree(buf);
+	}
+	if (ret)
+		pr_err("vtrace_guest: cannot set trace clock %s in instances/%s (%d); not starting. Set it by hand: echo %s > /sys/kernel/tracing/instances/%s/trace_clock\n",
+		       VTG_CLOCK, VTG_INSTANCE, ret, VTG_CLOCK, VTG_INSTANCE);
+	return ret;
+}
+
+/* Apply a set_event specification (lines or blanks between specs) */
+static int vtg_apply_events(const char *spec)
+{
+	int ret = vtg_write_instance("set_event", spec, true);
+
+	if (ret)
+		pr_warn_ratelimited("vtrace_guest: set_event refused the specification: %d\n", ret);
+	return ret;
+}
+
+/* The filler text, written once into the borrowed mm (pages now present) */
+static int vtg_fillers_prepare(void)
+{
+	static const char pad[] = " pushes the last partly filled ring-buffer page out ";
+	char *text = kmalloc(VTG_FILLER_LEN, GFP_KERNEL);
+	size_t off;
+	int ret = 0;
+
+	if (!text)
+		return -ENOMEM;
+	off = scnprintf(text, VTG_FILLER_LEN, "%s", VTRACE_FILLER_TEXT);
+	for (; off < VTG_FILLER_LEN - 1; off++)
+		text[off] = pad[off % (sizeof(pad) - 1)];
+	text[VTG_FILLER_LEN - 1] = '\n';
+	if (copy_to_user(vtg.fillers_ubuf, text, VTG_FILLER_LEN))
+		ret = -EFAULT;
+	kfree(text);
+	return ret;
+}
+
+static int vtg_prepare(void)
+{
+	int ret = vtg_set_clock();
+
+	if (ret)
+		return ret;
+	ret = vtg_write_instance("tracing_on", "0", false);
+	if (!ret)
+		ret = vtg_write_instance("trace", "", true);
+	if (!ret)
+		ret = vtg_apply_events(vtg.events);
+	if (!ret)
+		ret = vtg_fillers_prepare();
+	if (ret)
+		return ret;
+	vtg.marker = vtg_open_instance("trace_marker", O_WRONLY);
+	if (IS_ERR(vtg.marker)) {
+		ret = PTR_ERR(vtg.marker);
+		vtg.marker = NULL;
+	}
+	return ret;
+}
+
+static void vtg_send_started(void)
+{
+	struct vtrace_started s = {
+		.session = vtg.session,
+		.tsc = rdtsc_ordered(),
+		.nr_files = vtg.meta_files,
+	};
+
+	vtg_send(VTRACE_MSG_STARTED, &s, sizeof(s), NULL, 0, NULL, 0);
+}
+
+int vtg_start(void)
+{
+	int ret;
+
+	if (vtg.state == VTRACE_STATE_TRACING)
+		return -EBUSY;
+	if (!vtg.nr_ports) {
+		pr_warn("vtrace_guest: no data port %s%s0..: nothing to stream to\n",
+			vtg_prefix, VTRACE_CPU_PORT_SUFFIX);
+		return -ENODEV;
+	}
+	ret = vtg_prepare();
+	if (ret)
+		goto out_close_marker;
+	vtg.session++;
+	ret = vtg_meta_send();
+	if (ret)
+		goto out_close_marker;
+	ret = vtg_stream_start();
+	if (ret)
+		goto out_close_marker;
+	ret = vtg_write_instance("tracing_on", "1", false);
+	if (ret)
+		goto out_stop_stream;
+	vtg.state = VTRACE_STATE_TRACING;
+	vtg_send_started();
+	pr_info("vtrace_guest: session %llu started\n", vtg.session);
+	return 0;
+
+out_stop_stream:
+	vtg_stream_stop();
+out_close_marker:
+	vtg_close(vtg.marker);
+	vtg.marker = NULL;
+	pr_warn("vtrace_guest: start failed: %d\n", ret);
+	return ret;
+}
+
+static void vtg_log_totals(void)
+{
+	struct vtrace_cpu_stats t = {};
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct vtrace_cpu_stats *s = &vtg.cpus[cpu].st;
+
+		t.pages_sent += s->pages_sent;
+		t.events_sent += s->events_sent;
+		t.fillers_sent += s->fillers_sent;
+		t.pages_lost += s->pages_lost;
+		t.events_lost_ring += s->events_lost_ring;
+	}
+	pr_info("vtrace_guest: session %llu stopped: %llu pages, %llu events (%llu fillers) sent, %llu pages lost, %llu events overwritten\n",
+		vtg.session, t.pages_sent, t.events_sent, t.fillers_sent, t.pages_lost,
+		t.events_lost_ring);
+}
+
+int vtg_stop(void)
+{
+	if (vtg.state != VTRACE_STATE_TRACING)
+		return -EALREADY;
+	vtg_write_instance("events/enable", "0", false);
+	/* no probe of a just-disabled event is still writing after this */
+	tracepoint_synchronize_unregister();
+	WRITE_ONCE(vtg.stopping, true);
+	vtg_stream_stop();
+	vtg_write_instance("tracing_on", "0", false);
+	vtg_close(vtg.marker);
+	vtg.marker = NULL;
+	vtg.state = VTRACE_STATE_IDLE;
+	vtg_send_status(VTRACE_MSG_EOS);
+	vtg_log_totals();
+	return 0;
+}
+
+/* New event selection: applied now (to validate it), used at every start */
+int vtg_set_events(const char *spec)
+{
+	int ret;
+
+	if (vtg.state == VTRACE_STATE_TRACING)
+		return -EBUSY;
+	if (strlen(spec) > VTG_EVENTS_MAX)
+		return -E2BIG;
+	ret = vtg_apply_events(spec);
+	if (ret) {
+		vtg_apply_events(vtg.events);
+		return ret;
+	}
+	strscpy(vtg.events, spec, VTG_EVENTS_MAX + 1);
+	return 0;
+}
+
+int vtg_set_buffer_size(unsigned long kb)
+{
+	char text[24];
+
+	if (vtg.state == VTRACE_STATE_TRACING)
+		return -EBUSY;
+	if (!kb)
+		return -EINVAL;
+	snprintf(text, sizeof(text), "%lu", kb);
+	return vtg_write_instance("buffer_size_kb", text, false);
+}
+
+static u64 vtg_stat_field(const char *text, const char *name)
+{
+	const char *p = strstr(text, name);
+	unsigned long long v = 0;
+
+	if (p && sscanf(p + strlen(name), " %llu", &v) != 1)
+		v = 0;
+	return v;
+}
+
+/* Ring-buffer overruns and drops (per_cpu/cpuK/stats) and CPU flags into vtg.cpus[].st */
+void vtg_refresh_ring_stats(void)
+{
+	unsigned int cpu;
+	char rel[48];
+	size_t len;
+	char *buf;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct vtrace_cpu_stats *st = &vtg.cpus[cpu].st;
+
+		st->cpu = cpu;
+		st->flags = (vtg.cpus[cpu].port ? VTRACE_CPU_HAS_PORT : 0) |
+			    (cpu_online(cpu) ? VTRACE_CPU_ONLINE : 0);
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", cpu);
+		buf = vtg_read_instance(rel, &len);
+		if (IS_ERR(buf))
+			continue;
+		st->events_lost_ring = vtg_stat_field(buf, "\noverrun:") +
+				       vtg_stat_field(buf, "dropped events:");
+		kvfree(buf);
+	}
+}

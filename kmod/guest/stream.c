@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vtrace_guest: per-CPU drain threads moving ring-buffer pages from trace_pipe_raw to vtrace.cpuK. */
+/*
+ * One drain thread per CPU that has a data port:
+ *
+ *   per_cpu/cpuK/trace_pipe_raw           vtrace.cpuK (/dev/vportNpM)
+ *   (O_NONBLOCK, FMODE_LSEEK set)                ^
+ *        |  splice_direct_to_actor()             |  ->splice_write()
+ *        v                                       |  (pipe_to_sg: 1 memcpy/page)
+ *   current->splice_pipe  --- vtg_actor() -------+
+ *        (up to 16 whole pages)   counts events and fillers of each page
+ *
+ * trace_pipe_raw's splice only hands out pages the writer has left, which
+ * is what keeps a page from being sent twice.  splice_direct_to_actor()
+ * refuses input without FMODE_LSEEK; tracefs opens trace_pipe_raw
+ * non-seekable, so the module sets the flag on its own private struct file
+ * and always passes position 0 (page aligned, which is all the tracefs
+ * splice checks).
+ *
+ * The port is non-blocking.  On -EAGAIN (host end not connected, host not
+ * reading) the actor retries every millisecond or so for port_timeout_ms;
+ * then the pages in the pipe count as lost and the port is "stalled":
+ * later pages are tried once and dropped at once until a write succeeds.
+ * A page taken from the ring buffer is therefore always either sent or
+ * counted lost: nothing is queued in the guest beyond the ring buffer.
+ *
+ * Stop: the control thread has disabled the instance's events and waited
+ * for probes in flight.  Each thread then moves itself to its CPU and
+ * writes VTG_NR_FILLERS markers of VTRACE_FILLER_TEXT (VTG_FILLER_LEN bytes
+ * each, more than a page in total) to the instance's trace_marker: the
+ * writer leaves the page holding the last real events, which then becomes
+ * readable by splice.  The thread drains until -EAGAIN and exits.  The
+ * fillers themselves are counted (fillers_sent) and dropped by the merger.
+ * An offline CPU gets no fillers: its last partial page stays in the ring.
+ */
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/pipe_fs_i.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/splice.h>
+
+#include "vtg.h"
+
+/* trace_entry (8 bytes) + ip, then the marker text */
+#define VTG_PRINT_TEXT_OFF	16
+#define VTG_RB_MISSED_FLAGS	(3UL << 30)
+#define VTG_RB_PADDING		29
+#define VTG_RB_TIME_EXTEND	30
+#define VTG_RB_TIME_STAMP	31
+
+static bool vtg_is_filler(const u8 *data, size_t len)
+{
+	size_t flen = sizeof(VTRACE_FILLER_TEXT) - 1;
+
+	return len >= VTG_PRINT_TEXT_OFF + flen &&
+	       !memcmp(data + VTG_PRINT_TEXT_OFF, VTRACE_FILLER_TEXT, flen);
+}
+
+/*
+ * Count data events and fillers of one ring-buffer page, walking it as
+ * events/header_page and header_event describe: u64 time stamp, u64 commit
+ * (data length, flag bits 30-31), then events with a 32-bit header
+ * (type_len:5, time_delta:27).
+ */
+static void vtg_count_page(const u8 *page, size_t size, struct vtg_page_count *pc)
+{
+	size_t len = *(const u64 *)(page + 8) & ~VTG_RB_MISSED_FLAGS;
+	const u8 *data = page + 16;
+	size_t off = 0, elen, dlen;
+	u32 h, type_len;
+
+	pc->events = 0;
+	pc->fillers = 0;
+	len = min(len, size - 16);
+	while (off + 4 <= len) {
+		h = *(const u32 *)(data + off);
+		type_len = h & 0x1f;
+		if (type_len == VTG_RB_PADDING && !(h >> 5))
+			break;
+		if (type_len == VTG_RB_TIME_EXTEND || type_len == VTG_RB_TIME_STAMP) {
+			off += 8;
+			continue;
+		}
+		if (type_len == 0 || type_len == VTG_RB_PADDING) {
+			if (off + 8 > len)
+				break;
+			elen = *(const u32 *)(data + off + 4) + 4;
+		} else {
+			elen = type_len * 4 + 4;
+		}
+		if (elen < 8 || off + elen > len)
+			break;
+		if (type_len != VTG_RB_PADDING) {
+			pc->events++;
+			dlen = type_len ? elen - 4 : elen - 8;
+			if (vtg_is_filler(data + off + (type_len ? 4 : 8), dlen))
+				pc->fillers++;
+		}
+		off += elen;
+	}
+}
+
+static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, bool sent)
+{
+	struct vtg_page_count *pc;
+	unsigned int i;
+
+	for (i = first; i < first + n && i < VTG_SPLICE_PAGES; i++) {
+		pc = &c->pending[i];
+		if (sent) {
+			c->st.pages_sent++;
+			c->st.bytes_sent += PAGE_SIZE;
+			c->st.events_sent += pc->events;
+			c->st.fillers_sent += pc->fillers;
+		} else {
+			c->st.pages_lost++;
+			c->st.events_lost_port += pc->events;
+		}
+	}
+}
+
+/* One ->splice_write of what the pipe holds; -EAGAIN retried up to the timeout */
+static ssize_t vtg_port_splice(struct vtg_cpu *c, struct pipe_inode_info *pipe)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
+	size_t len = pipe_occupancy(pipe->head, pipe->tail) * PAGE_SIZE;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	for (;;) {
+		ret = c->port->f_op->splice_write(pipe, c->port, &pos, len, 0);
+		if (ret != -EAGAIN) {
+			if (ret > 0)
+				c->stalled = false;
+			return ret;
+		}
+		if (c->stalled || time_after(jiffies, deadline)) {
+			if (!c->stalled)
+				pr_warn_ratelimited("vtrace_guest: cpu%u: port not writable for %u ms, dropping pages\n",
+						    c->cpu, vtg_port_timeout_ms);
+			c->stalled = true;
+			return -ETIMEDOUT;
+		}
+		usleep_range(1000, 2000);
+	}
+}
+
+/*
+ * splice_direct_to_actor() actor: send every page in the pipe, or count it
+ * lost.  Returns the bytes sent; when that is less than the pipe held,
+ * splice_direct_to_actor() releases the remaining (already counted) pages.
+ */
+static int vtg_actor(struct pipe_inode_info *pipe, struct splice_desc *sd)
+{
+	struct vtg_cpu *c = sd->u.data;
+	unsigned int n = pipe_occupancy(pipe->head, pipe->tail);
+	unsigned int i, done = 0, tail;
+	struct pipe_buffer *buf;
+	ssize_t ret, sent = 0;
+
+	n = min_t(unsigned int, n, VTG_SPLICE_PAGES);
+	for (i = 0; i < n; i++) {
+		buf = &pipe->bufs[(pipe->tail + i) & (pipe->ring_size - 1)];
+		vtg_count_page(page_address(buf->page) + buf->offset, buf->len, &c->pending[i]);
+	}
+	while (done < n) {
+		tail = pipe->tail;
+		ret = vtg_port_splice(c, pipe);
+		i = pipe->tail - tail;
+		if (ret > 0) {
+			vtg_account(c, done, i, true);
+			sent += ret;
+			done += i;
+			continue;
+		}
+		/* consumed but not sent (0), or refused: all of it is lost */
+		if (ret != -ETIMEDOUT) {
+			c->st.port_errors++;
+			pr_warn_ratelimited("vtrace_guest: cpu%u: port write failed: %zd\n",
+					    c->cpu, ret);
+		}
+		vtg_account(c, done, n - done, false);
+		break;
+	}
+	return sent;
+}
+
+/* Move pages until the ring buffer has no full page left (or we must stop) */
+static void vtg_drain(struct vtg_cpu *c, bool final)
+{
+	struct splice_desc sd;
+	u64 lost;
+	ssize_t ret;
+
+	do {
+		sd = (struct splice_desc) {
+			.total_len = VTG_SPLICE_PAGES * PAGE_SIZE,
+			.u.data = c,
+		};
+		lost = c->st.pages_lost;
+		ret = splice_direct_to_actor(c->raw, &sd, vtg_actor);
+	} while ((ret > 0 || c->st.pages_lost != lost) && (final || !kthread_should_stop()));
+	if (ret < 0 && ret != -EAGAIN)
+		pr_warn_ratelimited("vtrace_guest: cpu%u: reading trace_pipe_raw: %zd\n", c->cpu, ret);
+}
+
+/* On the CPU itself: push the writer off the page holding the last events */
+static void vtg_write_fillers(struct vtg_cpu *c)
+{
+	unsigned int i;
+	ssize_t ret;
+
+	if (!vtg.marker || set_cpus_allowed_ptr(current, cpumask_of(c->cpu)))
+		return;
+	kthread_use_mm(vtg.mm);
+	for (i = 0; i < VTG_NR_FILLERS; i++) {
+		ret = vtg_write_user(vtg.marker, vtg.fillers_ubuf, VTG_FILLER_LEN);
+		if (ret < 0) {
+			pr_warn_ratelimited("vtrace_guest: cpu%u: filler marker: %zd\n", c->cpu, ret);
+			break;
+		}
+	}
+	kthread_unuse_mm(vtg.mm);
+}
+
+static int vtg_drain_thread(void *data)
+{
+	struct vtg_cpu *c = data;
+
+	while (!kthread_should_stop() && !READ_ONCE(vtg.stopping)) {
+		vtg_drain(c, false);
+		schedule_timeout_interruptible(msecs_to_jiffies(vtg_drain_ms));
+	}
+	if (READ_ONCE(vtg.stopping)) {
+		vtg_write_fillers(c);
+		vtg_drain(c, true);
+	}
+	complete(&c->flushed);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+static int vtg_stream_start_cpu(struct vtg_cpu *c)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%u/trace_pipe_raw", c->cpu);
+	c->raw = vtg_open_instance(rel, O_RDONLY | O_NONBLOCK);
+	if (IS_ERR(c->raw)) {
+		int ret = PTR_ERR(c->raw);
+
+		c->raw = NULL;
+		c->st.port_errors++;
+		pr_warn("vtrace_guest: cpu%u: %s: %d, CPU not streamed\n", c->cpu, rel, ret);
+		return 0;
+	}
+	c->raw->f_mode |= FMODE_LSEEK;
+	c->stalled = false;
+	init_completion(&c->flushed);
+	c->task = kthread_run(vtg_drain_thread, c, "vtrace-cpu%u", c->cpu);
+	if (IS_ERR(c->task)) {
+		int ret = PTR_ERR(c->task);
+
+		c->task = NULL;
+		vtg_close(c->raw);
+		c->raw = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * Stop and flush (vtg.stopping) or just stop (start failed) every drain
+ * thread.  The flush must be over before kthread_stop(): that sets
+ * TIF_NOTIFY_SIGNAL, and splice then fails with -ERESTARTSYS.
+ */
+void vtg_stream_stop(void)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (vtg.cpus[cpu].task)
+			wake_up_process(vtg.cpus[cpu].task);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (vtg.cpus[cpu].task && READ_ONCE(vtg.stopping))
+			wait_for_completion(&vtg.cpus[cpu].flushed);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct vtg_cpu *c = &vtg.cpus[cpu];
+
+		if (!c->task)
+			continue;
+		kthread_stop(c->task);
+		c->task = NULL;
+		vtg_close(c->raw);
+		c->raw = NULL;
+	}
+	WRITE_ONCE(vtg.stopping, false);
+}
+
+int vtg_stream_start(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct vtg_cpu *c = &vtg.cpus[cpu];
+
+		memset(&c->st, 0, sizeof(c->st));
+		c->st.cpu = cpu;
+		if (!c->port)
+			continue;
+		ret = vtg_stream_start_cpu(c);
+		if (ret)
+			goto out_stop_threads;
+	}
+	return 0;
+
+out_stop_threads:
+	vtg_stream_stop();
+	return ret;
+}

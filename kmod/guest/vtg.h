@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vtrace_guest: declarations shared by the files of the guest module. */
+#ifndef _VTG_H
+#define _VTG_H
+
+#include <linux/completion.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/mm_types.h>
+#include <linux/path.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/vtrace.h>
+
+#define VTG_INSTANCE		"vtrace"
+/* Pages handed out per splice: the direct-splice pipe's default size */
+#define VTG_SPLICE_PAGES	16
+/* The control thread's bounce buffer in the borrowed mm */
+#define VTG_UBUF_SIZE		(128U << 10)
+/* virtio_console's port_fops_write takes at most this much per call */
+#define VTG_PORT_CHUNK		(32U << 10)
+/* Filler markers written to push a CPU's last page out, and their size */
+#define VTG_NR_FILLERS		5
+#define VTG_FILLER_LEN		1000
+/* Largest events specification accepted (debugfs and SET_EVENTS) */
+#define VTG_EVENTS_MAX		4096
+
+/**
+ * struct vtg_page_count - what a page of the pipe holds, counted before sending
+ * @events:	data events
+ * @fillers:	of those, filler markers
+ */
+struct vtg_page_count {
+	u32 events;
+	u32 fillers;
+};
+
+/**
+ * struct vtg_cpu - one guest CPU: its data port and its drain thread
+ * @cpu:	CPU number
+ * @port:	vtrace.cpuK, opened O_NONBLOCK; NULL if the host gave none
+ * @raw:	the instance's per_cpu/cpuK/trace_pipe_raw (tracing only)
+ * @task:	drain thread (tracing only)
+ * @pos:	page-aligned read position handed to splice
+ * @stalled:	the port timed out; drop pages at once until a write works
+ * @flushed:	the drain thread wrote its fillers and drained (stop)
+ * @pending:	per pipe slot (from the tail), counts of the pages in flight
+ * @st:		counters of the session, reported in STATUS and EOS
+ */
+struct vtg_cpu {
+	unsigned int cpu;
+	struct file *port;
+	struct file *raw;
+	struct task_struct *task;
+	loff_t pos;
+	bool stalled;
+	struct completion flushed;
+	struct vtg_page_count pending[VTG_SPLICE_PAGES];
+	struct vtrace_cpu_stats st;
+};
+
+/* What the control thread is asked to do */
+enum vtg_op {
+	VTG_OP_START,
+	VTG_OP_STOP,
+	VTG_OP_EVENTS,
+	VTG_OP_BUFFER_SIZE,
+	VTG_OP_STATUS_TEXT,
+};
+
+/**
+ * struct vtg_req - a request queued for the control thread
+ * @node:	in vtg.reqs
+ * @op:		what to do
+ * @arg:	VTG_OP_EVENTS: the specification text
+ * @val:	VTG_OP_BUFFER_SIZE: KiB
+ * @out:	VTG_OP_STATUS_TEXT: kmalloc'ed text, freed by the requester
+ * @out_len:	its length
+ * @ret:	0 or negative errno
+ * @done:	completed by the control thread
+ */
+struct vtg_req {
+	struct list_head node;
+	enum vtg_op op;
+	const char *arg;
+	unsigned long val;
+	char *out;
+	size_t out_len;
+	int ret;
+	struct completion done;
+};
+
+/**
+ * struct vtg - the module's state; one guest, one instance
+ * @mm:		mm borrowed from the loading process (see main.c)
+ * @root:	root directory of the loading process
+ * @tracefs:	module-internal mount of tracefs
+ * @tr:		the "vtrace" instance
+ * @own_instance: the module created the instance (destroys it at exit)
+ * @ctl:	vtrace.ctl, O_NONBLOCK; NULL if none
+ * @ctl_stalled: a ctl write timed out; drop messages at once until one works
+ * @cpus:	nr_cpu_ids entries
+ * @nr_ports:	data ports found
+ * @ctl_task:	the control thread
+ * @ubuf:	control thread's bounce buffer in @mm, %VTG_UBUF_SIZE bytes
+ * @fillers_ubuf: %VTG_FILLER_LEN bytes of filler text in @mm
+ * @marker:	the instance's trace_marker (tracing only)
+ * @state:	&enum vtrace_state
+ * @session:	current or last session number
+ * @tx_seq:	seq of the last message sent on ctl
+ * @version:	protocol version in use on ctl
+ * @host_seq:	seq of the last command accepted from the host
+ * @req_lock:	protects @reqs
+ * @reqs:	queued &struct vtg_req
+ * @wq:		wakes the control thread
+ * @ready:	the control thread finished its set-up (@init_err)
+ * @init_err:	its result
+ * @stopping:	drain threads flush and exit
+ * @events:	event specification applied at start (set_event syntax)
+ * @rx:		bytes received on ctl, not yet parsed
+ * @rx_len:	valid bytes in @rx
+ * @rx_since:	jiffies when @rx last grew (truncated-message timeout)
+ * @meta_files:	META_FILE messages sent for the current session
+ * @ctl_sent:	messages sent on ctl
+ * @ctl_lost:	messages dropped (ctl not writable)
+ * @cmds:	host commands received
+ * @cmd_errors:	ERROR replies sent
+ * @dbg:	debugfs directory
+ */
+struct vtg {
+	struct mm_struct *mm;
+	struct path root;
+	struct vfsmount *tracefs;
+	struct trace_array *tr;
+	bool own_instance;
+	struct file *ctl;
+	bool ctl_stalled;
+	struct vtg_cpu *cpus;
+	unsigned int nr_ports;
+	struct task_struct *ctl_task;
+	char __user *ubuf;
+	char __user *fillers_ubuf;
+	struct file *marker;
+	u32 state;
+	u64 session;
+	u64 tx_seq;
+	u16 version;
+	u64 host_seq;
+	spinlock_t req_lock;
+	struct list_head reqs;
+	wait_queue_head_t wq;
+	struct completion ready;
+	int init_err;
+	bool stopping;
+	char *events;
+	u8 *rx;
+	size_t rx_len;
+	unsigned long rx_since;
+	unsigned int meta_files;
+	u64 ctl_sent;
+	u64 ctl_lost;
+	u64 cmds;
+	u64 cmd_errors;
+	struct dentry *dbg;
+};
+
+extern struct vtg vtg;
+
+/* module parameters (main.c) */
+extern char *vtg_prefix;
+extern unsigned int vtg_port_timeout_ms;
+extern unsigned int vtg_poll_ms;
+extern unsigned int vtg_drain_ms;
+extern bool vtg_send_kallsyms;
+
+/* file.c: files through the borrowed mm (control thread or drain threads) */
+struct file *vtg_open_path(const char *path, int flags);
+struct file *vtg_open_instance(const char *rel, int flags);
+struct file *vtg_open_tracefs(const char *rel, int flags);
+void vtg_close(struct file *f);
+ssize_t vtg_write_user(struct file *f, const char __user *ubuf, size_t len);
+ssize_t vtg_write_kbuf(struct file *f, const void *buf, size_t len);
+void *vtg_read_whole(struct file *f, size_t *lenp);
+void *vtg_read_instance(const char *rel, size_t *lenp);
+int vtg_write_instance(const char *rel, const char *text, bool trunc);
+
+/* ports.c */
+int vtg_ports_open(void);
+void vtg_ports_close(void);
+
+/* ctl.c: messages to the host */
+int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
+	     const void *p3, size_t l3);
+int vtg_send_ack(u64 seq, u16 type);
+int vtg_send_error(u64 seq, u16 type, int error, const char *text);
+int vtg_send_hello(void);
+int vtg_send_status(u16 type);
+
+/* agent.c: commands from the host */
+void vtg_agent_poll(void);
+
+/* session.c */
+int vtg_start(void);
+int vtg_stop(void);
+int vtg_set_events(const char *spec);
+int vtg_set_buffer_size(unsigned long kb);
+void vtg_refresh_ring_stats(void);
+char *vtg_status_text(size_t *lenp);
+
+/* stream.c */
+int vtg_stream_start(void);
+void vtg_stream_stop(void);
+
+/* meta.c */
+int vtg_meta_send(void);
+
+/* control.c */
+int vtg_ctl_thread(void *unused);
+int vtg_request(struct vtg_req *req);
+
+/* debugfs.c */
+int vtg_debugfs_init(void);
+void vtg_debugfs_exit(void);
+
+#endif /* _VTG_H */

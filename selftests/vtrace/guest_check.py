@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# Check what vtrace_guest sent: ctl messages, per-CPU pages, numbered markers, EOS counters.
+"""
+Usage: guest_check.py DIR [--markers N] [--cpus K,K..] [--console LOG]
+                          [--expect-lost] [--sessions N]
+
+DIR holds the host ends of a guest's ports (ctl, cpu0, cpu1, ...).  The
+checker walks every page of every cpuK file as the guest's
+events/header_page describes it, finds the markers "vtg-mark cpu=K seq=N"
+written by the guest_markers helper and checks that each CPU's markers
+0..N-1 arrived exactly once, in order, in cpuK.  It checks that the EOS
+counters (pages, bytes, events, fillers) equal what the files hold, and,
+given the guest's console, that every META_FILE equals the guest's file
+(lines "vtg-md5 NAME MD5" printed by the guest).  Prints "ok: ..." or
+"FAIL: ..." lines; exit status 1 on any failure.
+"""
+import argparse
+import hashlib
+import os
+import re
+import struct
+import sys
+
+MAGIC = 0x43525456
+TYPES = {1: "HELLO", 2: "ACK", 3: "ERROR", 16: "START", 17: "STOP", 18: "SET_EVENTS",
+         19: "SET_BUFFER_SIZE", 20: "STATUS_REQ", 32: "STATUS", 33: "META_INFO",
+         34: "META_FILE", 35: "STARTED", 36: "EOS"}
+HDR = struct.Struct("<IHHIIQ")
+STATUS = struct.Struct("<IIIIQQ")
+CPU_STATS = struct.Struct("<II8Q")
+META_FILE = struct.Struct("<IIQQ")
+FILLER = b"vtrace-flush-filler"
+fails = 0
+
+
+def fail(msg):
+    global fails
+    fails += 1
+    print("FAIL: " + msg)
+
+
+def ok(msg):
+    print("ok: " + msg)
+
+
+def parse_ctl(data):
+    """List of (type, seq, payload); counts bytes skipped to resync."""
+    msgs, off, skipped = [], 0, 0
+    while off + HDR.size <= len(data):
+        magic, ver, typ, flags, length, seq = HDR.unpack_from(data, off)
+        if magic != MAGIC:
+            off += 1
+            skipped += 1
+            continue
+        if off + HDR.size + length > len(data):
+            break
+        msgs.append((typ, seq, data[off + HDR.size:off + HDR.size + length]))
+        off += HDR.size + length
+    return msgs, skipped
+
+
+def cpu_stats(payload):
+    state, nr_cpus, nr_ports, _, session, tsc = STATUS.unpack_from(payload, 0)
+    stats = {}
+    for i in range(nr_cpus):
+        f = CPU_STATS.unpack_from(payload, STATUS.size + i * CPU_STATS.size)
+        stats[f[0]] = dict(zip(("cpu", "flags", "pages_sent", "bytes_sent", "events_sent",
+                                "fillers_sent", "pages_lost", "events_lost_port",
+                                "events_lost_ring", "port_errors"), f))
+    return stats
+
+
+def meta_files(msgs):
+    files = {}
+    for typ, seq, p in msgs:
+        if typ != 34:
+            continue
+        kind, name_len, data_len, _ = META_FILE.unpack_from(p, 0)
+        name = p[META_FILE.size:META_FILE.size + name_len].rstrip(b"\0").decode()
+        data = p[META_FILE.size + name_len:META_FILE.size + name_len + data_len]
+        files[name] = data
+    return files
+
+
+def walk_page(page, print_id):
+    """Yield (is_data, payload) for every event of one ring-buffer page."""
+    ts, commit = struct.unpack_from("<QQ", page, 0)
+    length = commit & ~(3 << 30)
+    data, off = page[16:16 + min(length, len(page) - 16)], 0
+    while off + 4 <= len(data):
+        h, = struct.unpack_from("<I", data, off)
+        tl = h & 0x1f
+        if tl == 29 and not h >> 5:
+            break
+        if tl in (30, 31):
+            off += 8
+            continue
+        if tl in (0, 29):
+            ln, = struct.unpack_from("<I", data, off + 4)
+            elen, body = ln + 4, data[off + 8:off + ln + 4]
+        else:
+            elen, body = tl * 4 + 4, data[off + 4:off + tl * 4 + 4]
+        if tl != 29:
+            yield body
+        off += elen
+
+
+def check_pages(d, cpu, page_size, print_id, markers, eos):
+    path = os.path.join(d, "cpu%d" % cpu)
+    raw = open(path, "rb").read() if os.path.exists(path) else b""
+    if len(raw) % page_size:
+        fail("cpu%d: %d bytes, not whole pages" % (cpu, len(raw)))
+    events = fillers = 0
+    seqs, stray = [], 0
+    for p in range(len(raw) // page_size):
+        for body in walk_page(raw[p * page_size:(p + 1) * page_size], print_id):
+            events += 1
+            if len(body) < 16 or struct.unpack_from("<H", body, 0)[0] != print_id:
+                continue
+            text = body[16:].split(b"\0", 1)[0]
+            if text.startswith(FILLER):
+                fillers += 1
+                continue
+            m = re.match(rb"vtg-mark cpu=(\d+) seq=(\d+)", text)
+            if m:
+                if int(m.group(1)) != cpu:
+                    stray += 1
+                seqs.append(int(m.group(2)))
+    pages = len(raw) // page_size
+    print("# cpu%d: %d pages, %d events, %d fillers, %d markers" %
+          (cpu, pages, events, fillers, len(seqs)))
+    if stray:
+        fail("cpu%d: %d markers of another CPU" % (cpu, stray))
+    if markers is not None:
+        if seqs == list(range(markers)):
+            ok("cpu%d: markers 0..%d exactly once, in order" % (cpu, markers - 1))
+        else:
+            missing = sorted(set(range(markers)) - set(seqs))
+            dup = len(seqs) - len(set(seqs))
+            fail("cpu%d: %d markers, %d missing (first %s), %d duplicated, in order: %s" %
+                 (cpu, len(seqs), len(missing), missing[:5], dup, seqs == sorted(seqs)))
+    if eos is not None:
+        st = eos.get(cpu)
+        got = (pages, pages * page_size, events, fillers)
+        want = (st["pages_sent"], st["bytes_sent"], st["events_sent"], st["fillers_sent"])
+        if got == want:
+            ok("cpu%d: EOS counters equal the file (pages %d events %d fillers %d)" %
+               (cpu, pages, events, fillers))
+        else:
+            fail("cpu%d: EOS says pages/bytes/events/fillers %s, file has %s" % (cpu, want, got))
+    return pages, events
+
+
+def check_md5(files, console):
+    want = {}
+    for line in open(console, errors="replace"):
+        m = re.match(r"vtg-md5 (\S+) ([0-9a-f]{32})", line.strip())
+        if m:
+            want[m.group(1)] = m.group(2)
+    if not want:
+        fail("no vtg-md5 lines in %s" % console)
+    for name, md5 in sorted(want.items()):
+        if name not in files:
+            fail("META_FILE %s not sent" % name)
+        elif hashlib.md5(files[name]).hexdigest() != md5:
+            fail("META_FILE %s differs from the guest's file" % name)
+    if want and all(n in files and hashlib.md5(files[n]).hexdigest() == m
+                    for n, m in want.items()):
+        ok("%d META_FILEs equal the guest's files byte for byte" % len(want))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--markers", type=int)
+    ap.add_argument("--cpus")
+    ap.add_argument("--console")
+    ap.add_argument("--sessions", type=int, default=1)
+    a = ap.parse_args()
+
+    msgs, skipped = parse_ctl(open(os.path.join(a.dir, "ctl"), "rb").read())
+    order = []
+    for typ, _, _ in msgs:
+        name = TYPES.get(typ, str(typ))
+        if order and order[-1][0] == name:
+            order[-1][1] += 1
+        else:
+            order.append([name, 1])
+    print("# ctl: " + " ".join(n if c == 1 else "%s*%d" % (n, c) for n, c in order))
+    if skipped:
+        fail("ctl: %d bytes outside messages" % skipped)
+    types = [t for t, _, _ in msgs]
+    seqs = [s for _, s, _ in msgs]
+    if seqs != list(range(1, len(seqs) + 1)):
+        fail("ctl: guest seq not 1, 2, 3, ...")
+    if types.count(35) != a.sessions or types.count(36) != a.sessions:
+        fail("ctl: %d STARTED, %d EOS, expected %d" % (types.count(35), types.count(36),
+                                                       a.sessions))
+    elif types[0] != 1 or types.index(33) > types.index(35) or types[-1] not in (36, 2):
+        fail("ctl: order is not HELLO ... META_INFO ... STARTED ... EOS")
+    else:
+        ok("ctl: HELLO, META_INFO, META_FILEs, STARTED, EOS in order")
+    files = meta_files(msgs)
+    page_size = struct.unpack_from("<I", [p for t, _, p in msgs if t == 33][-1], 28)[0]
+    fmt = files.get("ftrace/print", b"").decode()
+    m = re.search(r"ID: (\d+)", fmt)
+    if not m:
+        fail("no ftrace/print format in META_FILEs")
+        return 1
+    print_id = int(m.group(1))
+    eos = cpu_stats([p for t, _, p in msgs if t == 36][-1]) if 36 in types else None
+    cpus = [int(c) for c in a.cpus.split(",")] if a.cpus else sorted(eos) if eos else [0]
+    for cpu in cpus:
+        check_pages(a.dir, cpu, page_size, print_id, a.markers, eos if a.sessions == 1 else None)
+    if a.console:
+        check_md5(files, a.console)
+    print("# %s" % ("PASS" if not fails else "%d failures" % fails))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/* guest_markers: write numbered trace markers to the vtrace instance, pinned on each CPU. */
+/*
+ *   guest_markers COUNT [CPU...]     default: every online CPU
+ *
+ * One child per CPU, pinned with sched_setaffinity(), writes COUNT markers
+ * "vtg-mark cpu=K seq=N" (N = 0..COUNT-1) to the instance's trace_marker.
+ * Prints "markers cpu=K written=N" per CPU; exit 1 if any write failed.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MARKER	"/sys/kernel/tracing/instances/vtrace/trace_marker"
+
+static int write_markers(int cpu, long count)
+{
+	char buf[64];
+	cpu_set_t set;
+	long n;
+	int fd, len;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		return 1;
+	}
+	fd = open(MARKER, O_WRONLY);
+	if (fd < 0) {
+		perror(MARKER);
+		return 1;
+	}
+	for (n = 0; n < count; n++) {
+		len = snprintf(buf, sizeof(buf), "vtg-mark cpu=%d seq=%ld", cpu, n);
+		if (write(fd, buf, len) != len) {
+			perror("write");
+			break;
+		}
+	}
+	close(fd);
+	printf("markers cpu=%d written=%ld\n", cpu, n);
+	return n != count;
+}
+
+int main(int argc, char **argv)
+{
+	long count = argc > 1 ? atol(argv[1]) : 1000;
+	int cpus[256], nr = 0, i, status, rc = 0;
+	cpu_set_t set;
+
+	if (argc > 2) {
+		for (i = 2; i < argc && nr < 256; i++)
+			cpus[nr++] = atoi(argv[i]);
+	} else {
+		sched_getaffinity(0, sizeof(set), &set);
+		for (i = 0; i < CPU_SETSIZE && nr < 256; i++)
+			if (CPU_ISSET(i, &set))
+				cpus[nr++] = i;
+	}
+	fflush(stdout);
+	for (i = 0; i < nr; i++)
+		if (fork() == 0)
+			exit(write_markers(cpus[i], count));
+	while (wait(&status) > 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			rc = 1;
+	return rc;
+}
