@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -423,6 +424,25 @@ int vtrace_dump_qemu_pid(struct vtrace_dump *d)
 	return d->qemu_pid;
 }
 
+/* The file against what the guest says it sent: a disagreement is worth a warning */
+static void check_size(struct vtrace_cpu_reader *r)
+{
+	const struct vtrace_cpu_stats *eos = vtrace_dump_eos(r->dump, r->cpu);
+	const struct vtrace_cpu_info *ci = vtrace_dump_cpu(r->dump, r->cpu);
+	struct stat st;
+
+	if (r->fd < 0) {
+		if (ci->flags & VTRACE_CPU_HAS_PORT)
+			vtrace_warn("%s: missing, expected the pages of CPU %u", r->path, r->cpu);
+		return;
+	}
+	if (!eos || fstat(r->fd, &st))
+		return;
+	if ((uint64_t)st.st_size != eos->bytes_sent)
+		vtrace_warn("%s: %llu bytes, but the guest's EOS says %llu were sent", r->path,
+			    (unsigned long long)st.st_size, (unsigned long long)eos->bytes_sent);
+}
+
 struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *d, unsigned int cpu)
 {
 	struct vtrace_cpu_reader *r;
@@ -448,6 +468,7 @@ struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *d, unsigned
 		vtrace_set_error("%s: %s", r->path, strerror(errno));
 		goto error;
 	}
+	check_size(r);
 	return r;
 error:
 	vtrace_cpu_reader_close(r);

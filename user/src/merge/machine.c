@@ -299,8 +299,14 @@ static int convert(struct source *s)
 		s->host_tsc = s->rec->ts;
 		return 0;
 	}
-	if (!vtrace_tsc_map_event(&s->map, s->rec->ts, &s->host_tsc))
+	if (!vtrace_tsc_map_event(&s->map, s->rec->ts, &s->host_tsc)) {
+		if (s->map.extrapolated == 1 && s->read == 1)
+			vtrace_warn("guest %s cpu %d: events before its first offset record (host TSC"
+				    " %llu) converted with that record's offset"
+				    " (--assume-constant-offset): approximate", s->m->name, s->cpu,
+				    (unsigned long long)h->iv[0].host_tsc);
 		return 0;
+	}
 	if (!h)
 		vtrace_set_error("guest %s cpu %d: events but no offset history for its vCPU",
 				 s->m->name, s->cpu);

@@ -151,6 +151,9 @@ static void json_field(FILE *out, struct tep_format_field *f, const struct tep_r
 	bool sgn = f->flags & TEP_FIELD_IS_SIGNED;
 	int off = f->offset, len = f->size;
 
+	/* a flexible array ("char buf[]", size 0) runs to the end of the record */
+	if (!len && !(f->flags & TEP_FIELD_IS_DYNAMIC))
+		len = rec->size - off;
 	if (off < 0 || len < 0 || off + len > rec->size) {
 		fputs("null", out);
 		return;

@@ -1,0 +1,535 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# gen.py: write host + guest vtrace dumps with known ground truth, and check merges.
+#
+#   gen.py make OUT SCENARIO [--events N] [--seed S] [--host-dat]
+#   gen.py check OUT < vtrace-merge --format jsonl output   (KTAP on stdout)
+#   gen.py ctl OUT/DIR [--omit KIND] ...    (rewrite a dump's ctl, for bad-input tests)
+#
+# Pages follow the kernel's ring-buffer layout (Debian 6.1 header_page in
+# fixtures/): u64 page time stamp, u64 commit (bit 31 missed events, bit 30
+# missed count stored after the data), then events: a u32 header of 5-bit
+# type_len + 27-bit time delta (type 29 padding, 30 time extend, 31 absolute
+# time stamp), data in 4-byte words.  Metadata are the real format files of
+# fixtures/debian-6.1.
+#
+# The truth: every event gets a host TSC h first; a guest event's raw time
+# stamp is KVM's guest_tsc = ((h * mult) >> frac) + offset with the offset
+# record in force at h on its vCPU.  OUT/truth.jsonl lists the events in the
+# order vtrace-merge must print them, with the exact host TSC (the first
+# host cycle at which the guest TSC read that value).
+import argparse
+import json
+import os
+import random
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.join(HERE, 'fixtures', 'debian-6.1')
+PAGE = 4096
+HDR = 16
+MAGIC = 0x43525456
+FILLER = b'vtrace-flush-filler'
+M64 = (1 << 64) - 1
+
+# message types and META_FILE kinds of include/uapi/linux/vtrace.h
+HELLO, META_INFO, META_FILE, STARTED, EOS = 1, 33, 34, 35, 36
+K_HEADER_PAGE, K_HEADER_EVENT, K_EVENT, K_FTRACE, K_CMDLINES, K_KALLSYMS, K_PRINTK = range(1, 8)
+
+EVENTS = {  # name -> (system, format fixture)
+    'print': ('ftrace', 'ftrace/print.format'),
+    'function': ('ftrace', 'ftrace/function.format'),
+    'kernel_stack': ('ftrace', 'ftrace/kernel_stack.format'),
+    'sched_switch': ('sched', 'sched/sched_switch.format'),
+    'sched_wakeup': ('sched', 'sched/sched_wakeup.format'),
+    'kvm_write_tsc_offset': ('kvm', 'kvm/kvm_write_tsc_offset.format'),
+}
+
+
+def fixture(path):
+    with open(os.path.join(FIX, path), 'rb') as f:
+        return f.read()
+
+
+def event_id(name):
+    for line in fixture(EVENTS[name][1]).decode().splitlines():
+        if line.startswith('ID:'):
+            return int(line.split()[1])
+    raise ValueError(name)
+
+
+def kallsyms():
+    syms = []
+    for line in fixture('kallsyms').decode().splitlines():
+        addr, _, name = line.split()[:3]
+        syms.append((int(addr, 16), name))
+    return syms
+
+
+# ---- event payloads (common header: u16 type, u8 flags, u8 preempt, i32 pid)
+
+def common(name, pid):
+    return struct.pack('<HBBi', event_id(name), 1, 0, pid)
+
+
+def ev_print(pid, text, ip=0xffffffffa4e00000):
+    return common('print', pid) + struct.pack('<Q', ip) + text + b'\n\0'
+
+
+def ev_function(pid, ip, parent):
+    return common('function', pid) + struct.pack('<QQ', ip, parent)
+
+
+def ev_switch(prev, prev_pid, nxt, nxt_pid):
+    return (common('sched_switch', prev_pid) + prev.ljust(16, b'\0') +
+            struct.pack('<iiq', prev_pid, 120, 1) + nxt.ljust(16, b'\0') +
+            struct.pack('<ii', nxt_pid, 120))
+
+
+# ---- ring-buffer pages
+
+def rb_event(delta, data):
+    """One data event (delta < 2^27); returns bytes."""
+    n = len(data)
+    if n <= 28 * 4:
+        words = (n + 3) // 4
+        return struct.pack('<I', words | (delta << 5)) + data.ljust(words * 4, b'\0')
+    length = (n + 3) // 4 * 4
+    return struct.pack('<II', 0 | (delta << 5), length + 4) + data.ljust(length, b'\0')
+
+
+def rb_extend(delta, kind=30):
+    return struct.pack('<II', kind | ((delta & ((1 << 27) - 1)) << 5), delta >> 27)
+
+
+class PageWriter:
+    """Packs (ts, payload) events into pages; ts must not decrease except via abs."""
+
+    def __init__(self, abs_every=0):
+        self.pages = []
+        self.body = b''
+        self.page_ts = None
+        self.last = None
+        self.missed = 0
+        self.abs_every = abs_every
+        self.count = 0
+        self.events_in_page = 0
+        self.page_events = []
+
+    def _flush(self):
+        if self.page_ts is None:
+            return
+        body = self.body
+        commit = len(body)
+        if self.missed:
+            flags = (1 << 31) | ((1 << 30) if self.missed > 0 else 0)
+            if self.missed > 0:
+                body = body + struct.pack('<Q', self.missed)
+        else:
+            flags = 0
+        room = PAGE - HDR - len(body)
+        page = struct.pack('<QQ', self.page_ts, commit | flags) + body
+        if room >= 8 and not self.missed:
+            # padding event up to the end, inside the commit like the kernel's
+            pad = struct.pack('<II', 29, room - 4)
+            page = struct.pack('<QQ', self.page_ts, commit + room) + body + pad
+        page = page.ljust(PAGE, b'\0')
+        self.pages.append(page)
+        self.page_events.append(self.events_in_page)
+        self.body, self.page_ts, self.missed, self.events_in_page = b'', None, 0, 0
+
+    def add(self, ts, data, missed_before=0):
+        if missed_before and self.page_ts is not None:
+            self._flush()
+        for attempt in (0, 1):
+            if self.page_ts is None:
+                self.page_ts, self.last = ts, ts
+                self.missed = missed_before
+                missed_before = 0
+            self.count += 1
+            delta = ts - self.last
+            chunk = b''
+            if delta < 0 or (self.abs_every and self.count % self.abs_every == 0):
+                chunk = rb_extend(ts, 31)
+                delta = 0
+            elif delta >= (1 << 27):
+                chunk = rb_extend(delta)
+                delta = 0
+            chunk += rb_event(delta, data)
+            limit = PAGE - HDR - (8 if self.missed > 0 else 0)
+            if len(self.body) + len(chunk) <= limit:
+                self.body += chunk
+                self.last = ts
+                self.events_in_page += 1
+                return
+            self.count -= 1
+            if missed_before:
+                raise ValueError('missed events on a full page')
+            self._flush()
+        raise ValueError('event does not fit in a page')
+
+    def finish(self):
+        self._flush()
+        return self.pages
+
+
+# ---- KVM's TSC arithmetic (the truth)
+
+def guest_of(iv, h):
+    return (((h * iv['mult']) >> iv['frac']) + iv['offset']) & M64
+
+
+def host_of(iv, g):
+    x = (g - iv['offset']) & M64
+    return -((-(x << iv['frac'])) // iv['mult'])
+
+
+class VCpu:
+    """One vCPU's offset history: list of intervals, oldest first."""
+
+    def __init__(self, vcpu_id, idx, mult, frac):
+        self.vcpu_id, self.idx, self.mult, self.frac = vcpu_id, idx, mult, frac
+        self.iv = []
+
+    def write(self, t, offset, kind='write'):
+        self.iv.append({'t': t, 'offset': offset & M64, 'mult': self.mult,
+                        'frac': self.frac, 'kind': kind})
+
+    def at(self, h):
+        cur = self.iv[0]    # before the first record: its offset (--assume-constant-offset)
+        for iv in self.iv:
+            if iv['t'] <= h:
+                cur = iv
+        return cur
+
+    def guest_now(self, h):
+        return guest_of(self.at(h), h)
+
+
+class Machine:
+    def __init__(self, name, ncpu, apic_ids=None, pid=None, khz=2000000):
+        self.name, self.ncpu, self.pid, self.khz = name, ncpu, pid, khz
+        self.apic = apic_ids or list(range(ncpu))
+        self.events = [[] for _ in range(ncpu)]   # (host_tsc, payload, text, missed)
+        self.vcpus = []
+        self.eos_extra_lost = [0] * ncpu
+        self.fillers = [0] * ncpu
+
+
+def s64(v):
+    v &= M64
+    return v - (1 << 64) if v >> 63 else v
+
+
+# ---- scenarios: each fills machines with per-CPU host times + payloads
+
+def add_markers(rng, m, cpu, t0, t1, n, runs=None, pid=1000):
+    """n print events on [t0, t1) (within the run windows if given)."""
+    times = sorted(rng.randrange(t0, t1) for _ in range(n))
+    if runs:
+        times = sorted(rng.choice([rng.randrange(a, b) for a, b in runs]) for _ in range(n))
+    out = []
+    for i, h in enumerate(times):
+        text = ('%s-c%d-%d' % (m.name, cpu, len(m.events[cpu]) + i)).encode()
+        out.append((h, ev_print(pid + cpu, text), text.decode(), 0))
+    m.events[cpu].extend(out)
+
+
+def scenario(name, rng, nev):
+    host = Machine('host', 2, khz=2500000)
+    machines = [host]
+    base = 10_000_000_000
+    span = 2_000_000_000
+    for c in range(2):
+        add_markers(rng, host, c, base, base + span, nev)
+
+    def guest(gname, ncpu, apics, pid, mult=1 << 32, frac=32):
+        g = Machine(gname, ncpu, apics, pid)
+        for i, a in enumerate(apics):
+            v = VCpu(a, i, mult, frac)
+            t0 = base - 1_000_000_000
+            v.write(t0, -(t0 * mult >> frac) + 12345 * (i + 1))
+            g.vcpus.append(v)
+        machines.append(g)
+        return g
+
+    if name == 'basic':
+        g = guest('g1', 2, [0, 1], 4242)
+        for c in range(2):
+            add_markers(rng, g, c, base, base + span, nev)
+    elif name == 'apic':
+        g = guest('g1', 3, [4, 0, 9], 4243)
+        for c in range(3):
+            add_markers(rng, g, c, base, base + span, nev)
+    elif name == 'jump':
+        # vCPU 1 (APIC 2) writes IA32_TSC + 3e9 in the middle, vCPU 0 does not
+        g = guest('g1', 2, [0, 2], 4244)
+        v = g.vcpus[1]
+        t = base + span // 2
+        v.write(t, v.at(t)['offset'] + 3_000_000_000)
+        for c in range(2):
+            add_markers(rng, g, c, base, base + span, nev)
+    elif name == 'unstable':
+        # KVM on an unstable host: at each vCPU load the offset is recomputed so
+        # the guest TSC continues where it stopped (offset steps backwards)
+        g = guest('g1', 2, [0, 1], 4245)
+        for c in range(2):
+            v = g.vcpus[c]
+            runs, t = [], base
+            while t < base + span:
+                run = rng.randrange(2_000_000, 20_000_000)
+                gap = rng.randrange(1_000_000, 30_000_000)
+                runs.append((t + 1, t + run))
+                last_guest = v.guest_now(t + run)
+                t += run + gap
+                v.write(t, last_guest - guest_of({'mult': v.mult, 'frac': v.frac,
+                                                  'offset': 0}, t))
+            add_markers(rng, g, c, 0, 1, nev, runs=runs)
+    elif name == 'scaling':
+        # TSC scaling: Intel-style 48 fraction bits (x1.5) and AMD-style 32 bits (x0.75)
+        g = guest('g1', 2, [0, 1], 4246, mult=3 << 47, frac=48)
+        g2 = guest('g2', 2, [0, 1], 4247, mult=3 << 30, frac=32)
+        t = base + span // 3
+        g.vcpus[0].write(t, g.vcpus[0].at(t)['offset'] + 777_777_777)
+        for c in range(2):
+            add_markers(rng, g, c, base, base + span, nev)
+            add_markers(rng, g2, c, base, base + span, nev)
+    elif name == 'multi':
+        # three guests, lost events, fillers, absolute time stamps
+        g1 = guest('g1', 2, [0, 1], 5001)
+        g2 = guest('g2', 1, [3], 5002)
+        g3 = guest('g3', 4, [6, 4, 2, 0], 5003)
+        for g in (g1, g2, g3):
+            for c in range(g.ncpu):
+                add_markers(rng, g, c, base, base + span, nev)
+        g1.events[1].sort()
+        h, p, t, _ = g1.events[1][nev // 2]
+        g1.events[1][nev // 2] = (h, p, t, 37)
+        g1.eos_extra_lost[1] = 5
+        g3.vcpus[2].write(base + span // 2, g3.vcpus[2].at(base)['offset'] + 10**9)
+    elif name == 'snapshot':
+        g = guest('g1', 1, [0], 4248)
+        g.vcpus[0].iv[0]['kind'] = 'snapshot'
+        g.vcpus[0].iv[0]['t'] = base + span // 4
+        add_markers(rng, g, 0, base + span // 4, base + span, nev)
+    elif name == 'early':
+        # guest events before the first offset record of their vCPU
+        g = guest('g1', 1, [0], 4249)
+        g.vcpus[0].iv[0]['t'] = base + span // 2
+        g.vcpus[0].iv[0]['kind'] = 'snapshot'
+        add_markers(rng, g, 0, base, base + span, nev)
+    else:
+        raise SystemExit('unknown scenario ' + name)
+    return machines
+
+
+# ---- writing dumps
+
+def msg(mtype, payload, seq):
+    return struct.pack('<IHHIIQ', MAGIC, 1, mtype, 0, len(payload), seq) + payload
+
+
+def meta_file(kind, name, data):
+    nb = name.encode() + b'\0'
+    nb = nb.ljust((len(nb) + 7) // 8 * 8, b'\0')
+    return struct.pack('<IIQQ', kind, len(nb), len(data), 0) + nb + data
+
+
+def ctl_messages(m, khz, cpu_stats, omit=(), page_size=PAGE, corrupt=(), eos=True):
+    msgs = []
+    info = struct.pack('<QQQIIII', khz, 0, 1, m.ncpu, page_size, 8, 0)
+    info += b''.ljust(40, b'\0') + b'6.1.0-57-amd64'.ljust(72, b'\0')
+    info += m.name.encode().ljust(72, b'\0') + b'x86-tsc'.ljust(16, b'\0')
+    for c in range(m.ncpu):
+        info += struct.pack('<IIII', c, m.apic[c], 3, 0)
+    msgs.append((HELLO, struct.pack('<HHIQ', 1, 1, 0, 0)))
+    msgs.append((META_INFO, info))
+    files = [(K_HEADER_PAGE, 'header_page', fixture('header_page')),
+             (K_HEADER_EVENT, 'header_event', fixture('header_event'))]
+    for ev, (system, path) in EVENTS.items():
+        kind = K_FTRACE if system == 'ftrace' else K_EVENT
+        files.append((kind, '%s/%s' % (system, ev), fixture(path)))
+    cmdlines = ''.join('%d task-%d\n' % (1000 + c, c) for c in range(8))
+    files.append((K_CMDLINES, 'saved_cmdlines', cmdlines.encode()))
+    syms = ''.join('%x T %s\n' % (a, n) for a, n in kallsyms())
+    files.append((K_KALLSYMS, 'kallsyms', syms.encode()))
+    files.append((K_PRINTK, 'printk_formats', fixture('printk_formats')))
+    files = [f for f in files if f[1] not in omit]
+    files = [(k, n, d.replace(b'ID:', b'XX:') if n in corrupt else d) for k, n, d in files]
+    for kind, name, data in files:
+        msgs.append((META_FILE, meta_file(kind, name, data)))
+    msgs.append((STARTED, struct.pack('<QQII', 1, 0, len(files), 0)))
+    st = struct.pack('<IIIIQQ', 0, m.ncpu, m.ncpu, 0, 1, 0)
+    for c in range(m.ncpu):
+        s = cpu_stats[c]
+        st += struct.pack('<IIQQQQQQQQ', c, 3, s['pages'], s['pages'] * PAGE, s['events'],
+                          s['fillers'], 0, 0, s['lost'], 0)
+    if eos:
+        msgs.append((EOS, st))
+    return b''.join(msg(t, p, i + 1) for i, (t, p) in enumerate(msgs))
+
+
+def write_machine(out, m, rng, abs_every):
+    d = os.path.join(out, m.name)
+    os.makedirs(d, exist_ok=True)
+    truth, stats = [], []
+    for c in range(m.ncpu):
+        evs = sorted(m.events[c], key=lambda e: e[0])
+        pw = PageWriter(abs_every if m.name != 'host' else 0)
+        v = m.vcpus[c] if m.vcpus else None
+        fillers = 0
+        for i, (h, payload, text, missed) in enumerate(evs):
+            if v:
+                g = v.guest_now(h)
+                exact = host_of(v.at(h), g)
+                assert 0 <= h - exact <= 1 + (1 << v.frac) // v.mult, (h, exact)
+            else:
+                g = exact = h
+            pw.add(g, payload, missed)
+            truth.append({'machine': m.name, 'cpu': c, 'tsc': exact,
+                          'guest_ts': g if v else None, 'text': text, 'seq': i})
+        if m.name != 'host' and evs:
+            # the guest's stop: fillers push out the last partial page
+            h = evs[-1][0] + 1000
+            g = v.guest_now(h)
+            for k in range(2):
+                pw.add(g + k, ev_print(0, FILLER))
+                fillers += 1
+        pages = pw.finish()
+        with open(os.path.join(d, 'cpu%d' % c), 'wb') as f:
+            f.write(b''.join(pages))
+        stats.append({'pages': len(pages), 'events': len(evs) + fillers, 'fillers': fillers,
+                      'lost': sum(e[3] for e in evs) + m.eos_extra_lost[c]})
+    khz = m.khz if m.name == 'host' else 3000000
+    with open(os.path.join(d, 'ctl'), 'wb') as f:
+        f.write(ctl_messages(m, khz, stats))
+    if m.pid:
+        with open(os.path.join(d, 'qemu.pid'), 'w') as f:
+            f.write('%d\n' % m.pid)
+    return truth, stats
+
+
+def write_offsets(out, machines, rng):
+    recs = []
+    for m in machines:
+        for v in m.vcpus:
+            prev = 0
+            for iv in v.iv:
+                recs.append((iv['t'], m.pid, v, iv, prev))
+                prev = iv['offset']
+    recs.sort(key=lambda r: r[0])
+    lines = ['# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier'
+             ' frac_bits kind']
+    for seq, (t, pid, v, iv, prev) in enumerate(recs):
+        lines.append('%d %d %d %d-%d %d %d %d %d %d %d %s' % (
+            seq, t, pid, pid, 11, v.vcpu_id, v.idx, s64(prev), s64(iv['offset']),
+            iv['mult'], iv['frac'], iv['kind']))
+    with open(os.path.join(out, 'tsc_offsets'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def cmd_make(a):
+    rng = random.Random(a.seed)
+    machines = scenario(a.scenario, rng, a.events)
+    os.makedirs(a.out, exist_ok=True)
+    truth, stats = [], {}
+    for mi, m in enumerate(machines):
+        t, s = write_machine(a.out, m, rng, 97 if a.scenario == 'multi' else 0)
+        for e in t:
+            e['mi'] = mi
+        truth += t
+        stats[m.name] = s
+    write_offsets(a.out, machines, rng)
+    with open(os.path.join(a.out, 'tsc_khz'), 'w') as f:
+        f.write('%d\n' % machines[0].khz)
+    truth.sort(key=lambda e: (e['tsc'], e['mi'], e['cpu'], e['seq']))
+    with open(os.path.join(a.out, 'truth.jsonl'), 'w') as f:
+        for e in truth:
+            f.write(json.dumps(e) + '\n')
+    with open(os.path.join(a.out, 'stats.json'), 'w') as f:
+        json.dump({'khz': machines[0].khz, 'stats': stats,
+                   'guests': ['%s=%s' % (m.name, os.path.join(a.out, m.name))
+                              for m in machines[1:]]}, f)
+
+
+def cmd_check(a):
+    """Compare vtrace-merge --format jsonl (stdin) with truth.jsonl: KTAP lines."""
+    truth = [json.loads(l) for l in open(os.path.join(a.out, 'truth.jsonl'))]
+    khz = json.load(open(os.path.join(a.out, 'stats.json')))['khz']
+    got = [json.loads(l) for l in sys.stdin]
+    name = a.name
+    n = 0
+
+    def ok(cond, what, why=''):
+        nonlocal n
+        n += 1
+        if not cond:
+            print('# %s' % why)
+        print('%sok %d %s_%s' % ('' if cond else 'not ', n, name, what))
+
+    ok(len(got) == len(truth), 'event_count', 'got %d events, expected %d' % (len(got), len(truth)))
+    bad_order = bad_time = bad_ns = bad_guest = 0
+    first = ''
+    for i, (g, t) in enumerate(zip(got, truth)):
+        text = g['fields'].get('buf', '').rstrip('\n')
+        if (g['machine'], g['cpu'], text) != (t['machine'], t['cpu'], t['text']):
+            bad_order += 1
+            first = first or 'line %d: got %s/%d %s, expected %s/%d %s' % (
+                i + 1, g['machine'], g['cpu'], text, t['machine'], t['cpu'], t['text'])
+        elif g['tsc'] != t['tsc']:
+            bad_time += 1
+            first = first or 'line %d (%s): host tsc %d, expected %d (diff %d)' % (
+                i + 1, text, g['tsc'], t['tsc'], g['tsc'] - t['tsc'])
+        if g['ns'] != t['tsc'] * 1000000 // khz:
+            bad_ns += 1
+        if g['guest_ts'] != t['guest_ts']:
+            bad_guest += 1
+    ok(bad_order == 0, 'merged_order', '%d events out of place; %s' % (bad_order, first))
+    ok(bad_time == 0, 'host_tsc_exact', '%d wrong host TSCs; %s' % (bad_time, first))
+    ok(bad_ns == 0, 'host_ns', '%d wrong ns values' % bad_ns)
+    ok(bad_guest == 0, 'guest_raw_ts', '%d wrong guest time stamps' % bad_guest)
+    fill = sum(1 for g in got if 'vtrace-flush-filler' in g['fields'].get('buf', ''))
+    ok(fill == 0, 'fillers_dropped', '%d fillers printed' % fill)
+
+
+def cmd_ctl(a):
+    """Rewrite DIR/ctl for bad-input tests (a real-pages dump, a missing file...)."""
+    m = Machine(os.path.basename(a.dir.rstrip('/')), a.ncpu,
+                [int(x) for x in a.apic.split(',')] if a.apic else None)
+    stats = []
+    for c in range(a.ncpu):
+        path = os.path.join(a.dir, 'cpu%d' % c)
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        stats.append({'pages': size // PAGE, 'events': a.events, 'fillers': 0, 'lost': 0})
+    with open(os.path.join(a.dir, 'ctl'), 'wb') as f:
+        f.write(ctl_messages(m, 2000000, stats, a.omit or (), a.page_size, a.corrupt or (),
+                             not a.no_eos))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest='cmd', required=True)
+    m = sub.add_parser('make')
+    m.add_argument('out')
+    m.add_argument('scenario')
+    m.add_argument('--events', type=int, default=300)
+    m.add_argument('--seed', type=int, default=1)
+    c = sub.add_parser('check')
+    c.add_argument('out')
+    c.add_argument('name')
+    t = sub.add_parser('ctl')
+    t.add_argument('dir')
+    t.add_argument('--ncpu', type=int, default=2)
+    t.add_argument('--apic')
+    t.add_argument('--omit', action='append')
+    t.add_argument('--corrupt', action='append')
+    t.add_argument('--page-size', type=int, default=PAGE)
+    t.add_argument('--events', type=int, default=0)
+    t.add_argument('--no-eos', action='store_true')
+    a = p.parse_args()
+    {'make': cmd_make, 'check': cmd_check, 'ctl': cmd_ctl}[a.cmd](a)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,303 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test-merge.sh: vtrace-merge against generated ground truth (gen.py), real
+# Debian 6.1 pages (fixtures/), trace-cmd's own reader, and bad input.
+# Prints KTAP result lines.
+cd "$(dirname "$0")" || exit 1
+here=$PWD
+M=$here/../vtrace-merge
+GEN="python3 $here/gen.py"
+T=$(mktemp -d /tmp/vtrace-test-merge.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+
+echo "KTAP version 1"
+ok() {	# ok CONDITION-EXIT-CODE NAME [DIAGNOSTIC]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $2"
+	else
+		[ -n "${3:-}" ] && echo "# $3"
+		echo "not ok $n $2"
+	fi
+}
+skip() {
+	n=$((n + 1))
+	echo "ok $n $1 # SKIP $2"
+}
+# renumber the KTAP lines of a sub-check
+relay() {
+	while IFS= read -r line; do
+		case $line in
+		"ok "*|"not ok "*)
+			n=$((n + 1))
+			echo "$line" | sed -E "s/^(not )?ok [0-9]+/\1ok $n/" ;;
+		*)	echo "$line" ;;
+		esac
+	done
+}
+guests() {
+	python3 -c "import json,sys; print(' '.join('--guest ' + g for g in
+		json.load(open(sys.argv[1]))['guests']))" "$1/stats.json"
+}
+# run vtrace-merge; never a crash or a hang: exit 0 or 1 only
+run() {
+	timeout 20 "$M" "$@" > "$T/out" 2> "$T/err"
+	rc=$?
+	return $rc
+}
+# expect_error NAME STRING ARGS...: exit 1 and STRING in the error message
+expect_error() {
+	local name=$1 want=$2
+	shift 2
+	run "$@"
+	if [ $rc -eq 1 ] && grep -qF -- "$want" "$T/err"; then
+		ok 0 "$name"
+	else
+		ok 1 "$name" "exit $rc, stderr: $(head -c 300 "$T/err"), expected: $want"
+	fi
+}
+
+# ---- ground truth: order and every converted time
+for s in basic apic jump unstable scaling multi snapshot; do
+	$GEN make "$T/$s" $s --events 300 || { ok 1 "gen_$s"; continue; }
+	run --host "$T/$s/host" $(guests "$T/$s") --offsets "$T/$s/tsc_offsets" --format jsonl
+	ok $rc "merge_${s}_exit" "$(head -c 300 "$T/err")"
+	$GEN check "$T/$s" "$s" < "$T/out" | relay
+done
+
+# ---- the host as a real trace.dat (trace-cmd restore of the same pages)
+make_dat() {	# make_dat DIR: DIR/host.dat from DIR/host/cpu*
+	local d=$1 tr=$1/tracefs
+	mkdir -p "$tr/events"
+	cp fixtures/debian-6.1/header_page fixtures/debian-6.1/header_event "$tr/events/"
+	for e in ftrace/print sched/sched_switch ftrace/function; do
+		mkdir -p "$tr/events/$e"
+		cp "fixtures/debian-6.1/$e.format" "$tr/events/$e/format"
+	done
+	for c in 0 1 2 3 4 5 6 7; do echo "$((1000 + c)) task-$c"; done > "$tr/saved_cmdlines"
+	echo "local global counter uptime perf mono mono_raw boot [x86-tsc]" > "$tr/trace_clock"
+	cp fixtures/debian-6.1/printk_formats "$tr/"
+	trace-cmd restore -c -t "$tr" -k fixtures/debian-6.1/kallsyms -o "$d/head.dat" \
+		> /dev/null 2>&1 &&
+	trace-cmd restore -i "$d/head.dat" -o "$d/host.dat" "$d"/host/cpu* > /dev/null 2>&1
+}
+if command -v trace-cmd > /dev/null; then
+	make_dat "$T/jump"
+	run --host "$T/jump/host.dat" $(guests "$T/jump") --offsets "$T/jump/tsc_offsets" \
+		--tsc-khz 2500000 --format jsonl
+	ok $rc "merge_host_trace_dat_exit" "$(head -c 300 "$T/err")"
+	$GEN check "$T/jump" "trace_dat" < "$T/out" | relay
+else
+	skip merge_host_trace_dat "trace-cmd not installed"
+fi
+
+# ---- real pages of a Debian 6.1 kernel: same text as trace-cmd report
+mkdir -p "$T/real/host"
+cp fixtures/debian-6.1/real-cpu0.pages "$T/real/host/cpu0"
+cp fixtures/debian-6.1/real-cpu1.pages "$T/real/host/cpu1"
+$GEN ctl "$T/real/host" --ncpu 2 --no-eos
+run --host "$T/real/host" --raw-tsc
+ok $rc real_pages_merge "$(head -c 300 "$T/err")"
+real_events=$(grep -c . "$T/out")
+[ "$real_events" -gt 50 ]
+ok $? real_pages_have_events "only $real_events events"
+if command -v trace-cmd > /dev/null && make_dat "$T/real"; then
+	awk '{cpu=$2; ts=$4; printf "%s %s%s", $3, cpu, ts;
+	      for (i = 5; i <= NF; i++) printf " %s", $i; print ""}' "$T/out" > "$T/a"
+	trace-cmd report -t -i "$T/real/host.dat" 2> /dev/null | tail -n +2 |
+		awk '{$1=$1};1' | sed -E 's/\] +([0-9]+)\.([0-9]+):/]\1\2:/' > "$T/b"
+	sed -E 's/\]0*([0-9])/]\1/' "$T/b" > "$T/b2"
+	sed -E 's/\]0*([0-9])/]\1/' "$T/a" > "$T/a2"
+	diff -q "$T/a2" "$T/b2" > /dev/null
+	ok $? real_pages_same_as_trace_cmd_report \
+		"first difference: $(diff "$T/a2" "$T/b2" | head -3 | tr '\n' '|')"
+else
+	skip real_pages_same_as_trace_cmd_report "trace-cmd not available"
+fi
+
+# ---- text output, filters, stats
+S=$T/multi
+G=$(guests "$S")
+run --host "$S/host" $G --offsets "$S/tsc_offsets"
+first=$(head -1 "$T/out")
+[[ "$first" =~ ^(host|g[123])\ +\[00[0-3]\]\ +task-[0-9]-100[0-9]\ +[0-9]+\.[0-9]{9}:\ print:\ +startup_64:\ [a-z0-9-]+$ ]]
+ok $? text_line_format "got: $first"
+grep -q 'vtrace-flush-filler' "$T/out"
+[ $? -ne 0 ]
+ok $? text_fillers_dropped
+run --host "$S/host" $G --offsets "$S/tsc_offsets" --raw-tsc
+t1=$(sed -n 1p "$S/truth.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tsc"])')
+head -1 "$T/out" | grep -q " $t1: "
+ok $? raw_tsc_shows_host_tsc "expected $t1 in: $(head -1 "$T/out")"
+run --host "$S/host" $G --offsets "$S/tsc_offsets" --machine g2,g3
+want=$(grep -c '"machine": "g[23]"' "$S/truth.jsonl")
+got=$(grep -c . "$T/out")
+[ "$got" -eq "$want" ] && ! grep -q '^host\|^g1' "$T/out"
+ok $? filter_machine "got $got lines, expected $want"
+run --host "$S/host" $G --offsets "$S/tsc_offsets" --event sched:sched_switch
+[ $rc -eq 0 ] && [ ! -s "$T/out" ]
+ok $? filter_event_none
+run --host "$S/host" $G --offsets "$S/tsc_offsets" --event 'ftrace:pri*'
+[ "$(grep -c . "$T/out")" -eq "$(grep -c . "$S/truth.jsonl")" ]
+ok $? filter_event_glob
+read -r from to want < <(python3 -c '
+import json; t=[json.loads(l) for l in open("'"$S"'/truth.jsonl")]
+ns=[e["tsc"]*1000000//2500000 for e in t]; a=ns[len(ns)//4]; b=ns[len(ns)//2]
+print(a, b, sum(1 for x in ns if a <= x <= b))')
+run --host "$S/host" $G --offsets "$S/tsc_offsets" --from "$from" --to "$to"
+got=$(grep -c . "$T/out")
+ok $([ "$got" -eq "$want" ]; echo $?) filter_time_window "got $got, expected $want"
+run --host "$S/host" $G --offsets "$S/tsc_offsets" --stats
+line=$(grep '^g1 \+1 ' "$T/out")
+# g1 cpu1: 302 read, 300 printed, 2 fillers, 37 lost in a page header, 42 by EOS
+[[ "$line" =~ ^g1\ +1\ +302\ +300\ +2\ +37\ +42\ +0\  ]] && ! grep -q MISMATCH "$T/out"
+ok $? stats_counts "got: $line"
+grep '^g3 \+2 ' "$T/out" | grep -q ' 2:seq'
+ok $? stats_intervals_used "$(grep '^g3 \+2 ' "$T/out")"
+python3 - "$S/g2/ctl" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off = 0
+while off < len(b):
+    magic, ver, typ, flags, ln, seq = struct.unpack_from('<IHHIIQ', b, off)
+    if typ == 36:   # EOS: events_sent of cpu 0 += 1
+        p = off + 24 + 32 + 24
+        struct.pack_into('<Q', b, p, struct.unpack_from('<Q', b, p)[0] + 1)
+    off += 24 + ln
+open(sys.argv[1], 'wb').write(b)
+EOF
+run --host "$S/host" $G --offsets "$S/tsc_offsets" --stats
+grep '^g2 ' "$T/out" | grep -q 'MISMATCH:eos-events=303'
+ok $? stats_flags_eos_mismatch "$(grep '^g2 ' "$T/out")"
+
+# ---- offset history coverage
+E=$T/early
+$GEN make "$E" early --events 100
+expect_error history_not_covered_is_an_error \
+	"offset history does not cover guest g1 cpu 0 before host TSC 11000000000" \
+	--host "$E/host" --guest g1="$E/g1" --offsets "$E/tsc_offsets"
+run --host "$E/host" --guest g1="$E/g1" --offsets "$E/tsc_offsets" --assume-constant-offset
+[ $rc -eq 0 ] && grep -q 'assume-constant-offset' "$T/err" && [ "$(grep -c . "$T/out")" -eq 300 ]
+ok $? assume_constant_offset_warns "rc $rc $(head -c 200 "$T/err")"
+
+# ---- bad input: a clear error naming the file, never a crash
+B=$T/basic
+run
+[ $rc -eq 2 ] && grep -q "nothing to merge" "$T/err"
+ok $? no_inputs_is_a_usage_error "exit $rc"
+expect_error missing_ctl "$T/nope/ctl: No such file" --guest g=$T/nope --offsets "$B/tsc_offsets"
+mkdir -p "$T/empty"; : > "$T/empty/ctl"
+expect_error empty_ctl "$T/empty/ctl: byte 0: no META_INFO" --host "$T/empty" --raw-tsc
+head -c 5000 /dev/urandom > "$T/empty/ctl"
+expect_error garbage_ctl "$T/empty/ctl: byte 0: bad magic" --host "$T/empty" --raw-tsc
+mk() {	# mk NAME: a copy of the basic guest
+	rm -rf "$T/$1"; cp -r "$B/g1" "$T/$1"
+}
+mk trunc; head -c 3000 "$B/g1/ctl" > "$T/trunc/ctl"
+expect_error truncated_ctl "$T/trunc/ctl: byte " --guest g1="$T/trunc" --offsets "$B/tsc_offsets"
+grep -q "truncated META_FILE" "$T/err"
+ok $? truncated_ctl_says_what "$(cat "$T/err")"
+mk nohp; $GEN ctl "$T/nohp" --omit header_page
+expect_error missing_header_page "no META_FILE header_page" \
+	--guest g1="$T/nohp" --offsets "$B/tsc_offsets"
+mk badfmt; $GEN ctl "$T/badfmt" --corrupt sched/sched_switch
+expect_error bad_format_text 'META_FILE "sched/sched_switch": format does not parse' \
+	--guest g1="$T/badfmt" --offsets "$B/tsc_offsets"
+mk psize; $GEN ctl "$T/psize" --page-size 8192
+expect_error wrong_page_size "/psize/cpu1: byte 8192: bad page: truncated page: 4096 of 8192" \
+	--guest g1="$T/psize" --offsets "$B/tsc_offsets"
+mk tpage; head -c 6000 "$B/g1/cpu0" > "$T/tpage/cpu0"
+expect_error truncated_page "$T/tpage/cpu0: byte 4096: bad page: truncated page: 1904 of 4096" \
+	--guest g1="$T/tpage" --offsets "$B/tsc_offsets"
+run --guest g1="$T/tpage" --offsets "$B/tsc_offsets" --skip-bad-pages --stats
+grep '^g1 \+0 ' "$T/out" | grep -q 'truncated-bytes=1904' &&
+	[ "$(grep '^g1 \+0 ' "$T/out" | awk '{print $8}')" = 1 ]
+ok $? skip_bad_pages_counts_truncated "$(cat "$T/out")"
+mk garbage
+python3 - "$T/garbage/cpu1" <<'EOF'
+import sys, random
+b = bytearray(open(sys.argv[1], 'rb').read())
+random.seed(7)
+b[4096:8192] = bytes(random.randrange(256) for _ in range(4096))
+open(sys.argv[1], 'wb').write(b)
+EOF
+expect_error garbage_page "$T/garbage/cpu1: byte 4" --guest g1="$T/garbage" --offsets "$B/tsc_offsets"
+run --guest g1="$T/garbage" --offsets "$B/tsc_offsets" --skip-bad-pages --format jsonl
+good=$(python3 -c 'import sys
+print(sum(1 for l in open(sys.argv[1]) if l.strip()))' "$T/out")
+[ $rc -eq 0 ] && [ "$good" -gt 100 ] && grep -q "skipped" "$T/err"
+ok $? skip_bad_pages_continues "rc $rc, $good events"
+mk badid
+python3 - "$T/badid/cpu0" <<'EOF'
+import sys, struct
+b = bytearray(open(sys.argv[1], 'rb').read())
+struct.pack_into('<H', b, 16 + 4, 999)    # first event's common_type
+open(sys.argv[1], 'wb').write(b)
+EOF
+expect_error unknown_event_id "unknown event id 999" --guest g1="$T/badid" --offsets "$B/tsc_offsets"
+mk badpid; echo "12x" > "$T/badpid/qemu.pid"
+expect_error bad_qemu_pid "$T/badpid/qemu.pid: byte 0: expected a process id" \
+	--guest g1="$T/badpid" --offsets "$B/tsc_offsets"
+expect_error unknown_pid "pid 777 has no records in the offsets file (pids there: 4242)" \
+	--guest "g1=$B/g1,pid=777" --offsets "$B/tsc_offsets"
+A=$T/apic
+grep -v ' 4243 4243-11 9 ' "$A/tsc_offsets" > "$T/offs-novcpu"
+expect_error missing_vcpu "guest g1 cpu 2: no offset records for its vCPU (APIC id 9)" \
+	--guest g1="$A/g1" --offsets "$T/offs-novcpu"
+expect_error no_offsets_file "no --offsets file" --guest g1="$B/g1" --tsc-khz 1
+cp "$B/tsc_offsets" "$T/offs-nokhz"
+expect_error no_khz "host TSC frequency unknown" --guest g1="$B/g1" --offsets "$T/offs-nokhz"
+echo "2.5GHz" > "$T/khz"
+expect_error bad_khz_file "$T/khz: byte 0: expected a TSC frequency in kHz, got \"2.5GHz\"" \
+	--guest g1="$B/g1" --offsets "$B/tsc_offsets" --tsc-khz "$T/khz"
+offs() {	# offs NAME WANT SED-EXPRESSION
+	sed -E "$3" "$B/tsc_offsets" > "$T/offs-$1"
+	expect_error "offsets_$1" "$2" --guest g1="$B/g1" --offsets "$T/offs-$1"
+}
+offs bad_header "line 1 (byte 0): expected the header" '1s/seq/sequence/'
+offs bad_number "line 2 (byte 84): field host_tsc: expected an unsigned decimal, got \"9x000000000\"" \
+	'2s/^0 9/0 9x/'
+offs bad_offset "field offset: expected a signed decimal" '3s/ [-0-9]+ 4294967296/ 1-2 4294967296/'
+offs bad_kind "field kind: expected \"write\" or \"snapshot\", got \"wrote\"" '2s/write$/wrote/'
+offs extra_field "field (extra): expected 11 fields" '2s/$/ more/'
+offs short_line "field multiplier: expected 11 fields" '2s/ [0-9]+ [0-9]+ write$//'
+offs zero_mult "field multiplier: expected a non-zero multiplier" '2s/4294967296/0/'
+: > "$T/offs-empty"
+expect_error offsets_empty "$T/offs-empty: empty file" --guest g1="$B/g1" --offsets "$T/offs-empty"
+: > "$T/empty.dat"
+expect_error empty_trace_dat "$T/empty.dat: byte 0: empty file" --host "$T/empty.dat" --raw-tsc
+head -c 100000 /dev/urandom > "$T/garbage.dat"
+expect_error garbage_trace_dat "$T/garbage.dat: not a trace.dat" --host "$T/garbage.dat" --raw-tsc
+
+# ---- fuzz: random damage anywhere gives exit 0 or a clean error, never a crash or hang
+crashes=0
+for i in $(seq 1 40); do
+	mk fuzz
+	python3 - "$T/fuzz" "$i" <<'EOF'
+import os, random, sys
+d, seed = sys.argv[1], int(sys.argv[2])
+r = random.Random(seed)
+f = os.path.join(d, r.choice(['ctl', 'cpu0', 'cpu1', 'cpu0', 'cpu1']))
+b = bytearray(open(f, 'rb').read())
+for _ in range(r.choice([1, 4, 64])):
+    p = r.randrange(len(b))
+    b[p] = r.randrange(256)
+if r.random() < 0.3:
+    b = b[:r.randrange(len(b))]
+open(f, 'wb').write(b)
+EOF
+	run --guest g1="$T/fuzz" --offsets "$B/tsc_offsets" --format jsonl
+	if [ $rc -gt 1 ] || { [ $rc -eq 1 ] && ! grep -q '^vtrace-merge: error: ' "$T/err"; }; then
+		crashes=$((crashes + 1))
+		echo "# fuzz seed $i: exit $rc $(head -c 200 "$T/err")"
+	fi
+	run --guest g1="$T/fuzz" --offsets "$B/tsc_offsets" --skip-bad-pages --stats
+	if [ $rc -gt 1 ]; then
+		crashes=$((crashes + 1))
+		echo "# fuzz seed $i --skip-bad-pages: exit $rc"
+	fi
+done
+ok $crashes fuzz_no_crash_no_hang
+
+echo "# totals: $n tests"
