@@ -39,11 +39,16 @@
  * kvm_destroy_vm() removes the VM's debugfs directory, which needs that
  * lock, before it frees the vCPUs.
  *
- * The TSC multiplier is read from the vCPU at each offset write: KVM writes
- * it without a tracepoint (kvm_vcpu_write_tsc_multiplier() is static), so a
+ * The TSC multiplier in force is read from the vCPU with every record.  KVM
+ * writes it in kvm_vcpu_write_tsc_multiplier(), static and without a
+ * tracepoint; a kprobe on its entry (vcpu in %rdi, new multiplier in %rsi)
+ * appends a "multiplier" record when a loaded vCPU's multiplier is written
+ * (KVM_SET_TSC_KHZ, which QEMU issues at every vCPU reset).  At vCPU
+ * creation the vCPU has no index yet and is not in its VM: the creation
+ * offset write, which follows, carries the multiplier.  Where the kprobe cannot be placed (the function inlined), a
  * multiplier change shows up with the next offset write.  Without TSC
  * scaling (kvm_caps.has_tsc_control == 0, as on the TCG test bed) the
- * multiplier is always 1 with 0 fraction bits.
+ * multiplier is always 1.0: 1 << frac_bits.
  *
  * Unload: debugfs files go first (debugfs drains readers in flight), then
  * the probe is unregistered and tracepoint_synchronize_unregister() waits
@@ -60,6 +65,7 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/dcache.h>
+#include <linux/kprobes.h>
 #include <asm/tsc.h>
 #include <linux/vtrace.h>
 
@@ -94,17 +100,23 @@ static bool snapshot = true;
 module_param(snapshot, bool, 0444);
 MODULE_PARM_DESC(snapshot, "record the offsets of VMs that exist at load time (default Y)");
 
+static bool hook_multiplier = true;
+module_param(hook_multiplier, bool, 0444);
+MODULE_PARM_DESC(hook_multiplier, "kprobe kvm_vcpu_write_tsc_multiplier (default Y)");
+
 enum vth_kind {
 	VTH_KIND_WRITE,
 	VTH_KIND_SNAPSHOT,
+	VTH_KIND_MULTIPLIER,
 };
 
 /**
  * struct vth_record - one offset KVM applied (or found at load time)
  * @host_tsc:	host TSC when the write happened (or the snapshot was taken)
- * @prev:	L1 offset before the write (equal to @offset for snapshots)
+ * @prev:	L1 offset before the write (equal to @offset for snapshots
+ *		and multiplier writes)
  * @offset:	L1 offset after the write
- * @multiplier:	L1 TSC multiplier in force
+ * @multiplier:	L1 TSC multiplier in force (the new one for multiplier writes)
  * @pid:	tgid of the VM's userspace
  * @vcpu_id:	KVM vcpu_id (APIC id)
  * @vcpu_idx:	index of the vCPU in its VM, -1 if unknown
@@ -135,6 +147,7 @@ static atomic64_t vth_dropped = ATOMIC64_INIT(0);
 static atomic64_t vth_anomalies = ATOMIC64_INIT(0);
 static atomic64_t vth_snapshots = ATOMIC64_INIT(0);
 static struct dentry *vth_dir;
+static bool vth_mult_hooked;
 
 /* ---- writers ---------------------------------------------------------- */
 
@@ -206,6 +219,67 @@ static void vth_probe(void *data, unsigned int vcpu_id, u64 prev, u64 next)
 		rec->frac_bits = kvm_caps.tsc_scaling_ratio_frac_bits;
 	}
 	vth_publish(rec);
+}
+
+/*
+ * kprobe pre-handler on the entry of kvm_vcpu_write_tsc_multiplier(vcpu,
+ * l1_multiplier), before KVM stores the multiplier.  Runs with preemption
+ * off, maybe under KVM's locks: it must not sleep, allocate or print.
+ */
+static int vth_mult_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kvm_vcpu *vcpu = (struct kvm_vcpu *)regs->di;
+	struct vth_record *rec;
+
+	/*
+	 * kvm_arch_vcpu_create() loads the vCPU and sets its multiplier before
+	 * the vCPU has an index (or may still fail): skip it, the creation
+	 * offset write that follows carries the multiplier.
+	 */
+	if (!vcpu || vcpu != kvm_get_running_vcpu() ||
+	    kvm_get_vcpu(vcpu->kvm, vcpu->vcpu_idx) != vcpu)
+		return 0;
+	rec = vth_claim();
+	if (!rec)
+		return 0;
+	rec->host_tsc = rdtsc_ordered();
+	rec->offset = READ_ONCE(vcpu->arch.l1_tsc_offset);
+	rec->prev = rec->offset;
+	rec->pid = current->tgid;
+	rec->vcpu_id = vcpu->vcpu_id;
+	rec->kind = VTH_KIND_MULTIPLIER;
+	vth_fill_vcpu(rec, vcpu);
+	rec->multiplier = regs->si;
+	vth_publish(rec);
+	return 0;
+}
+
+static struct kprobe vth_mult_kprobe = {
+	.symbol_name	= "kvm_vcpu_write_tsc_multiplier",
+	.pre_handler	= vth_mult_pre,
+};
+
+/* Optional: without the hook, multiplier changes show at the next write. */
+static void vth_hook_multiplier(void)
+{
+	int ret;
+
+	if (!hook_multiplier)
+		return;
+	ret = register_kprobe(&vth_mult_kprobe);
+	if (ret) {
+		pr_info("vtrace_host: no kprobe on %s (%d): multiplier changes show at the next offset write\n",
+			vth_mult_kprobe.symbol_name, ret);
+		return;
+	}
+	vth_mult_hooked = true;
+}
+
+static void vth_unhook_multiplier(void)
+{
+	if (vth_mult_hooked)
+		unregister_kprobe(&vth_mult_kprobe);	/* waits for handlers in flight */
+	vth_mult_hooked = false;
 }
 
 /* ---- snapshot of the VMs that exist at load time ---------------------- */
@@ -326,7 +400,14 @@ static struct vth_record *vth_get(u64 idx)
 
 static const char *vth_kind_name(const struct vth_record *rec)
 {
-	return rec->kind == VTH_KIND_SNAPSHOT ? "snapshot" : "write";
+	switch (rec->kind) {
+	case VTH_KIND_SNAPSHOT:
+		return "snapshot";
+	case VTH_KIND_MULTIPLIER:
+		return "multiplier";
+	default:
+		return "write";
+	}
 }
 
 /* tsc_offsets: position 0 is the header, position n + 1 is slot n. */
@@ -489,6 +570,7 @@ static int vth_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "anomalies %lld\n", atomic64_read(&vth_anomalies));
 	seq_printf(m, "snapshots %lld\n", atomic64_read(&vth_snapshots));
 	seq_printf(m, "has_tsc_control %d\n", kvm_caps.has_tsc_control);
+	seq_printf(m, "multiplier_hook %d\n", vth_mult_hooked);
 	return 0;
 }
 
@@ -547,6 +629,7 @@ static int __init vtrace_host_init(void)
 	ret = tracepoint_probe_register(&__tracepoint_kvm_write_tsc_offset, vth_probe, NULL);
 	if (ret)
 		goto out_remove_dir;
+	vth_hook_multiplier();
 
 	/* After the probe: a VM written to from now on has write records. */
 	if (snapshot) {
@@ -557,6 +640,7 @@ static int __init vtrace_host_init(void)
 	return 0;
 
 out_unregister_probe:
+	vth_unhook_multiplier();
 	tracepoint_probe_unregister(&__tracepoint_kvm_write_tsc_offset, vth_probe, NULL);
 	tracepoint_synchronize_unregister();
 out_remove_dir:
@@ -570,6 +654,7 @@ static void __exit vtrace_host_exit(void)
 {
 	/* No reader left after this: debugfs waits for those in flight. */
 	debugfs_remove_recursive(vth_dir);
+	vth_unhook_multiplier();
 	tracepoint_probe_unregister(&__tracepoint_kvm_write_tsc_offset, vth_probe, NULL);
 	/* No probe left after this. */
 	tracepoint_synchronize_unregister();

@@ -366,8 +366,18 @@ struct vtrace_started {
  *		(as KVM's debugfs tsc-offset prints it)
  * multiplier:	L1 TSC multiplier in force, frac_bits: its fraction bits;
  *		guest_tsc = ((host_tsc * multiplier) >> frac_bits) + offset
- * kind:	"write" (KVM wrote the offset) or "snapshot" (the value KVM had
- *		when vtrace_host loaded; host_tsc is the load time)
+ * kind:	"write" (KVM wrote the offset), "snapshot" (the value KVM had
+ *		when vtrace_host loaded; host_tsc is the load time) or
+ *		"multiplier" (KVM wrote the multiplier of a running vCPU;
+ *		prev_offset == offset, multiplier is the new one)
+ *
+ * From a record's host_tsc on, its offset and multiplier are in force for
+ * its (pid, vm, vcpu_id), until the next record of that vCPU.  Before a
+ * vCPU's first "write" record, its prev_offset was in force; where that
+ * disagrees with a "snapshot" record (a write racing with the load), the
+ * write's prev_offset wins.  Unknown VM:
+ * vm "?" and vcpu_idx -1 (see the stats file's anomalies).  Documentation:
+ * Documentation/vtrace_host.rst.
  */
 #define VTRACE_OFFSETS_HEADER \
 	"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind"

@@ -4,7 +4,8 @@
 # vtrace-l1: --timeout 480
 #
 # Two VMs run at once: A (2 vCPUs) writes IA32_TSC on vCPU 1, B (4 vCPUs)
-# writes IA32_TSC_ADJUST on vCPU 3, each by +3e9 cycles.  Every value the
+# writes IA32_TSC_ADJUST on vCPU 3, each by +3e9 cycles; A runs with a
+# TSC rate of its own, so KVM also writes its multipliers.  Every value the
 # module reports is compared with KVM's own debugfs (tsc-offset), with
 # QEMU's pid, and with host TSC readings taken around the guest writes.
 # Then, with both VMs still running: unload and reload (snapshot records),
@@ -46,9 +47,9 @@ last_offsets() {
 }
 
 # chain_breaks: records whose prev_offset is not the offset of the VM's
-# vCPU's record before (write records only; snapshots start a chain)
+# vCPU's record before (snapshots start a chain)
 chain_breaks() {
-	records | awk '$11 == "write" && (($4 " " $5) in last) && last[$4 " " $5] != $7 { print }
+	records | awk '$11 != "snapshot" && (($4 " " $5) in last) && last[$4 " " $5] != $7 { print }
 		       { last[$4 " " $5] = $8 }'
 }
 
@@ -133,7 +134,9 @@ t_match_kvm() {
 }
 
 # t_guest_write GUEST VCPU: exactly one record inside [before, after], for
-# VCPU, moving its offset by (1e9, 3e9] and leaving KVM's value
+# VCPU, moving its offset by (0, 3e9] (3e9 minus the time the write took
+# from the guest's rdtsc to KVM: up to a second under TCG) and leaving
+# KVM's value
 t_guest_write() {
 	local g=$1 vm=${vmname[$1]} lines kvm
 	if console_has "$g" "vtg: write failed"; then
@@ -144,8 +147,26 @@ t_guest_write() {
 	[ "$(echo "$lines" | grep -c .)" = 1 ] || return 1
 	kvm=$(cat "$KD/$vm/vcpu$2/tsc-offset")
 	echo "$lines" | awk -v id="$2" -v kvm="$kvm" \
-		'$5 == id && $11 == "write" && $8 == kvm && $8 - $7 > 1e9 && $8 - $7 <= 3e9 { ok = 1 }
+		'$5 == id && $11 == "write" && $8 == kvm && $8 - $7 > 0 && $8 - $7 <= 3e9 { ok = 1 }
 		 END { exit !ok }'
+}
+
+# t_multiplier GUEST NCPUS: QEMU sets each vCPU's TSC rate (KVM_SET_TSC_KHZ)
+# at reset, and KVM rewrites the multiplier (to 1.0 here: no TSC scaling,
+# and A's rate of host + 100 kHz is within KVM's tolerance).  Every vCPU
+# has "multiplier" records, all after its creation write, with the vCPU's
+# offset unchanged and the multiplier 1 << frac_bits.
+t_multiplier() {
+	local counts
+	[ "$(stat_of multiplier_hook)" = 1 ] || { ktap_diag "no multiplier kprobe"; return 4; }
+	counts=$(records "${vmname[$1]}" | awk '$11 == "multiplier" { n[$5]++ }
+		END { for (v in n) printf "vcpu%s:%d ", v, n[v] }')
+	ktap_diag "$1: multiplier records $counts"
+	records "${vmname[$1]}" | awk -v ncpus="$2" '
+		$11 == "write" { created[$5] = 1 }
+		$11 == "multiplier" { n[$5]++
+			if (!($5 in created) || $9 != 2 ^ $10 || $7 != $8 || $5 != $6) bad = 1 }
+		END { exit bad || length(n) != ncpus }'
 }
 
 # t_separated: two VMs, each record belongs to exactly one of them, and
@@ -239,7 +260,7 @@ t_unload_loop() {
 
 # ---- main ----------------------------------------------------------------
 
-ktap_header 16
+ktap_header 17
 modprobe kvm_amd
 ktap_diag "kvm_amd tsc_scaling=$(cat /sys/module/kvm_amd/parameters/tsc_scaling)" \
 	"kallsyms: $(grep -c ' kvm_vcpu_write_tsc_multiplier' /proc/kallsyms) kvm_vcpu_write_tsc_multiplier"
@@ -247,7 +268,9 @@ ktap_diag "kvm_amd tsc_scaling=$(cat /sys/module/kvm_amd/parameters/tsc_scaling)
 t_load
 ktap_result $? "load_files_header"
 
-l2_start a /tests/host_tsc.sh --cpus 2 --ports 0 --ctl none --arg 1 --timeout 300
+khz=$(cat "$D/tsc_khz")
+L2_CPU="host,xsave=off,tsc-frequency=$(((khz + 100) * 1000))" \
+	l2_start a /tests/host_tsc.sh --cpus 2 --ports 0 --ctl none --arg 1 --timeout 300
 pid_a=$L2_PID
 l2_start b /tests/host_tsc.sh --cpus 4 --ports 0 --ctl none --arg 3:adjust --timeout 300
 pid_b=$L2_PID
@@ -274,6 +297,13 @@ if [ $rc -eq 4 ]; then
 	ktap_skip "guest_tsc_adjust_write_recorded" "guest has no IA32_TSC_ADJUST"
 else
 	ktap_result $rc "guest_tsc_adjust_write_recorded"
+fi
+t_multiplier a 2 && t_multiplier b 4
+rc=$?
+if [ $rc -eq 4 ]; then
+	ktap_skip "multiplier_writes_recorded" "kvm_vcpu_write_tsc_multiplier not probed"
+else
+	ktap_result $rc "multiplier_writes_recorded"
 fi
 t_separated
 ktap_result $? "two_vms_kept_apart"
