@@ -63,7 +63,7 @@ for s in basic apic jump unstable scaling multi snapshot; do
 	$GEN make "$T/$s" $s --events 300 || { ok 1 "gen_$s"; continue; }
 	run --host "$T/$s/host" $(guests "$T/$s") --offsets "$T/$s/tsc_offsets" --format jsonl
 	ok $rc "merge_${s}_exit" "$(head -c 300 "$T/err")"
-	$GEN check "$T/$s" "$s" < "$T/out" | relay
+	relay < <($GEN check "$T/$s" "$s" < "$T/out")
 done
 
 # ---- the host as a real trace.dat (trace-cmd restore of the same pages)
@@ -87,7 +87,7 @@ if command -v trace-cmd > /dev/null; then
 	run --host "$T/jump/host.dat" $(guests "$T/jump") --offsets "$T/jump/tsc_offsets" \
 		--tsc-khz 2500000 --format jsonl
 	ok $rc "merge_host_trace_dat_exit" "$(head -c 300 "$T/err")"
-	$GEN check "$T/jump" "trace_dat" < "$T/out" | relay
+	relay < <($GEN check "$T/jump" "trace_dat" < "$T/out")
 else
 	skip merge_host_trace_dat "trace-cmd not installed"
 fi

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test-tsc.c: the exact TSC conversion and the choice of offset interval. */
+#include <stdio.h>
+#include <string.h>
+
+#include "vtrace-tsc.h"
+#include "ktap.h"
+
+static struct vtrace_tsc_interval iv(uint64_t t, int64_t off, uint64_t mult, uint32_t frac)
+{
+	return (struct vtrace_tsc_interval){ .host_tsc = t, .offset = (uint64_t)off,
+					     .mult = mult, .frac = frac };
+}
+
+static void test_inverse(void)
+{
+	struct vtrace_tsc_interval a = iv(0, -5000, 1ULL << 32, 32);
+	struct vtrace_tsc_interval b = iv(0, 123456789, 3ULL << 47, 48);	/* x1.5 */
+	struct vtrace_tsc_interval c = iv(0, -7, 3ULL << 30, 32);		/* x0.75 */
+	struct vtrace_tsc_interval w = iv(0, (int64_t)0x8000000000000000ULL, 1, 0);
+	uint64_t h = 0, bad = 0;
+
+	ktap_check(!vtrace_tsc_host(&a, 1000, &h) && h == 6000, "tsc_unscaled_is_subtraction",
+		   "got %llu", (unsigned long long)h);
+	ktap_check(!vtrace_tsc_host(&w, 5, &h) && h == 0x8000000000000005ULL,
+		   "tsc_subtraction_wraps_mod_2_64", "got %llx", (unsigned long long)h);
+	/* every host cycle maps back to the first cycle showing the same guest value */
+	for (uint64_t t = 1000000000000ULL; t < 1000000000000ULL + 100000; t += 7) {
+		uint64_t g = vtrace_tsc_guest(&b, t);
+
+		if (vtrace_tsc_host(&b, g, &h) || vtrace_tsc_guest(&b, h) != g ||
+		    (h && vtrace_tsc_guest(&b, h - 1) == g))
+			bad++;
+		g = vtrace_tsc_guest(&c, t);
+		if (vtrace_tsc_host(&c, g, &h) || vtrace_tsc_guest(&c, h) != g || h > t ||
+		    (h && vtrace_tsc_guest(&c, h - 1) == g))
+			bad++;
+	}
+	ktap_check(!bad, "tsc_scaled_inverse_exact", "%llu bad", (unsigned long long)bad);
+	/* 2^63 cycles with 48 fraction bits: needs 111-bit intermediates */
+	b = iv(0, 0, 1ULL << 48, 48);
+	ktap_check(!vtrace_tsc_host(&b, 1ULL << 63, &h) && h == 1ULL << 63, "tsc_128_bit_math",
+		   "got %llu", (unsigned long long)h);
+	ktap_check(vtrace_tsc_to_ns(2500000000ULL, 2500000) == 1000000000ULL &&
+		   vtrace_tsc_to_ns(UINT64_MAX, 1000000) == UINT64_MAX,
+		   "tsc_to_ns_no_overflow", "");
+}
+
+static uint64_t map(struct vtrace_tsc_map *m, uint64_t g)
+{
+	uint64_t h = 0;
+
+	if (vtrace_tsc_map_event(m, g, &h))
+		return UINT64_MAX;
+	return h;
+}
+
+static void test_intervals(void)
+{
+	/* guest writes TSC +3e9 at host 5e9 */
+	struct vtrace_tsc_interval fw[] = { iv(1000, -1000, 1ULL << 32, 32),
+					    iv(5000000000ULL, 3000000000LL - 1000, 1ULL << 32, 32) };
+	/* unstable host: offset steps back by the 1e6 cycles the vCPU was off the CPU */
+	struct vtrace_tsc_interval un[] = { iv(1000, 0, 1ULL << 32, 32),
+					    iv(2000000, -1000000, 1ULL << 32, 32) };
+	/* guest writes a smaller TSC (-1e9) at host 5e9 */
+	struct vtrace_tsc_interval bw[] = { iv(1000, 0, 1ULL << 32, 32),
+					    iv(5000000000ULL, -1000000000LL, 1ULL << 32, 32) };
+	struct vtrace_vcpu_history h = { .nr = 2 };
+	struct vtrace_tsc_map m;
+	int ok;
+
+	h.iv = fw;
+	vtrace_tsc_map_init(&m, &h, 0);
+	ok = map(&m, 4999999000ULL - 1) == 4999999999ULL &&
+	     map(&m, 7999999000ULL) == 5000000000ULL && m.cur == 1;
+	ktap_check(ok, "tsc_forward_jump_at_the_write", "cur %zu", m.cur);
+
+	/* last event before the put at 1e6, first after the load at 2e6 */
+	h.iv = un;
+	vtrace_tsc_map_init(&m, &h, 0);
+	ok = map(&m, 999999) == 999999 && map(&m, 1000000) == 2000000 &&
+	     map(&m, 1000500) == 2000500;
+	ktap_check(ok, "tsc_backward_step_guest_side_boundary", "cur %zu", m.cur);
+
+	h.iv = bw;
+	vtrace_tsc_map_init(&m, &h, 0);
+	ok = map(&m, 3000000000ULL) == 3000000000ULL &&
+	     map(&m, 4000000100ULL) == 5000000100ULL && m.cur == 1;
+	ktap_check(ok, "tsc_guest_wrote_smaller_value", "cur %zu backwards %llu", m.cur,
+		   (unsigned long long)m.backwards);
+
+	vtrace_tsc_map_init(&m, &h, 0);
+	ktap_check(map(&m, 500) == UINT64_MAX, "tsc_before_history_refused", "");
+	vtrace_tsc_map_init(&m, &h, 1);
+	ktap_check(map(&m, 500) == 500 && m.extrapolated == 1, "tsc_assume_constant_extrapolates",
+		   "");
+	/* first event after the backward write: starts in the right interval */
+	vtrace_tsc_map_init(&m, &h, 0);
+	ktap_check(map(&m, 4500000000ULL) == 5500000000ULL, "tsc_first_event_after_backward_write",
+		   "cur %zu", m.cur);
+}
+
+int main(void)
+{
+	printf("KTAP version 1\n1..11\n");
+	test_inverse();
+	test_intervals();
+	return ktap_finish();
+}
