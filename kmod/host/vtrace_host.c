@@ -86,7 +86,7 @@ extern struct kvm_caps kvm_caps;
 /* DECLARE_TRACE(kvm_write_tsc_offset) lives in arch/x86/kvm/trace.h */
 extern struct tracepoint __tracepoint_kvm_write_tsc_offset;
 
-#define VTH_VM_NAME_LEN		32	/* KVM's "PID-FD" takes at most 24 */
+#define VTH_VM_NAME_LEN		24	/* KVM's dir_name[ITOA_MAX_LEN * 2] */
 #define VTH_CAPACITY_MAX	(1U << 22)
 
 /* Header line of the vms file (documented in Documentation/vtrace_host.rst) */
@@ -615,6 +615,7 @@ static int __init vtrace_host_init(void)
 		pr_err("vtrace_host: capacity must be 1..%u\n", VTH_CAPACITY_MAX);
 		return -EINVAL;
 	}
+	BUILD_BUG_ON(sizeof(struct vth_record) != 80);
 	vth_records = vzalloc(array_size(capacity, sizeof(*vth_records)));
 	if (!vth_records)
 		return -ENOMEM;
