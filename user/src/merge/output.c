@@ -10,12 +10,16 @@
 #include "merge-local.h"
 #include "vtrace-util.h"
 
+/* One JSON line at most (see print_json) */
+#define JSON_MAX	(1 << 16)
+
 struct output {
 	FILE			*out;
 	const struct merge_opts	*opts;
 	int			width;
 	struct trace_seq	seq;
 	char			*buf;
+	char			*json;
 };
 
 struct output *output_open(FILE *out, const struct merge_opts *opts, int width)
@@ -28,6 +32,12 @@ struct output *output_open(FILE *out, const struct merge_opts *opts, int width)
 	o->opts = opts;
 	o->width = width;
 	o->buf = malloc(1 << 20);
+	o->json = malloc(JSON_MAX);
+	if (!o->json) {
+		free(o->buf);
+		free(o);
+		return NULL;
+	}
 	if (o->buf)
 		setvbuf(out, o->buf, _IOFBF, 1 << 20);
 	trace_seq_init(&o->seq);
@@ -42,19 +52,8 @@ void output_close(struct output *o)
 	setvbuf(o->out, NULL, _IOLBF, 0);
 	trace_seq_destroy(&o->seq);
 	free(o->buf);
+	free(o->json);
 	free(o);
-}
-
-static void print_time(struct output *o, const struct source *s)
-{
-	uint64_t ns;
-
-	if (o->opts->raw_tsc || !o->opts->khz) {
-		fprintf(o->out, "%20" PRIu64, s->host_tsc);
-		return;
-	}
-	ns = vtrace_tsc_to_ns(s->host_tsc, o->opts->khz);
-	fprintf(o->out, "%6" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
 }
 
 static const char *comm_of(struct tep_handle *tep, int pid)
@@ -67,46 +66,160 @@ static const char *comm_of(struct tep_handle *tep, int pid)
 	return comm ? comm : "<...>";
 }
 
+/* Hand-rolled formatting: printf was the largest cost of the text output */
+static char *put_u64(char *p, uint64_t v, int width, char pad)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (width-- > n)
+		*p++ = pad;
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* @s in a field of @width, right- or left-aligned */
+static char *put_str(char *p, const char *s, size_t len, int width, bool right)
+{
+	int pad = width > (int)len ? width - (int)len : 0;
+
+	if (right) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	memcpy(p, s, len);
+	p += len;
+	if (!right) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	return p;
+}
+
+static char *put_time(struct output *o, const struct source *s, char *p)
+{
+	uint64_t ns;
+
+	if (o->opts->raw_tsc || !o->opts->khz)
+		return put_u64(p, s->host_tsc, 20, ' ');
+	ns = vtrace_tsc_to_ns(s->host_tsc, o->opts->khz);
+	p = put_u64(p, ns / 1000000000, 6, ' ');
+	*p++ = '.';
+	return put_u64(p, ns % 1000000000, 9, '0');
+}
+
+/* "MACHINE [CPU]             COMM-PID     SEC.NSEC: EVENT:               INFO" */
 static void print_text(struct output *o, struct source *s)
 {
 	struct tep_handle *tep = s->m->tep;
 	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, s->rec));
 	int pid = tep_data_pid(tep, s->rec);
+	const char *comm = comm_of(tep, pid);
+	char line[512], *p = line, *pid_start;
+	size_t len;
 
-	fprintf(o->out, "%-*s [%03d] %16s-%-7d ", o->width, s->m->name, s->cpu,
-		comm_of(tep, pid), pid);
-	print_time(o, s);
+	p = put_str(p, s->m->name, strnlen(s->m->name, 64), o->width, false);
+	memcpy(p, " [", 2);
+	p = put_u64(p + 2, s->cpu, 3, '0');
+	memcpy(p, "] ", 2);
+	p = put_str(p + 2, comm, strnlen(comm, 64), 16, true);
+	*p++ = '-';
+	pid_start = p;
+	if (pid < 0)
+		*p++ = '-';
+	p = put_u64(p, pid < 0 ? -(int64_t)pid : pid, 0, ' ');
+	p = put_str(p, "", 0, 8 - (int)(p - pid_start), false);
+	p = put_time(o, s, p);
+	memcpy(p, ": ", 2);
+	p += 2;
 	if (!ev) {
-		fprintf(o->out, ": unknown event %d\n", tep_data_type(tep, s->rec));
+		fwrite(line, 1, p - line, o->out);
+		fprintf(o->out, "unknown event %d\n", tep_data_type(tep, s->rec));
 		return;
 	}
+	len = strnlen(ev->name, 128);
+	p = put_str(p, ev->name, len, 0, false);
+	*p++ = ':';
+	p = put_str(p, "", 0, 21 - (int)len, false);
+	fwrite(line, 1, p - line, o->out);
 	trace_seq_reset(&o->seq);
 	tep_print_event(tep, &o->seq, s->rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&o->seq);
 	while (o->seq.len && o->seq.buffer[o->seq.len - 1] == '\n')
-		o->seq.buffer[--o->seq.len] = '\0';
-	fprintf(o->out, ": %s:%*s %s\n", ev->name, (int)(20 - strlen(ev->name)), "",
-		o->seq.buffer);
+		o->seq.len--;
+	fwrite(o->seq.buffer, 1, o->seq.len, o->out);
+	fputc('\n', o->out);
 }
 
-static void json_string(FILE *out, const char *s, size_t len)
+/*
+ * JSON lines are built in one buffer and written with one fwrite.  An event
+ * is at most a page, and no byte takes more than 6 characters ("\u00XX"), so
+ * JSON_MAX bounds any line; fields that would not fit are cut short.
+ */
+
+struct jbuf {
+	char	*p;
+	char	*end;
+};
+
+static void j_raw(struct jbuf *j, const char *s, size_t len)
 {
-	fputc('"', out);
-	for (size_t i = 0; i < len && s[i]; i++) {
+	if (j->end - j->p < (ptrdiff_t)len)
+		len = j->end - j->p;
+	memcpy(j->p, s, len);
+	j->p += len;
+}
+
+#define J_LIT(j, lit)	j_raw(j, lit, sizeof(lit) - 1)
+
+static void j_string(struct jbuf *j, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (j->end - j->p < 64)
+		return;
+	*j->p++ = '"';
+	for (size_t i = 0; i < len && s[i] && j->end - j->p > 8; i++) {
 		unsigned char c = s[i];
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
+		if (c == '"' || c == '\\') {
+			*j->p++ = '\\';
+			*j->p++ = c;
+		} else if (c == '\n') {
+			*j->p++ = '\\';
+			*j->p++ = 'n';
+		} else if (c < 0x20 || c >= 0x7f) {
+			memcpy(j->p, "\\u00", 4);
+			j->p[4] = hex[c >> 4];
+			j->p[5] = hex[c & 15];
+			j->p += 6;
+		} else {
+			*j->p++ = c;
+		}
 	}
-	fputc('"', out);
+	*j->p++ = '"';
+}
+
+static void j_u64(struct jbuf *j, uint64_t v)
+{
+	if (j->end - j->p >= 24)
+		j->p = put_u64(j->p, v, 0, ' ');
+}
+
+static void j_s64(struct jbuf *j, int64_t v)
+{
+	if (j->end - j->p < 24)
+		return;
+	if (v < 0) {
+		*j->p++ = '-';
+		j->p = put_u64(j->p, -(uint64_t)v, 0, ' ');
+	} else {
+		j->p = put_u64(j->p, v, 0, ' ');
+	}
 }
 
 static uint64_t read_num(const void *p, int size, bool is_signed)
@@ -121,31 +234,31 @@ static uint64_t read_num(const void *p, int size, bool is_signed)
 	}
 }
 
-static void json_number(FILE *out, const void *p, int size, bool is_signed)
+static void j_number(struct jbuf *j, const void *p, int size, bool is_signed)
 {
 	uint64_t v = read_num(p, size, is_signed);
 
 	if (is_signed)
-		fprintf(out, "%" PRId64, (int64_t)v);
+		j_s64(j, (int64_t)v);
 	else
-		fprintf(out, "%" PRIu64, v);
+		j_u64(j, v);
 }
 
-static void json_array(FILE *out, const char *p, int len, int esize, bool is_signed)
+static void j_array(struct jbuf *j, const char *p, int len, int esize, bool is_signed)
 {
 	if (esize != 1 && esize != 2 && esize != 4 && esize != 8)
 		esize = 1;
-	fputc('[', out);
+	J_LIT(j, "[");
 	for (int i = 0; i + esize <= len; i += esize) {
 		if (i)
-			fputc(',', out);
-		json_number(out, p + i, esize, is_signed);
+			J_LIT(j, ",");
+		j_number(j, p + i, esize, is_signed);
 	}
-	fputc(']', out);
+	J_LIT(j, "]");
 }
 
 /* One field's value; anything outside the record prints as null */
-static void json_field(FILE *out, struct tep_format_field *f, const struct tep_record *rec)
+static void j_field(struct jbuf *j, struct tep_format_field *f, const struct tep_record *rec)
 {
 	const char *data = rec->data;
 	bool sgn = f->flags & TEP_FIELD_IS_SIGNED;
@@ -155,7 +268,7 @@ static void json_field(FILE *out, struct tep_format_field *f, const struct tep_r
 	if (!len && !(f->flags & TEP_FIELD_IS_DYNAMIC))
 		len = rec->size - off;
 	if (off < 0 || len < 0 || off + len > rec->size) {
-		fputs("null", out);
+		J_LIT(j, "null");
 		return;
 	}
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
@@ -164,18 +277,18 @@ static void json_field(FILE *out, struct tep_format_field *f, const struct tep_r
 		len = v >> 16;
 		off = (v & 0xffff) + (f->flags & TEP_FIELD_IS_RELATIVE ? off + f->size : 0);
 		if (off + len > rec->size) {
-			fputs("null", out);
+			J_LIT(j, "null");
 			return;
 		}
 	}
 	if (f->flags & TEP_FIELD_IS_STRING)
-		json_string(out, data + off, len);
+		j_string(j, data + off, len);
 	else if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
-		json_array(out, data + off, len, f->elementsize, sgn);
+		j_array(j, data + off, len, f->elementsize, sgn);
 	else if (len == 1 || len == 2 || len == 4 || len == 8)
-		json_number(out, data + off, len, sgn);
+		j_number(j, data + off, len, sgn);
 	else
-		json_array(out, data + off, len, 1, false);
+		j_array(j, data + off, len, 1, false);
 }
 
 static void print_json(struct output *o, struct source *s)
@@ -184,35 +297,43 @@ static void print_json(struct output *o, struct source *s)
 	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, s->rec));
 	int pid = tep_data_pid(tep, s->rec);
 	const char *comm = comm_of(tep, pid);
-	FILE *out = o->out;
+	struct jbuf j = { o->json, o->json + JSON_MAX - 8 };
 
-	fputs("{\"machine\":", out);
-	json_string(out, s->m->name, strlen(s->m->name));
-	fprintf(out, ",\"cpu\":%d,\"ns\":", s->cpu);
+	J_LIT(&j, "{\"machine\":");
+	j_string(&j, s->m->name, strlen(s->m->name));
+	J_LIT(&j, ",\"cpu\":");
+	j_u64(&j, s->cpu);
+	J_LIT(&j, ",\"ns\":");
 	if (o->opts->khz)
-		fprintf(out, "%" PRIu64, vtrace_tsc_to_ns(s->host_tsc, o->opts->khz));
+		j_u64(&j, vtrace_tsc_to_ns(s->host_tsc, o->opts->khz));
 	else
-		fputs("null", out);
-	fprintf(out, ",\"tsc\":%" PRIu64 ",\"guest_ts\":", s->host_tsc);
+		J_LIT(&j, "null");
+	J_LIT(&j, ",\"tsc\":");
+	j_u64(&j, s->host_tsc);
+	J_LIT(&j, ",\"guest_ts\":");
 	if (s->m->guest)
-		fprintf(out, "%llu", s->rec->ts);
+		j_u64(&j, s->rec->ts);
 	else
-		fputs("null", out);
-	fputs(",\"system\":", out);
-	json_string(out, ev ? ev->system : "?", ev ? strlen(ev->system) : 1);
-	fputs(",\"event\":", out);
-	json_string(out, ev ? ev->name : "?", ev ? strlen(ev->name) : 1);
-	fprintf(out, ",\"pid\":%d,\"comm\":", pid);
-	json_string(out, comm, strlen(comm));
-	fputs(",\"fields\":{", out);
+		J_LIT(&j, "null");
+	J_LIT(&j, ",\"system\":");
+	j_string(&j, ev ? ev->system : "?", ev ? strlen(ev->system) : 1);
+	J_LIT(&j, ",\"event\":");
+	j_string(&j, ev ? ev->name : "?", ev ? strlen(ev->name) : 1);
+	J_LIT(&j, ",\"pid\":");
+	j_s64(&j, pid);
+	J_LIT(&j, ",\"comm\":");
+	j_string(&j, comm, strlen(comm));
+	J_LIT(&j, ",\"fields\":{");
 	for (struct tep_format_field *f = ev ? ev->format.fields : NULL; f; f = f->next) {
-		json_string(out, f->name, strlen(f->name));
-		fputc(':', out);
-		json_field(out, f, s->rec);
+		j_string(&j, f->name, strlen(f->name));
+		J_LIT(&j, ":");
+		j_field(&j, f, s->rec);
 		if (f->next)
-			fputc(',', out);
+			J_LIT(&j, ",");
 	}
-	fputs("}}\n", out);
+	/* room for the closing was kept out of j.end */
+	memcpy(j.p, "}}\n", 3);
+	fwrite(o->json, 1, j.p + 3 - o->json, o->out);
 }
 
 void output_event(struct output *o, struct source *s)
