@@ -70,9 +70,10 @@
 #include <linux/vtrace.h>
 
 /*
- * The head of arch/x86/kvm/x86.h's struct kvm_caps (not in the headers
- * package).  Only these leading fields are read; their layout is the same
- * from 5.19, where kvm_caps appeared, to 6.12.
+ * The head of arch/x86/kvm/x86.h's struct kvm_caps, which the headers
+ * package lacks.  Only these leading fields are read, at the offsets
+ * Debian's 6.1 kvm.ko itself uses (0, 8 and 24, seen in its code).
+ * Re-check them when porting to another kernel.
  */
 struct kvm_caps {
 	bool has_tsc_control;
