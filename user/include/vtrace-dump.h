@@ -44,6 +44,7 @@ const struct vtrace_cpu_info *vtrace_dump_cpu(struct vtrace_dump *dump, unsigned
 const struct vtrace_cpu_stats *vtrace_dump_eos(struct vtrace_dump *dump, unsigned int cpu);
 int vtrace_dump_has_eos(struct vtrace_dump *dump);
 int vtrace_dump_qemu_pid(struct vtrace_dump *dump);
+const char *vtrace_dump_kallsyms(struct vtrace_dump *dump);
 
 struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *dump, unsigned int cpu);
 void vtrace_cpu_reader_close(struct vtrace_cpu_reader *reader);

@@ -323,6 +323,13 @@ def scenario(name, rng, nev):
                     else:
                         text = ('%s-c%d-%d' % (m.name, c, i)).encode()
                         m.events[c].append((h, ev_print(1000 + c, text), text.decode(), 0))
+    elif name == 'func':
+        # function-tracer events at _text + the offsets given with --ips
+        g = guest('g1', 1, [0], 4250)
+        text = [a for a, n in kallsyms() if n == '_text'][0]
+        for i, off in enumerate(IPS):
+            h = base + 1000 * (i + 1)
+            g.events[0].append((h, ev_function(1000, text + off, text + IPS[0]), '', 0))
     elif name == 'snapshot':
         g = guest('g1', 1, [0], 4248)
         g.vcpus[0].iv[0]['kind'] = 'snapshot'
@@ -444,7 +451,11 @@ def write_offsets(out, machines, rng):
         f.write('\n'.join(lines) + '\n')
 
 
+IPS = []
+
+
 def cmd_make(a):
+    IPS.extend(int(x, 0) for x in a.ips.split(',') if x)
     rng = random.Random(a.seed)
     machines = scenario(a.scenario, rng, a.events)
     os.makedirs(a.out, exist_ok=True)
@@ -532,6 +543,7 @@ def main():
     m.add_argument('scenario')
     m.add_argument('--events', type=int, default=300)
     m.add_argument('--seed', type=int, default=1)
+    m.add_argument('--ips', default='0x10', help='func: offsets from _text')
     c = sub.add_parser('check')
     c.add_argument('out')
     c.add_argument('name')

@@ -171,6 +171,26 @@ run --host "$S/host" $G --offsets "$S/tsc_offsets" --stats
 grep '^g2 ' "$T/out" | grep -q 'MISMATCH:eos-events=303'
 ok $? stats_flags_eos_mismatch "$(grep '^g2 ' "$T/out")"
 
+# ---- symbols: the guest's kallsyms by default, a vmlinux through elfutils when given
+F=$T/func
+ktext=$(awk '$3 == "_text" { print $1 }' fixtures/debian-6.1/kallsyms)
+ksched=$(awk '$3 == "schedule" { print $1 }' fixtures/debian-6.1/kallsyms)
+$GEN make "$F" func --ips "0x0,0x7,0x10,$((0x$ksched - 0x$ktext + 4))"
+run --guest g1="$F/g1" --offsets "$F/tsc_offsets" --tsc-khz 1000
+[ "$(awk '{ print $NF }' "$T/out" | tr '\n' ' ')" = "startup_64 startup_64 startup_64 schedule " ]
+ok $? symbols_from_guest_kallsyms "$(awk '{ print $NF }' "$T/out" | tr '\n' ' ')"
+if gcc -g -O0 -nostdlib -static -no-pie -Wl,-Ttext=0xffffffff81000000 -Wl,--build-id=none \
+	-o "$T/vmlinux" fixtures/fake-vmlinux.c 2> /dev/null; then
+	run --guest g1="$F/g1" --offsets "$F/tsc_offsets" --tsc-khz 1000 --vmlinux "$T/vmlinux"
+	got=$(sed -E "s/.*function: +//" "$T/out" | tr "\n" "|")
+	[ "$got" = "fake_schedule (fixtures/fake-vmlinux.c:5)|fake_do_nanosleep (fixtures/fake-vmlinux.c:10)|fake_do_nanosleep (fixtures/fake-vmlinux.c:12)|schedule|" ]
+	ok $? symbols_from_vmlinux_with_lines_and_kaslr "got: $got"
+else
+	skip symbols_from_vmlinux_with_lines_and_kaslr "gcc cannot build the fake vmlinux"
+fi
+expect_error vmlinux_missing "--vmlinux $T/nope" --guest g1="$F/g1" --offsets "$F/tsc_offsets" \
+	--tsc-khz 1000 --vmlinux "$T/nope"
+
 # ---- offset history coverage
 E=$T/early
 $GEN make "$E" early --events 100

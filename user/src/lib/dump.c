@@ -59,6 +59,7 @@ struct vtrace_dump {
 	int				print_id;
 	int				print_buf_offset;
 	int				print_buf_size;
+	char				*kallsyms;
 };
 
 struct vtrace_cpu_reader {
@@ -135,6 +136,10 @@ static int parse_text(struct vtrace_dump *d, const struct vtrace_msg *msg,
 		break;
 	case VTRACE_META_KALLSYMS:
 		ret = tep_parse_kallsyms(d->tep, text);
+		if (!ret && !d->kallsyms) {
+			d->kallsyms = text;	/* kept for --vmlinux (symbols.c) */
+			text = NULL;
+		}
 		break;
 	case VTRACE_META_PRINTK_FORMATS:
 		ret = tep_parse_printk_formats(d->tep, text);
@@ -384,6 +389,7 @@ void vtrace_dump_close(struct vtrace_dump *d)
 		tep_free(d->tep);
 	free(d->cpus);
 	free(d->eos);
+	free(d->kallsyms);
 	free(d->ctl_path);
 	free(d->dir);
 	free(d);
@@ -417,6 +423,12 @@ const struct vtrace_cpu_stats *vtrace_dump_eos(struct vtrace_dump *d, unsigned i
 int vtrace_dump_has_eos(struct vtrace_dump *d)
 {
 	return d->has_eos;
+}
+
+/* The guest's /proc/kallsyms text, NUL-terminated, or NULL */
+const char *vtrace_dump_kallsyms(struct vtrace_dump *d)
+{
+	return d->kallsyms;
 }
 
 int vtrace_dump_qemu_pid(struct vtrace_dump *d)

@@ -243,29 +243,30 @@ static int find_khz(struct cmdline *c, struct machine *host)
 	return 0;
 }
 
+/* --vmlinux [NAME=]FILE: NAME defaults to the only guest, else to the host */
 static int attach_vmlinux(struct cmdline *c, struct machine **machines, int nr)
 {
 	for (int i = 0; i < c->nr_vmlinux; i++) {
 		char *spec = c->vmlinux[i], *eq = strchr(spec, '=');
 		const char *file = eq ? eq + 1 : spec;
-		bool found = false;
+		struct machine *m = NULL;
+		int guests = 0;
 
 		for (int k = 0; k < nr; k++) {
-			struct machine *m = machines[k];
-
-			if (eq ? strncmp(m->name, spec, eq - spec) || m->name[eq - spec] :
-				 nr > 1 && m->guest == false && nr != 1)
-				continue;
-			found = true;
-			if (symbols_attach(m, file))
-				return -1;
-			if (!eq)
-				break;
+			if (eq && !strncmp(machines[k]->name, spec, eq - spec) &&
+			    !machines[k]->name[eq - spec])
+				m = machines[k];
+			if (!eq && machines[k]->guest && !guests++)
+				m = machines[k];
 		}
-		if (!found) {
-			vtrace_set_error("--vmlinux %s: no such machine", spec);
+		if (!eq && guests != 1)
+			m = machines[0]->guest ? NULL : machines[0];
+		if (!m) {
+			vtrace_set_error("--vmlinux %s: which machine? write NAME=FILE", spec);
 			return -1;
 		}
+		if (symbols_attach(m, file))
+			return -1;
 	}
 	return 0;
 }
