@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # vtrace_guest data path: markers of every CPU reach the host's cpuK files, metadata, EOS counters.
 . "$VTRACE_PROJ/testbed/lib.sh"
-check=$VTRACE_PROJ/selftests/vtrace/guest_check.py
 
-# l2_results NAME PREFIX: turn the guest's "vtg: ok N name" lines into results here
+# l2_results NAME PREFIX: the guest's "vtg: ok N name" lines as results here
 l2_results() {
 	local line tmp=$VTRACE_OUT/$1.ktap
 	l2_ktap "$1" > "$tmp"
@@ -16,17 +15,17 @@ l2_results() {
 	done < "$tmp"
 }
 
-# checker NAME TEST ARGS...: run guest_check.py, one result
+# checker NAME TEST ARGS...: guest_check.py on the guest's port files, one result
 checker() {
-	local name=$1 test=$2 out
+	local name=$1 test=$2 out rc
 	shift 2
-	out=$(python3 "$check" "$VTRACE_OUT/$name" "$@" 2>&1)
-	local rc=$?
+	out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/$name" "$@" 2>&1)
+	rc=$?
 	echo "$out" | sed 's/^/# /'
 	ktap_result $rc "$test"
 }
 
-ktap_header 16
+ktap_header 14
 modprobe kvm_amd
 l2_run gdata /tests/guest_data.sh --cpus 2 --arg 3000 --timeout 240
 ktap_result $? "data_l2_runs"

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# Send malformed control messages to vtrace_guest over QEMU's ctl socket; expect ERROR replies.
+"""
+Usage: guest_agent_fuzz.py SOCKET OUTFILE
+
+Each case writes something wrong to the guest's vtrace.ctl and waits for
+the ERROR reply naming the right errno (and seq, where the header was
+readable).  Then a HELLO and a STATUS_REQ must still get HELLO, STATUS and
+ACK: the guest is healthy.  Everything received is appended to OUTFILE.
+Prints "ok N name" / "not ok N name"; exit status 1 on any failure.
+"""
+import errno
+import socket
+import struct
+import sys
+import time
+
+MAGIC = 0x43525456
+HDR = struct.Struct("<IHHIIQ")
+HELLO, ACK, ERROR, START, STOP, SET_EVENTS, SET_BUFFER_SIZE, STATUS_REQ, STATUS = \
+    1, 2, 3, 16, 17, 18, 19, 20, 32
+
+
+class Guest:
+    def __init__(self, path, out):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(path)
+        self.out = open(out, "ab")
+        self.buf = b""
+        self.seq = 0
+
+    def msg(self, typ, payload=b"", flags=0, version=1, seq=None, length=None):
+        if seq is None:
+            self.seq += 1
+            seq = self.seq
+        ln = len(payload) if length is None else length
+        return HDR.pack(MAGIC, version, typ, flags, ln, seq) + payload, seq
+
+    def send(self, data):
+        self.s.sendall(data)
+
+    def replies(self, timeout):
+        """Messages received within timeout, as (type, seq, payload)."""
+        end = time.time() + timeout
+        out = []
+        while time.time() < end:
+            self.s.settimeout(max(0.05, end - time.time()))
+            try:
+                d = self.s.recv(1 << 20)
+            except socket.timeout:
+                d = b""
+            if d:
+                self.out.write(d)
+                self.buf += d
+            while len(self.buf) >= HDR.size:
+                magic, ver, typ, flags, ln, seq = HDR.unpack_from(self.buf)
+                if magic != MAGIC:
+                    self.buf = self.buf[1:]
+                    continue
+                if len(self.buf) < HDR.size + ln:
+                    break
+                out.append((typ, seq, self.buf[HDR.size:HDR.size + ln]))
+                self.buf = self.buf[HDR.size + ln:]
+            if any(t in (ACK, ERROR) for t, _, _ in out):
+                # a little more: several errors may come for one case
+                end = min(end, time.time() + 0.3)
+        return out
+
+
+def errors_of(msgs):
+    res = []
+    for typ, _, p in msgs:
+        if typ == ERROR:
+            seq, etype, _, err = struct.unpack_from("<QHHi", p)
+            text = p[16:].split(b"\0")[0].decode(errors="replace")
+            res.append((seq, err, text))
+    return res
+
+
+n = 0
+fails = 0
+
+
+def result(good, name, diag=""):
+    global n, fails
+    n += 1
+    if not good:
+        fails += 1
+        print("# " + diag)
+    print("%sok %d %s" % ("" if good else "not ", n, name))
+
+
+def expect_error(g, name, data, err, seq=None, timeout=3.0):
+    g.send(data)
+    errs = errors_of(g.replies(timeout))
+    good = any(e == -err and (seq is None or s == seq) for s, e, _ in errs)
+    result(good, name, "replies: %s, expected error %d seq %s" % (errs, -err, seq))
+
+
+def main():
+    g = Guest(sys.argv[1], sys.argv[2])
+    m, _ = g.msg(HELLO, struct.pack("<HHIQ", 1, 1, 0, 0))
+    g.send(m)
+    r = g.replies(5)
+    result(any(t == HELLO for t, _, _ in r), "hello_answered", "replies %s" % r)
+
+    expect_error(g, "garbage_resync", b"garbage!" * 8, errno.EPROTO, seq=0)
+    m, s = g.msg(START, flags=1)
+    expect_error(g, "unknown_flags", m, errno.EINVAL, seq=s)
+    m, s = g.msg(SET_EVENTS, length=(64 << 10) + 1)
+    expect_error(g, "oversized", m, errno.EMSGSIZE, seq=s)
+    m, s = g.msg(99, b"x" * 16)
+    expect_error(g, "unknown_type_skipped", m, errno.EOPNOTSUPP, seq=s)
+    m, s = g.msg(7, b"", version=9)
+    expect_error(g, "bad_version", m, errno.EPROTONOSUPPORT, seq=s)
+    m, s = g.msg(SET_BUFFER_SIZE, struct.pack("<II", 1024, 1))
+    expect_error(g, "reserved_not_zero", m, errno.EINVAL, seq=s)
+    m, s = g.msg(START, b"\0" * 8)
+    expect_error(g, "start_with_payload", m, errno.EINVAL, seq=s)
+    m, s = g.msg(STATUS_REQ, seq=1)
+    expect_error(g, "seq_out_of_order", m, errno.EPROTO, seq=1)
+    m, s = g.msg(ACK, struct.pack("<QHHI", 1, 16, 0, 0))
+    expect_error(g, "guest_type_from_host", m, errno.EINVAL, seq=s)
+    m, s = g.msg(SET_EVENTS, b"nosuchsystem:nosuchevent")
+    expect_error(g, "unknown_event", m, errno.EINVAL, seq=s)
+    m, s = g.msg(SET_EVENTS, b"sched:\0sched_switch")
+    expect_error(g, "nul_in_events", m, errno.EINVAL, seq=s)
+    m, s = g.msg(STOP)
+    expect_error(g, "stop_when_idle", m, errno.EALREADY, seq=s)
+    m, s = g.msg(HELLO, struct.pack("<HHIQ", 5, 9, 0, 0))
+    expect_error(g, "hello_no_common_version", m, errno.EPROTONOSUPPORT, seq=s)
+    m, s = g.msg(SET_EVENTS, length=100)
+    expect_error(g, "truncated", m + b"sched:sched", errno.EPROTO, seq=s, timeout=4)
+
+    m, _ = g.msg(HELLO, struct.pack("<HHIQ", 1, 1, 0, 0), seq=1)
+    g.seq = 1
+    m2, s = g.msg(STATUS_REQ)
+    g.send(m + m2)
+    r = g.replies(5)
+    types = [t for t, _, _ in r]
+    result(HELLO in types and STATUS in types and
+           any(t == ACK and struct.unpack_from("<Q", p)[0] == s for t, _, p in r),
+           "healthy_after_fuzz", "replies %s" % [(t, q) for t, q, _ in r])
+    print("# %d failures" % fails)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

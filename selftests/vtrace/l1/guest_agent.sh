@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vtrace_guest agent mode: "vtrace agent" starts, stops and sets events over QEMU's ctl socket; fuzzing gets errors.
+. "$VTRACE_PROJ/testbed/lib.sh"
+
+# l2_results NAME PREFIX: the guest's "vtg: ok N name" lines as results here
+l2_results() {
+	local line tmp=$VTRACE_OUT/$1.ktap
+	l2_ktap "$1" > "$tmp"
+	while read -r line; do
+		case "$line" in
+		"ok "*)		ktap_result 0 "$2_${line#ok * }" ;;
+		"not ok "*)	ktap_result 1 "$2_${line#not ok * }" ;;
+		esac
+	done < "$tmp"
+}
+
+# checker NAME TEST ARGS...: guest_check.py on the guest's port files, one result
+checker() {
+	local name=$1 test=$2 out rc
+	shift 2
+	out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/$name" "$@" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	ktap_result $rc "$test"
+}
+
+VT=$VTRACE_PROJ/user/vtrace
+
+# l2_start_sock NAME SCRIPT CPUS ARG SOCKET: l2_start with the ctl port's host
+# end a QEMU server socket at SOCKET.  testbed/lib.sh's "--ctl socket" puts
+# the socket in the results folder, on L1's 9p mount of the project, where
+# bind() fails (ENXIO); SOCKET here is on L1's tmpfs (/run).
+l2_start_sock() {
+	local name=$1 script=$2 cpus=$3 arg=$4 sock=$5 k
+	local dir=$VTRACE_OUT/$name
+	rm -rf "$dir" "$sock"
+	mkdir -p "$dir"
+	local args=(-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m 512
+		-display none -no-reboot -monitor none
+		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid"
+		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD"
+		-append "console=ttyS0 panic=-1 loglevel=6 vtrace_run=$script vtrace_arg=$arg"
+		-device virtio-serial-pci,id=vser0,max_ports=64
+		-chardev "socket,id=vtctl,path=$sock,server=on,wait=off"
+		-device "virtserialport,bus=vser0.0,chardev=vtctl,name=vtrace.ctl")
+	for ((k = 0; k < cpus; k++)); do
+		args+=(-chardev "file,id=vtc$k,path=$dir/cpu$k"
+		       -device "virtserialport,bus=vser0.0,chardev=vtc$k,name=vtrace.cpu$k")
+	done
+	timeout -k 5 240 qemu-system-x86_64 "${args[@]}" > "$dir/qemu.log" 2>&1 &
+	L2_PID=$!
+}
+ktap_header 34
+modprobe kvm_amd
+name=gagent
+dir=$VTRACE_OUT/$name
+sock=/run/vtrace-$name.sock
+l2_start_sock $name /tests/guest_agent.sh 2 500 "$sock"
+
+
+# the guest is up once it answers HELLO
+ok=1
+for i in $(seq 1 90); do
+	if [ -S "$sock" ] && $VT agent -s "$sock" -o "$dir" -t 2 hello > "$dir/agent-hello.out" 2>&1; then
+		ok=0
+		break
+	fi
+	sleep 1
+done
+ktap_result $ok "agent_hello" "$(cat "$dir/agent-hello.out")"
+
+agent() {	# agent TEST EXPECT COMMAND...: run vtrace agent, its output must match EXPECT
+	local test=$1 expect=$2 out
+	shift 2
+	out=$($VT agent -s "$sock" -o "$dir" "$@" 2>&1)
+	local rc=$?
+	echo "$out" | sed 's/^/# /'
+	[ $rc -eq 0 ] && echo "$out" | grep -q "$expect"
+	ktap_result $? "$test"
+}
+agent agent_events "ACK: SET_EVENTS" events "sched:sched_switch"
+agent agent_start "STARTED: session 1" start
+sleep 8
+agent agent_status_tracing "STATUS: state tracing" status
+agent agent_stop "EOS: state idle" stop
+python3 "$VTRACE_PROJ/selftests/vtrace/guest_agent_fuzz.py" "$sock" "$dir/fuzz.ctl" > "$dir/fuzz.out" 2>&1
+fuzz_rc=$?
+while read -r line; do
+	case "$line" in
+	"ok "*)		ktap_result 0 "fuzz_${line#ok * }" ;;
+	"not ok "*)	ktap_result 1 "fuzz_${line#not ok * }" ;;
+	"#"*)		echo "$line" ;;
+	esac
+done < "$dir/fuzz.out"
+[ $fuzz_rc -eq 0 ] || ktap_diag "fuzz exit $fuzz_rc"
+agent agent_buffer_size "ACK: SET_BUFFER_SIZE" buffer-size 2048
+l2_wait
+ktap_result $? "l2_runs"
+l2_results $name guest
+checker $name agent_ctl_and_pages --markers 500 --seq-gaps
+sed -n 's/\r$//; s/^vtg-\(status\): /# \1: /p' "$dir/console.log"
+save_dmesg l1-dmesg
+"$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/*.log "$VTRACE_OUT"/*/console.log
+ktap_result $? "no_kernel_splat"
+ktap_finish

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/* agent.c: "vtrace agent", drive a guest's vtrace_guest over its vtrace.ctl port. */
+/*
+ * QEMU exposes the host end of vtrace.ctl as a unix socket
+ * (-chardev socket,id=vtctl,path=PATH,server=on,wait=off).  This command
+ * connects to it, says HELLO, sends the commands given on the command line
+ * one after the other, waits for each one's ACK or ERROR, and prints every
+ * message the guest sends.  Every byte received is appended to DIR/ctl, so
+ * vtrace-merge reads the same file whether ctl was a chardev file or this
+ * socket.
+ *
+ *   vtrace agent --socket PATH --out DIR [--timeout SEC] COMMAND...
+ *     hello | start | stop | status | events SPEC | buffer-size KB
+ *     | raw-file FILE | listen SEC
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vtrace-proto.h"
+#include "vtrace-local.h"
+
+static const char agent_usage[] =
+"usage: vtrace agent --socket PATH --out DIR [--timeout SEC] [-q] COMMAND...\n"
+"\n"
+"Drive vtrace_guest in a guest through the host end of its vtrace.ctl port.\n"
+"Everything the guest sends is appended to DIR/ctl.\n"
+"\n"
+"  -s, --socket PATH   QEMU's unix socket for vtrace.ctl (server=on)\n"
+"  -o, --out DIR       folder for the ctl stream (created if needed)\n"
+"  -t, --timeout SEC   wait at most SEC for each reply (default 60)\n"
+"  -q, --quiet         print only replies, not metadata messages\n"
+"\n"
+"Commands, carried out in order, each waiting for its ACK or ERROR:\n"
+"  hello               negotiate the protocol version (always sent first)\n"
+"  start | stop        start tracing / stop, flush and end the stream\n"
+"  status              print the guest's counters\n"
+"  events SPEC         event selection, set_event syntax (\"sched:* irq:*\")\n"
+"  buffer-size KB      per-CPU ring-buffer size\n"
+"  raw-file FILE       send FILE's bytes as they are, print what comes back\n"
+"  listen SEC          print what the guest sends for SEC seconds\n";
+
+struct agent {
+	int		sock;
+	int		out;
+	uint64_t	seq;
+	int		timeout_ms;
+	bool		quiet;
+	unsigned char	*buf;
+	size_t		len;
+	size_t		cap;
+	bool		closed;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static int agent_connect(struct agent *a, const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		fprintf(stderr, "vtrace agent: socket path too long: %s\n", path);
+		return -1;
+	}
+	strcpy(addr.sun_path, path);
+	a->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (a->sock < 0 || connect(a->sock, (struct sockaddr *)&addr, sizeof(addr))) {
+		fprintf(stderr, "vtrace agent: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int agent_open_out(struct agent *a, const char *dir)
+{
+	char path[4096];
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "vtrace agent: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/ctl", dir);
+	a->out = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (a->out < 0) {
+		fprintf(stderr, "vtrace agent: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= w;
+	}
+	return 0;
+}
+
+/* Receive what is there within @ms; append it to DIR/ctl and the parse buffer */
+static int agent_recv(struct agent *a, int ms)
+{
+	struct pollfd pfd = { .fd = a->sock, .events = POLLIN };
+	ssize_t r;
+	int ret;
+
+	ret = poll(&pfd, 1, ms < 0 ? 0 : ms);
+	if (ret <= 0)
+		return ret;
+	if (a->cap - a->len < 65536) {
+		unsigned char *n = realloc(a->buf, a->cap * 2 + 65536);
+
+		if (!n)
+			return -1;
+		a->buf = n;
+		a->cap = a->cap * 2 + 65536;
+	}
+	r = read(a->sock, a->buf + a->len, a->cap - a->len);
+	if (r == 0) {
+		a->closed = true;
+		return -1;
+	}
+	if (r < 0)
+		return errno == EINTR ? 0 : -1;
+	if (write_all(a->out, a->buf + a->len, r))
+		fprintf(stderr, "vtrace agent: writing ctl: %s\n", strerror(errno));
+	a->len += r;
+	return 1;
+}
+
+static void agent_consume(struct agent *a, size_t n)
+{
+	memmove(a->buf, a->buf + n, a->len - n);
+	a->len -= n;
+}
+
+static void print_stats(const struct vtrace_msg *m, const char *what)
+{
+	const struct vtrace_status *st;
+	const struct vtrace_cpu_stats *cs;
+
+	if (vtrace_msg_status(m, &st, &cs))
+		return;
+	printf("%s: state %s, session %" PRIu64 ", %u data ports for %u CPUs\n", what,
+	       st->state == VTRACE_STATE_TRACING ? "tracing" : "idle", (uint64_t)st->session,
+	       st->nr_ports, st->nr_cpus);
+	printf("  cpu port    pages     events  fillers  lost lost_events ring_lost errors\n");
+	for (uint32_t i = 0; i < st->nr_cpus; i++)
+		printf("  %3u %-4s %8llu %10llu %8llu %5llu %11llu %9llu %6llu\n", cs[i].cpu,
+		       cs[i].flags & VTRACE_CPU_HAS_PORT ? "yes" : "no",
+		       (unsigned long long)cs[i].pages_sent, (unsigned long long)cs[i].events_sent,
+		       (unsigned long long)cs[i].fillers_sent, (unsigned long long)cs[i].pages_lost,
+		       (unsigned long long)cs[i].events_lost_port,
+		       (unsigned long long)cs[i].events_lost_ring,
+		       (unsigned long long)cs[i].port_errors);
+}
+
+static void print_meta(const struct agent *a, const struct vtrace_msg *m)
+{
+	const struct vtrace_meta_info *mi;
+	const struct vtrace_cpu_info *ci;
+	const struct vtrace_meta_file *mf;
+	const struct vtrace_started *s;
+	const char *name;
+	const void *data;
+
+	if (m->hdr.type == VTRACE_MSG_STARTED && !vtrace_msg_started(m, &s)) {
+		printf("STARTED: session %" PRIu64 ", tsc %" PRIu64 ", %u metadata files\n",
+		       (uint64_t)s->session, (uint64_t)s->tsc, s->nr_files);
+	} else if (a->quiet) {
+		return;
+	} else if (m->hdr.type == VTRACE_MSG_META_INFO && !vtrace_msg_meta_info(m, &mi, &ci)) {
+		printf("META_INFO: %s (%s), uuid '%s', %u CPUs, page %u, tsc_khz %" PRIu64
+		       ", clock %s\n", mi->hostname, mi->release, mi->uuid, mi->nr_cpus,
+		       mi->page_size, (uint64_t)mi->tsc_khz, mi->clock);
+	} else if (m->hdr.type == VTRACE_MSG_META_FILE &&
+		   !vtrace_msg_meta_file(m, &mf, &name, &data)) {
+		printf("META_FILE: %s (%s, %" PRIu64 " bytes)\n", name,
+		       vtrace_meta_kind_name(mf->kind), (uint64_t)mf->data_len);
+	}
+}
+
+/* Print one message; returns the seq it answers (ACK/ERROR), else 0 */
+static uint64_t print_msg(const struct agent *a, const struct vtrace_msg *m)
+{
+	const struct vtrace_hello *h;
+	const struct vtrace_ack *ack;
+	const struct vtrace_error *e;
+	const char *text;
+
+	switch (m->hdr.type) {
+	case VTRACE_MSG_HELLO:
+		if (!vtrace_msg_hello(m, &h))
+			printf("HELLO: guest speaks %u..%u, uses %u\n", h->min_version,
+			       h->max_version, m->hdr.version);
+		return 0;
+	case VTRACE_MSG_ACK:
+		if (vtrace_msg_ack(m, &ack))
+			return 0;
+		printf("ACK: %s (seq %" PRIu64 ")\n", vtrace_msg_type_name(ack->type),
+		       (uint64_t)ack->seq);
+		return ack->seq;
+	case VTRACE_MSG_ERROR:
+		if (vtrace_msg_error(m, &e, &text))
+			return 0;
+		printf("ERROR: %s (seq %" PRIu64 "): %s (%d): %s\n", vtrace_msg_type_name(e->type),
+		       (uint64_t)e->seq, strerror(-e->error), e->error, text);
+		return e->seq;
+	case VTRACE_MSG_STATUS:
+	case VTRACE_MSG_EOS:
+		print_stats(m, m->hdr.type == VTRACE_MSG_EOS ? "EOS" : "STATUS");
+		return 0;
+	default:
+		print_meta(a, m);
+		return 0;
+	}
+}
+
+/*
+ * Take the next whole message off the buffer.  Returns 1 with *m filled
+ * (payload points into the buffer, *size bytes to consume), 0 when more
+ * bytes are needed.  Bytes before a bad header are skipped with a warning.
+ */
+static int agent_parse(struct agent *a, struct vtrace_msg *m, size_t *size)
+{
+	char err[256];
+	size_t skip;
+
+	while (a->len >= sizeof(m->hdr)) {
+		memcpy(&m->hdr, a->buf, sizeof(m->hdr));
+		if (!vtrace_msg_check_hdr(&m->hdr, VTRACE_MSG_MAX_PAYLOAD, err, sizeof(err))) {
+			if (a->len < sizeof(m->hdr) + m->hdr.len)
+				return 0;
+			m->data = m->hdr.len ? a->buf + sizeof(m->hdr) : NULL;
+			*size = sizeof(m->hdr) + m->hdr.len;
+			if (vtrace_msg_check(&m->hdr, m->data, err, sizeof(err)) == 0)
+				return 1;
+			fprintf(stderr, "vtrace agent: skipping a bad message: %s\n", err);
+			agent_consume(a, *size);
+			continue;
+		}
+		fprintf(stderr, "vtrace agent: %s; resynchronizing\n", err);
+		for (skip = 1; skip + 4 <= a->len; skip++)
+			if (*(uint32_t *)(a->buf + skip) == VTRACE_MAGIC)
+				break;
+		agent_consume(a, skip);
+	}
+	return 0;
+}
+
+/* Handle what arrived; returns true once the reply to @seq was seen */
+static bool agent_process(struct agent *a, uint64_t seq, uint16_t type, int *result)
+{
+	struct vtrace_msg m = { 0 };
+	bool done = false;
+	size_t size;
+
+	while (agent_parse(a, &m, &size)) {
+		uint64_t answers = print_msg(a, &m);
+
+		if (seq && answers == seq) {
+			done = true;
+			if (m.hdr.type == VTRACE_MSG_ERROR)
+				*result = 1;
+		}
+		if (seq && type == VTRACE_MSG_HELLO && m.hdr.type == VTRACE_MSG_HELLO)
+			done = true;
+		agent_consume(a, size);
+	}
+	return done;
+}
+
+/* Read and print until the reply to @seq arrives (seq 0: for @ms only) */
+static int agent_wait(struct agent *a, uint64_t seq, uint16_t type, int ms)
+{
+	long long end = now_ms() + ms;
+	int result = 0;
+
+	fflush(stdout);
+	while (now_ms() < end) {
+		if (agent_recv(a, end - now_ms()) < 0) {
+			fprintf(stderr, "vtrace agent: connection %s\n",
+				a->closed ? "closed by QEMU" : "failed");
+			return 1;
+		}
+		if (agent_process(a, seq, type, &result))
+			return result;
+		fflush(stdout);
+	}
+	if (!seq)
+		return 0;
+	fprintf(stderr, "vtrace agent: no reply to %s (seq %" PRIu64 ") within %d ms\n",
+		vtrace_msg_type_name(type), seq, ms);
+	return 1;
+}
+
+static int agent_send_file(struct agent *a, const char *path)
+{
+	unsigned char chunk[65536];
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "vtrace agent: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while ((r = read(fd, chunk, sizeof(chunk))) > 0)
+		if (write_all(a->sock, chunk, r))
+			break;
+	close(fd);
+	return agent_wait(a, 0, 0, 2000);
+}
+
+/* Send one command and wait for its reply; returns 0 on ACK */
+static int agent_command(struct agent *a, uint16_t type, const void *p, uint32_t len)
+{
+	uint64_t seq = ++a->seq;
+	int ret;
+
+	if (type == VTRACE_MSG_HELLO)
+		ret = vtrace_msg_write_hello(a->sock, seq);
+	else
+		ret = vtrace_msg_write(a->sock, type, seq, p, len);
+	if (ret) {
+		fprintf(stderr, "vtrace agent: sending %s: %s\n", vtrace_msg_type_name(type),
+			strerror(errno));
+		return 1;
+	}
+	return agent_wait(a, seq, type, a->timeout_ms);
+}
+
+/* One command word (and its argument); *used: argv entries consumed */
+static int agent_run(struct agent *a, char **argv, int argc, int *used)
+{
+	const char *cmd = argv[0];
+	struct vtrace_buffer_size b = { 0 };
+
+	*used = 1;
+	if (!strcmp(cmd, "hello"))
+		return agent_command(a, VTRACE_MSG_HELLO, NULL, 0);
+	if (!strcmp(cmd, "start"))
+		return agent_command(a, VTRACE_MSG_START, NULL, 0);
+	if (!strcmp(cmd, "stop"))
+		return agent_command(a, VTRACE_MSG_STOP, NULL, 0);
+	if (!strcmp(cmd, "status"))
+		return agent_command(a, VTRACE_MSG_STATUS_REQ, NULL, 0);
+	if (argc < 2) {
+		fprintf(stderr, "vtrace agent: '%s' needs an argument (or is unknown)\n", cmd);
+		return 2;
+	}
+	*used = 2;
+	if (!strcmp(cmd, "events"))
+		return agent_command(a, VTRACE_MSG_SET_EVENTS, argv[1], strlen(argv[1]));
+	if (!strcmp(cmd, "buffer-size")) {
+		b.size_kb = strtoul(argv[1], NULL, 0);
+		return agent_command(a, VTRACE_MSG_SET_BUFFER_SIZE, &b, sizeof(b));
+	}
+	if (!strcmp(cmd, "raw-file"))
+		return agent_send_file(a, argv[1]);
+	if (!strcmp(cmd, "listen"))
+		return agent_wait(a, 0, 0, atoi(argv[1]) * 1000);
+	fprintf(stderr, "vtrace agent: unknown command '%s'\n", cmd);
+	return 2;
+}
+
+static const struct option agent_opts[] = {
+	{ "socket",	required_argument,	NULL, 's' },
+	{ "out",	required_argument,	NULL, 'o' },
+	{ "timeout",	required_argument,	NULL, 't' },
+	{ "quiet",	no_argument,		NULL, 'q' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ NULL,		0,			NULL, 0 },
+};
+
+int vtrace_cmd_agent(int argc, char **argv)
+{
+	struct agent a = { .sock = -1, .out = -1, .timeout_ms = 60000 };
+	const char *sock = NULL, *out = NULL;
+	int c, used, ret = 0;
+
+	while ((c = getopt_long(argc, argv, "s:o:t:qh", agent_opts, NULL)) != -1) {
+		switch (c) {
+		case 's': sock = optarg; break;
+		case 'o': out = optarg; break;
+		case 't': a.timeout_ms = atoi(optarg) * 1000; break;
+		case 'q': a.quiet = true; break;
+		case 'h': fputs(agent_usage, stdout); return 0;
+		default: fputs(agent_usage, stderr); return 2;
+		}
+	}
+	if (!sock || !out || optind >= argc) {
+		fputs(agent_usage, stderr);
+		return 2;
+	}
+	if (agent_open_out(&a, out) || agent_connect(&a, sock)) {
+		ret = 1;
+		goto out_close;
+	}
+	if (strcmp(argv[optind], "hello") && strcmp(argv[optind], "raw-file"))
+		ret = agent_command(&a, VTRACE_MSG_HELLO, NULL, 0);
+	while (!ret && optind < argc) {
+		ret = agent_run(&a, argv + optind, argc - optind, &used);
+		optind += used;
+	}
+out_close:
+	if (a.sock >= 0)
+		close(a.sock);
+	if (a.out >= 0)
+		close(a.out);
+	free(a.buf);
+	return ret;
+}

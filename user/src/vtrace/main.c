@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/* main.c: the vtrace command, dispatching to one file per subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "vtrace-local.h"
+
+static const char usage_text[] =
+"usage: vtrace COMMAND [ARGS]\n"
+"\n"
+"  agent     drive a guest's vtrace_guest through its vtrace.ctl port (agent mode)\n"
+"\n"
+"vtrace COMMAND --help shows a command's options.\n";
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "agent",	vtrace_cmd_agent },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage_text, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "vtrace: unknown command '%s'\n\n%s", argv[1], usage_text);
+	return 2;
+}
