@@ -41,7 +41,7 @@ vm=$(cd "$KD" && ls -d "$qpid"-* | head -1)
 
 n=$(records | wc -l)
 ktap_diag "$n records since load, $(stat_of dropped) dropped," \
-	"host TSC span of the kept ones: $(records | awk 'NR == 1 { f = $2 } { l = $2 } END { print l - f }')"
+	"host TSC span of the kept ones: $(records | awk 'NR == 1 { f = $2 } { l = $2 } END { printf "%d", l - f }')"
 [ "$n" -gt 100 ] && [ "$(stat_of anomalies)" = 0 ] &&
 	[ -z "$(records | awk -v vm="$vm" '$4 != vm')" ]
 ktap_result $? "many_writes_recorded_for_the_vm"
