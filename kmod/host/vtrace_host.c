@@ -295,10 +295,13 @@ static void vth_snapshot_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu)
 	rec->host_tsc = rdtsc_ordered();
 	rec->offset = READ_ONCE(vcpu->arch.l1_tsc_offset);
 	rec->prev = rec->offset;
-	rec->pid = kvm->userspace_pid;
 	rec->vcpu_id = vcpu->vcpu_id;
 	rec->kind = VTH_KIND_SNAPSHOT;
 	vth_fill_vcpu(rec, vcpu);
+	/* Set by KVM's creation uevent; the name "PID-FD" has it too */
+	rec->pid = kvm->userspace_pid;
+	if (!rec->pid && sscanf(rec->vm, "%d-", &rec->pid) != 1)
+		rec->pid = 0;
 	vth_publish(rec);
 	atomic64_inc(&vth_snapshots);
 }
