@@ -6,10 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* kind column of the tsc_offsets file */
+/* kind column of the tsc_offsets file, and intervals the parser adds */
 enum vtrace_tsc_kind {
 	VTRACE_TSC_WRITE	= 0,
 	VTRACE_TSC_SNAPSHOT	= 1,
+	VTRACE_TSC_MULTIPLIER	= 2,
+	VTRACE_TSC_ASSUMED	= 3,	/* before the first record: its prev_offset */
 };
 
 /**
@@ -20,6 +22,12 @@ enum vtrace_tsc_kind {
  * @frac:	its fraction bits
  * @kind:	&enum vtrace_tsc_kind
  * @seq:	record number in the offsets file
+ *
+ * An interval of kind %VTRACE_TSC_ASSUMED is not in the file: it stands
+ * for the time before a vCPU's first record, with that record's
+ * prev_offset ("before the vCPU's first write record, its prev_offset was
+ * in force", Documentation/vtrace_host.rst), from an unknown start.  It is
+ * used only with --assume-constant-offset.
  */
 struct vtrace_tsc_interval {
 	uint64_t	host_tsc;
@@ -56,6 +64,7 @@ int vtrace_offsets_has_pid(struct vtrace_offsets *offsets, int pid);
 char *vtrace_offsets_pids(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_records(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_gaps(struct vtrace_offsets *offsets);
+uint64_t vtrace_offsets_anomalies(struct vtrace_offsets *offsets);
 
 /* The conversion itself (exact, 128-bit) */
 uint64_t vtrace_tsc_guest(const struct vtrace_tsc_interval *iv, uint64_t host_tsc);

@@ -192,9 +192,11 @@ class VCpu:
         self.vcpu_id, self.idx, self.mult, self.frac = vcpu_id, idx, mult, frac
         self.iv = []
 
-    def write(self, t, offset, kind='write'):
+    def write(self, t, offset, kind='write', mult=None, hidden=False):
+        if mult:
+            self.mult = mult
         self.iv.append({'t': t, 'offset': offset & M64, 'mult': self.mult,
-                        'frac': self.frac, 'kind': kind})
+                        'frac': self.frac, 'kind': kind, 'hidden': hidden})
 
     def at(self, h):
         cur = self.iv[0]    # before the first record: its offset (--assume-constant-offset)
@@ -292,6 +294,9 @@ def scenario(name, rng, nev):
         g2 = guest('g2', 2, [0, 1], 4247, mult=3 << 30, frac=32)
         t = base + span // 3
         g.vcpus[0].write(t, g.vcpus[0].at(t)['offset'] + 777_777_777)
+        # KVM_SET_TSC_KHZ on a running vCPU: a "multiplier" record, same offset
+        v = g2.vcpus[1]
+        v.write(base + span // 2, v.at(base)['offset'], 'multiplier', mult=7 << 29)
         for c in range(2):
             add_markers(rng, g, c, base, base + span, nev)
             add_markers(rng, g2, c, base, base + span, nev)
@@ -335,6 +340,14 @@ def scenario(name, rng, nev):
         g.vcpus[0].iv[0]['kind'] = 'snapshot'
         g.vcpus[0].iv[0]['t'] = base + span // 4
         add_markers(rng, g, 0, base + span // 4, base + span, nev)
+    elif name == 'prewrite':
+        # the vCPU existed before vtrace_host loaded and has no snapshot: its first
+        # record is a guest TSC write whose prev_offset held before it
+        g = guest('g1', 1, [0], 4251)
+        g.vcpus[0].iv[0]['hidden'] = True
+        t = base + span // 2
+        g.vcpus[0].write(t, g.vcpus[0].at(t)['offset'] + 10**9)
+        add_markers(rng, g, 0, base, base + span, nev)
     elif name == 'early':
         # guest events before the first offset record of their vCPU
         g = guest('g1', 1, [0], 4249)
@@ -438,7 +451,8 @@ def write_offsets(out, machines, rng):
         for v in m.vcpus:
             prev = 0
             for iv in v.iv:
-                recs.append((iv['t'], m.pid, v, iv, prev))
+                if not iv.get('hidden'):
+                    recs.append((iv['t'], m.pid, v, iv, prev))
                 prev = iv['offset']
     recs.sort(key=lambda r: r[0])
     lines = ['# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier'
@@ -505,13 +519,13 @@ def cmd_check(a):
             bad_order += 1
             first = first or 'line %d: got %s/%d %s, expected %s/%d %s' % (
                 i + 1, g['machine'], g['cpu'], text, t['machine'], t['cpu'], t['text'])
-        elif g['tsc'] != t['tsc']:
+        elif g['host_tsc'] != t['tsc']:
             bad_time += 1
             first = first or 'line %d (%s): host tsc %d, expected %d (diff %d)' % (
-                i + 1, text, g['tsc'], t['tsc'], g['tsc'] - t['tsc'])
-        if g['ns'] != t['tsc'] * 1000000 // khz:
+                i + 1, text, g['host_tsc'], t['tsc'], g['host_tsc'] - t['tsc'])
+        if g['host_ns'] != t['tsc'] * 1000000 // khz:
             bad_ns += 1
-        if g['guest_ts'] != t['guest_ts']:
+        if g['guest_tsc'] != t['guest_ts']:
             bad_guest += 1
     ok(bad_order == 0, 'merged_order', '%d events out of place; %s' % (bad_order, first))
     ok(bad_time == 0, 'host_tsc_exact', '%d wrong host TSCs; %s' % (bad_time, first))

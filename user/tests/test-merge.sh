@@ -200,6 +200,15 @@ expect_error history_not_covered_is_an_error \
 run --host "$E/host" --guest g1="$E/g1" --offsets "$E/tsc_offsets" --assume-constant-offset
 [ $rc -eq 0 ] && grep -q 'assume-constant-offset' "$T/err" && [ "$(grep -c . "$T/out")" -eq 300 ]
 ok $? assume_constant_offset_warns "rc $rc $(head -c 200 "$T/err")"
+P=$T/prewrite
+$GEN make "$P" prewrite --events 100
+expect_error history_before_first_write_is_an_error \
+	"offset history does not cover guest g1 cpu 0 before host TSC 11000000000" \
+	--host "$P/host" --guest g1="$P/g1" --offsets "$P/tsc_offsets"
+run --host "$P/host" --guest g1="$P/g1" --offsets "$P/tsc_offsets" --assume-constant-offset \
+	--format jsonl
+ok $rc assume_constant_uses_prev_offset_exit
+relay < <($GEN check "$P" prewrite < "$T/out")
 
 # ---- bad input: a clear error naming the file, never a crash
 B=$T/basic
@@ -279,7 +288,8 @@ offs bad_header "line 1 (byte 0): expected the header" '1s/seq/sequence/'
 offs bad_number "line 2 (byte 84): field host_tsc: expected an unsigned decimal, got \"9x000000000\"" \
 	'2s/^0 9/0 9x/'
 offs bad_offset "field offset: expected a signed decimal" '3s/ [-0-9]+ 4294967296/ 1-2 4294967296/'
-offs bad_kind "field kind: expected \"write\" or \"snapshot\", got \"wrote\"" '2s/write$/wrote/'
+offs bad_kind "field kind: expected \"write\", \"snapshot\" or \"multiplier\", got \"wrote\"" \
+	'2s/write$/wrote/'
 offs extra_field "field (extra): expected 11 fields" '2s/$/ more/'
 offs short_line "field multiplier: expected 11 fields" '2s/ [0-9]+ [0-9]+ write$//'
 offs zero_mult "field multiplier: expected a non-zero multiplier" '2s/4294967296/0/'

@@ -27,6 +27,7 @@ struct offset_rec {
 	int				pid;
 	uint32_t			vcpu_id;
 	char				vm[32];
+	uint64_t			prev_offset;
 	struct vtrace_tsc_interval	iv;
 };
 
@@ -35,6 +36,7 @@ struct vtrace_offsets {
 	struct vtrace_vcpu_history	*hist;
 	uint64_t			records;
 	uint64_t			gaps;
+	uint64_t			anomalies;
 };
 
 struct line_ctx {
@@ -56,8 +58,9 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 	static const char * const names[] = { "seq", "host_tsc", "pid", "vm", "vcpu_id",
 		"vcpu_idx", "prev_offset", "offset", "multiplier", "frac_bits", "kind" };
 	char *f[12], *save = NULL;
+	int64_t s, prev, idx;
+	uint32_t kind;
 	uint64_t u[11];
-	int64_t s;
 	int n = 0;
 
 	for (char *tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -68,7 +71,7 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 	if (n < 11)
 		return bad_field(c, names[n], "11 fields", NULL);
 	for (int i = 0; i < 11; i++) {
-		if (i == 3 || i == 6 || i == 7 || i == 10)
+		if (i == 3 || i == 5 || i == 6 || i == 7 || i == 10)
 			continue;
 		if (vtrace_parse_u64(f[i], &u[i]))
 			return bad_field(c, names[i], "an unsigned decimal", f[i]);
@@ -77,7 +80,9 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 		return bad_field(c, "pid", "a process id", f[2]);
 	if (u[4] > UINT32_MAX)
 		return bad_field(c, "vcpu_id", "a 32-bit vcpu id", f[4]);
-	if (vtrace_parse_s64(f[6], &s))
+	if (vtrace_parse_s64(f[5], &idx) || idx < -1 || idx > UINT32_MAX)
+		return bad_field(c, "vcpu_idx", "a vCPU index or -1", f[5]);
+	if (vtrace_parse_s64(f[6], &prev))
 		return bad_field(c, "prev_offset", "a signed decimal", f[6]);
 	if (vtrace_parse_s64(f[7], &s))
 		return bad_field(c, "offset", "a signed decimal", f[7]);
@@ -87,17 +92,24 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 		return bad_field(c, "frac_bits", "0..63", f[9]);
 	if (strlen(f[3]) >= sizeof(r->vm))
 		return bad_field(c, "vm", "a name under 32 characters", f[3]);
-	if (strcmp(f[10], "write") && strcmp(f[10], "snapshot"))
-		return bad_field(c, "kind", "\"write\" or \"snapshot\"", f[10]);
+	if (!strcmp(f[10], "write"))
+		kind = VTRACE_TSC_WRITE;
+	else if (!strcmp(f[10], "snapshot"))
+		kind = VTRACE_TSC_SNAPSHOT;
+	else if (!strcmp(f[10], "multiplier"))
+		kind = VTRACE_TSC_MULTIPLIER;
+	else
+		return bad_field(c, "kind", "\"write\", \"snapshot\" or \"multiplier\"", f[10]);
 	r->pid = u[2];
 	r->vcpu_id = u[4];
 	strcpy(r->vm, f[3]);
+	r->prev_offset = (uint64_t)prev;
 	r->iv = (struct vtrace_tsc_interval){
 		.host_tsc	= u[1],
 		.offset		= (uint64_t)s,
 		.mult		= u[8],
 		.frac		= u[9],
-		.kind		= strcmp(f[10], "write") ? VTRACE_TSC_SNAPSHOT : VTRACE_TSC_WRITE,
+		.kind		= kind,
 		.seq		= u[0],
 	};
 	return 0;
@@ -117,7 +129,8 @@ static int cmp_rec(const void *a, const void *b)
 }
 
 /* Split @text into records; returns their number or -1 */
-static long parse_lines(const char *path, char *text, struct offset_rec **recs)
+static long parse_lines(const char *path, char *text, struct offset_rec **recs,
+			uint64_t *anomalies)
 {
 	struct line_ctx c = { .path = path };
 	size_t nr = 0, alloc = 0;
@@ -154,6 +167,9 @@ static long parse_lines(const char *path, char *text, struct offset_rec **recs)
 			if (parse_record(&c, line, &(*recs)[nr]))
 				goto error;
 			nr++;
+			/* a write KVM made with no vCPU of the VM running: not attributable */
+			if (!strcmp((*recs)[nr - 1].vm, "?"))
+				nr--, (*anomalies)++;
 		}
 		line += len + (nl ? 1 : 0);
 	}
@@ -203,35 +219,84 @@ static void count_gaps(struct vtrace_offsets *o, const char *path, struct offset
 	free(seqs);
 }
 
+/*
+ * The reading rules of Documentation/vtrace_host.rst, per vCPU:
+ *  - each record starts an interval with its offset and multiplier;
+ *  - a write's prev_offset is the offset before it: where it disagrees
+ *    with a snapshot before it (a write racing with the load), the write
+ *    wins; elsewhere a disagreement means records were dropped (warned);
+ *  - before a first "write" record with a non-zero prev_offset (the vCPU
+ *    existed before the module loaded and has no snapshot), that
+ *    prev_offset held since an unknown time: an ASSUMED interval.
+ */
+static void apply_rules(struct vtrace_vcpu_history *h, const struct offset_rec *recs,
+			size_t first, const char *path)
+{
+	for (size_t k = first + 1; k < h->nr; k++) {
+		struct vtrace_tsc_interval *prev = &h->iv[k - 1];
+		uint64_t prev_offset = recs[k - first].prev_offset;
+
+		if (h->iv[k].kind == VTRACE_TSC_SNAPSHOT || prev_offset == prev->offset)
+			continue;
+		if (prev->kind == VTRACE_TSC_SNAPSHOT)
+			prev->offset = prev_offset;
+		else
+			vtrace_warn("%s: pid %d vcpu %u: prev_offset of seq %llu is not the offset of"
+				    " seq %llu (records dropped?)", path, h->pid, h->vcpu_id,
+				    (unsigned long long)h->iv[k].seq,
+				    (unsigned long long)prev->seq);
+	}
+}
+
+static int add_history(struct vtrace_offsets *o, const char *path, const struct offset_rec *recs,
+		       size_t nr)
+{
+	bool assumed = recs[0].iv.kind != VTRACE_TSC_SNAPSHOT && recs[0].prev_offset;
+	struct vtrace_vcpu_history *h, *n;
+	size_t first = assumed ? 1 : 0;
+
+	n = realloc(o->hist, (o->nr_hist + 1) * sizeof(*o->hist));
+	if (!n)
+		return -1;
+	o->hist = n;
+	h = &o->hist[o->nr_hist++];
+	*h = (struct vtrace_vcpu_history){ .pid = recs[0].pid, .vcpu_id = recs[0].vcpu_id,
+					   .nr = nr + first };
+	memcpy(h->vm, recs[0].vm, sizeof(h->vm));
+	h->iv = malloc(h->nr * sizeof(*h->iv));
+	if (!h->iv)
+		return -1;
+	if (assumed) {
+		h->iv[0] = recs[0].iv;
+		h->iv[0].host_tsc = 0;
+		h->iv[0].offset = recs[0].prev_offset;
+		h->iv[0].kind = VTRACE_TSC_ASSUMED;
+	}
+	for (size_t k = 0; k < nr; k++) {
+		h->iv[first + k] = recs[k].iv;
+		if (k && recs[k].iv.host_tsc < recs[k - 1].iv.host_tsc)
+			vtrace_warn("%s: pid %d vcpu %u: host_tsc of seq %llu is before seq %llu",
+				    path, h->pid, h->vcpu_id, (unsigned long long)recs[k].iv.seq,
+				    (unsigned long long)recs[k - 1].iv.seq);
+		if (k && strcmp(recs[k].vm, recs[0].vm))
+			vtrace_warn("%s: pid %d vcpu %u: records of two VMs (%s, %s)", path,
+				    h->pid, h->vcpu_id, recs[0].vm, recs[k].vm);
+	}
+	apply_rules(h, recs, first, path);
+	return 0;
+}
+
 static int build_histories(struct vtrace_offsets *o, const char *path, struct offset_rec *recs,
 			   size_t nr)
 {
 	qsort(recs, nr, sizeof(*recs), cmp_rec);
 	for (size_t i = 0; i < nr; ) {
-		struct vtrace_vcpu_history *h, *n;
 		size_t j = i;
 
 		while (j < nr && recs[j].pid == recs[i].pid && recs[j].vcpu_id == recs[i].vcpu_id)
 			j++;
-		n = realloc(o->hist, (o->nr_hist + 1) * sizeof(*o->hist));
-		if (!n)
+		if (add_history(o, path, recs + i, j - i))
 			return -1;
-		o->hist = n;
-		h = &o->hist[o->nr_hist++];
-		*h = (struct vtrace_vcpu_history){ .pid = recs[i].pid, .vcpu_id = recs[i].vcpu_id,
-						   .nr = j - i };
-		memcpy(h->vm, recs[i].vm, sizeof(h->vm));
-		h->iv = malloc(h->nr * sizeof(*h->iv));
-		if (!h->iv)
-			return -1;
-		for (size_t k = i; k < j; k++) {
-			h->iv[k - i] = recs[k].iv;
-			if (k > i && recs[k].iv.host_tsc < recs[k - 1].iv.host_tsc)
-				vtrace_warn("%s: pid %d vcpu %u: host_tsc of seq %llu is before seq %llu",
-					    path, h->pid, h->vcpu_id,
-					    (unsigned long long)recs[k].iv.seq,
-					    (unsigned long long)recs[k - 1].iv.seq);
-		}
 		i = j;
 	}
 	return 0;
@@ -241,7 +306,7 @@ struct vtrace_offsets *vtrace_offsets_open(const char *path)
 {
 	struct vtrace_offsets *o = NULL;
 	struct offset_rec *recs = NULL;
-	uint64_t len;
+	uint64_t len, anomalies = 0;
 	char *text;
 	long nr;
 
@@ -252,13 +317,17 @@ struct vtrace_offsets *vtrace_offsets_open(const char *path)
 		vtrace_set_error("%s: byte %zu: NUL byte, expected text", path, strlen(text));
 		goto error;
 	}
-	nr = parse_lines(path, text, &recs);
+	nr = parse_lines(path, text, &recs, &anomalies);
 	if (nr < 0)
 		goto error;
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		goto error;
 	o->records = nr;
+	o->anomalies = anomalies;
+	if (anomalies)
+		vtrace_warn("%s: %llu records of writes with no vCPU (vm \"?\") ignored", path,
+			    (unsigned long long)anomalies);
 	count_gaps(o, path, recs, nr);
 	if (build_histories(o, path, recs, nr))
 		goto error;
@@ -320,6 +389,11 @@ char *vtrace_offsets_pids(struct vtrace_offsets *o)
 uint64_t vtrace_offsets_records(struct vtrace_offsets *o)
 {
 	return o->records;
+}
+
+uint64_t vtrace_offsets_anomalies(struct vtrace_offsets *o)
+{
+	return o->anomalies;
 }
 
 uint64_t vtrace_offsets_gaps(struct vtrace_offsets *o)

@@ -163,7 +163,8 @@ int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_
 	}
 	while (map->cur + 1 < h->nr && guest_tsc >= start_guest(h, map->cur + 1))
 		map->cur++;
-	if (map->cur == 0 && guest_tsc < start_guest(h, 0)) {
+	if ((map->cur == 0 && guest_tsc < start_guest(h, 0)) ||
+	    h->iv[map->cur].kind == VTRACE_TSC_ASSUMED) {
 		if (!map->assume_constant)
 			return -1;
 		map->extrapolated++;

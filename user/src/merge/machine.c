@@ -294,17 +294,21 @@ static int next_record(struct source *s, int *filler)
 static int convert(struct source *s)
 {
 	const struct vtrace_vcpu_history *h = s->map.hist;
+	const struct vtrace_tsc_interval *first;
 
 	if (!s->m->guest) {
 		s->host_tsc = s->rec->ts;
 		return 0;
 	}
+	first = h ? &h->iv[h->nr > 1 && h->iv[0].kind == VTRACE_TSC_ASSUMED] : NULL;
 	if (!vtrace_tsc_map_event(&s->map, s->rec->ts, &s->host_tsc)) {
-		if (s->map.extrapolated == 1 && s->read == 1)
+		if (s->map.extrapolated == 1 && !s->warned) {
+			s->warned = true;
 			vtrace_warn("guest %s cpu %d: events before its first offset record (host TSC"
-				    " %llu) converted with that record's offset"
+				    " %llu) converted with the earliest offset known"
 				    " (--assume-constant-offset): approximate", s->m->name, s->cpu,
-				    (unsigned long long)h->iv[0].host_tsc);
+				    (unsigned long long)first->host_tsc);
+		}
 		return 0;
 	}
 	if (!h)
@@ -314,10 +318,10 @@ static int convert(struct source *s)
 		vtrace_set_error("offset history does not cover guest %s cpu %d before host TSC"
 				 " %llu (its guest TSC %llu at %s/cpu%d byte %llu; first record:"
 				 " seq %llu; --assume-constant-offset extrapolates)",
-				 s->m->name, s->cpu, (unsigned long long)h->iv[0].host_tsc,
+				 s->m->name, s->cpu, (unsigned long long)first->host_tsc,
 				 (unsigned long long)s->rec->ts, s->m->path, s->cpu,
 				 (unsigned long long)s->rec->offset,
-				 (unsigned long long)h->iv[0].seq);
+				 (unsigned long long)first->seq);
 	return -1;
 }
 

@@ -69,6 +69,7 @@ struct source {
 	uint64_t			first_tsc;
 	uint64_t			last_tsc;
 	uint64_t			out_of_order;
+	bool				warned;
 };
 
 /**

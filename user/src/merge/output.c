@@ -303,14 +303,14 @@ static void print_json(struct output *o, struct source *s)
 	j_string(&j, s->m->name, strlen(s->m->name));
 	J_LIT(&j, ",\"cpu\":");
 	j_u64(&j, s->cpu);
-	J_LIT(&j, ",\"ns\":");
+	J_LIT(&j, ",\"host_ns\":");
 	if (o->opts->khz)
 		j_u64(&j, vtrace_tsc_to_ns(s->host_tsc, o->opts->khz));
 	else
 		J_LIT(&j, "null");
-	J_LIT(&j, ",\"tsc\":");
+	J_LIT(&j, ",\"host_tsc\":");
 	j_u64(&j, s->host_tsc);
-	J_LIT(&j, ",\"guest_ts\":");
+	J_LIT(&j, ",\"guest_tsc\":");
 	if (s->m->guest)
 		j_u64(&j, s->rec->ts);
 	else
