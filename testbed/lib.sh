@@ -131,7 +131,17 @@ l2_start() {
 		args+=(-chardev "file,id=vtc$k,path=$dir/cpu$k"
 		       -device "virtserialport,bus=vser0.0,chardev=vtc$k,name=$prefix.cpu$k")
 	done
-	timeout -k 5 "$tmo" qemu-system-x86_64 "${args[@]}" > "$dir/qemu.log" 2>&1 &
+	# QEMU removes its -pidfile when it exits; keep a hard link and put it
+	# back, so that NAME/qemu.pid still matches the guest to its offset
+	# records (vtrace-merge reads it) after the guest is gone.
+	timeout -k 5 "$tmo" bash -c '
+		d=$1; shift
+		qemu-system-x86_64 "$@" & q=$!
+		while [ ! -s "$d/qemu.pid" ] && kill -0 $q 2>/dev/null; do sleep 0.1; done
+		ln -f "$d/qemu.pid" "$d/.qemu.pid" 2>/dev/null
+		wait $q; rc=$?
+		[ ! -f "$d/.qemu.pid" ] || mv -f "$d/.qemu.pid" "$d/qemu.pid"
+		exit $rc' l2 "$dir" "${args[@]}" > "$dir/qemu.log" 2>&1 &
 	L2_PID=$!
 }
 
