@@ -346,16 +346,17 @@ void output_event(struct output *o, struct source *s)
 
 static void print_range(FILE *out, const struct source *s, const struct merge_opts *opts)
 {
-	if (!s->printed) {
-		fprintf(out, " %27s", "-");
-		return;
-	}
-	if (opts->raw_tsc || !opts->khz)
-		fprintf(out, " %13" PRIu64 "..%-13" PRIu64, s->first_tsc, s->last_tsc);
+	char buf[64];
+
+	if (!s->printed)
+		snprintf(buf, sizeof(buf), "-");
+	else if (opts->raw_tsc || !opts->khz)
+		snprintf(buf, sizeof(buf), "%" PRIu64 "-%" PRIu64, s->first_tsc, s->last_tsc);
 	else
-		fprintf(out, " %6" PRIu64 ".%06" PRIu64 "..%6" PRIu64 ".%06" PRIu64,
-			s->first_ns / 1000000000, s->first_ns % 1000000000 / 1000,
-			s->last_ns / 1000000000, s->last_ns % 1000000000 / 1000);
+		snprintf(buf, sizeof(buf), "%" PRIu64 ".%06" PRIu64 "-%" PRIu64 ".%06" PRIu64,
+			 s->first_ns / 1000000000, s->first_ns % 1000000000 / 1000,
+			 s->last_ns / 1000000000, s->last_ns % 1000000000 / 1000);
+	fprintf(out, " %-25s", buf);
 }
 
 static void print_intervals(FILE *out, const struct source *s)
@@ -428,8 +429,9 @@ void output_stats(FILE *out, struct machine **machines, int nr, const struct mer
 	for (int i = 0; i < nr; i++)
 		if ((int)strlen(machines[i]->name) > width)
 			width = strlen(machines[i]->name);
-	fprintf(out, "%-*s %3s %10s %10s %7s %10s %9s %5s %27s %-16s %s\n", width, "machine", "cpu",
-		"read", "printed", "fillers", "lost-page", "lost-eos", "bad", "time range (s)",
+	fprintf(out, "%-*s %3s %10s %10s %7s %10s %9s %5s %-25s %-16s %s\n", width, "machine", "cpu",
+		"read", "printed", "fillers", "lost-page", "lost-eos", "bad",
+		opts->raw_tsc || !opts->khz ? "host TSC range" : "time range (s)",
 		"intervals", "checks");
 	for (int i = 0; i < nr; i++)
 		for (int c = 0; c < machines[i]->nr_cpus; c++)
