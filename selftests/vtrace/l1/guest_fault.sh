@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vtrace_guest faults: unconnected host ends, fewer ports than CPUs, enable/disable loop, CPU hotplug, rmmod while streaming.
+. "$VTRACE_PROJ/testbed/lib.sh"
+
+# l2_results NAME PREFIX: the guest's "vtg: ok N name" lines as results here
+l2_results() {
+	local line tmp=$VTRACE_OUT/$1.ktap
+	l2_ktap "$1" > "$tmp"
+	while read -r line; do
+		case "$line" in
+		"ok "*)		ktap_result 0 "$2_${line#ok * }" ;;
+		"not ok "*)	ktap_result 1 "$2_${line#not ok * }" ;;
+		esac
+	done < "$tmp"
+}
+
+# l2_start_noconn NAME SCRIPT: 2 CPUs; vtrace.ctl and vtrace.cpu1 are QEMU
+# server sockets nobody connects to (on L1's /run: bind() fails on the 9p
+# results folder), vtrace.cpu0 a file.
+l2_start_noconn() {
+	local name=$1 script=$2 dir=$VTRACE_OUT/$1
+	rm -rf "$dir" /run/vtrace-"$name"-*.sock
+	mkdir -p "$dir"
+	timeout -k 5 200 qemu-system-x86_64 -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
+		-smp 2 -m 512 -display none -no-reboot -monitor none \
+		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
+		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
+		-append "console=ttyS0 panic=-1 loglevel=6 vtrace_run=$script vtrace_arg=300" \
+		-device virtio-serial-pci,id=vser0,max_ports=64 \
+		-chardev "socket,id=vtctl,path=/run/vtrace-$name-ctl.sock,server=on,wait=off" \
+		-device virtserialport,bus=vser0.0,chardev=vtctl,name=vtrace.ctl \
+		-chardev "file,id=vtc0,path=$dir/cpu0" \
+		-device virtserialport,bus=vser0.0,chardev=vtc0,name=vtrace.cpu0 \
+		-chardev "socket,id=vtc1,path=/run/vtrace-$name-cpu1.sock,server=on,wait=off" \
+		-device virtserialport,bus=vser0.0,chardev=vtc1,name=vtrace.cpu1 \
+		> "$dir/qemu.log" 2>&1 &
+	L2_PID=$!
+}
+
+ktap_header 30
+modprobe kvm_amd
+
+l2_start_noconn gnoconn /tests/guest_noconn.sh
+l2_wait
+ktap_result $? "noconn_l2_runs"
+l2_results gnoconn noconn
+sed -n 's/\r$//; s/^vtg-\(status\|time\): /# \1: /p' "$VTRACE_OUT/gnoconn/console.log"
+got=$(grep -ao 'vtg-mark cpu=0 seq=[0-9]*' "$VTRACE_OUT/gnoconn/cpu0" | sort -u | wc -l)
+[ "$got" -eq 300 ]
+ktap_result $? "noconn_cpu0_markers_all_arrived" "cpu0 file has $got of 300 markers"
+
+l2_run gfault /tests/guest_fault.sh --cpus 3 --ports 2 --timeout 300
+ktap_result $? "fault_l2_runs"
+l2_results gfault fault
+sed -n 's/\r$//; s/^vtg-\(status\): /# \1: /p' "$VTRACE_OUT/gfault/console.log"
+out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault" \
+	--ctl-only --sessions 53 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+ktap_result $rc "fault_ctl_stream_whole"
+
+save_dmesg l1-dmesg
+"$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/*.log "$VTRACE_OUT"/*/console.log
+ktap_result $? "no_kernel_splat"
+ktap_finish

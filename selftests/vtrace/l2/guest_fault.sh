@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# L2: vtrace_guest faults: fewer ports than CPUs, enable/disable loop, CPU hotplug and rmmod while streaming.
+#   Runs with 3 CPUs and data ports for cpu0 and cpu1 only; no kallsyms (53 sessions).
+D=/sys/kernel/debug/vtrace
+C1=/sys/devices/system/cpu/cpu1/online
+n=0
+t() {	# t RC NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "vtg: ok $n $2"; else echo "vtg: not ok $n $2"; fi
+}
+col() {	# col CPU FIELD: a number of the status table
+	awk -v c="$1" -v f="$2" '$1 == c && NF == 11 { print $f }' $D/status
+}
+
+insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0
+t $? load
+grep -q "^data ports: 2 of 3 CPUs" $D/status
+t $? fewer_ports_in_status
+dmesg | grep -q "cpu2 (no port vtrace.cpu2)"
+t $? fewer_ports_in_dmesg
+
+i=0
+while [ $i -lt 50 ]; do
+	echo 1 > $D/enable || break
+	echo 0 > $D/enable || break
+	i=$((i + 1))
+done
+[ $i -eq 50 ]
+t $? enable_disable_loop_50
+
+echo 1 > $D/enable
+guest_markers 300 0 1 2 > /dev/null
+echo 0 > $C1
+t $? cpu1_offline_while_streaming
+guest_markers 300 0 2 > /dev/null
+echo 1 > $C1
+t $? cpu1_online_while_streaming
+guest_markers 300 0 1 2 > /dev/null
+t $? markers_around_hotplug
+echo 0 > $D/enable
+t $? disable_after_hotplug
+sed 's/^/vtg-status: /' $D/status
+[ "$(col 0 8)" = 0 ] && [ "$(col 1 8)" = 0 ] && [ "$(col 0 4)" -gt 0 ] && [ "$(col 1 4)" -gt 0 ]
+t $? hotplug_pages_sent_none_lost
+[ "$(col 2 4)" = 0 ] && [ "$(col 2 2)" = no ]
+t $? portless_cpu_not_streamed
+
+echo 1 > $D/enable
+guest_markers 1000000 0 1 > /dev/null 2>&1 &
+writer=$!
+sleep 2
+rmmod vtrace_guest
+t $? rmmod_while_streaming
+kill $writer 2> /dev/null
+wait
+! ps | grep -q '[v]trace-'
+t $? no_kthread_after_rmmod
+! [ -d $D ]
+t $? debugfs_gone
+
+insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 && echo 1 > $D/enable && guest_markers 100 0 1 > /dev/null &&
+	echo 0 > $D/enable && [ "$(col 0 4)" -gt 0 ]
+t $? reload_and_stream
+rmmod vtrace_guest
+t $? unload

@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# L2: vtrace_guest with host ends nobody reads: ctl and cpu1 are unconnected sockets.
+D=/sys/kernel/debug/vtrace
+n=0
+t() {	# t RC NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "vtg: ok $n $2"; else echo "vtg: not ok $n $2"; fi
+}
+col() {	# col CPU FIELD: a number of the status table
+	awk -v c="$1" -v f="$2" '$1 == c && NF == 11 { print $f }' $D/status
+}
+
+insmod /lib/vtrace/vtrace_guest.ko port_timeout_ms=500
+t $? load
+t0=$(date +%s)
+echo 1 > $D/enable
+t $? enable
+guest_markers "${1:-300}"
+t $? markers_written
+echo 0 > $D/enable
+t $? disable
+secs=$(( $(date +%s) - t0 ))
+echo "vtg-time: session with unconnected ports $secs s"
+[ $secs -lt 30 ]
+t $? no_hang
+sed 's/^/vtg-status: /' $D/status
+[ "$(col 0 8)" = 0 ] && [ "$(col 0 4)" -gt 0 ]
+t $? cpu0_streamed_nothing_lost
+[ "$(col 1 4)" = 0 ] && [ "$(col 1 8)" -gt 0 ] && [ "$(col 1 9)" -gt 0 ]
+t $? cpu1_pages_counted_lost
+grep -q "^ctl messages: 0 sent, [1-9]" $D/status
+t $? ctl_messages_counted_lost
+rmmod vtrace_guest
+t $? unload
+! ps | grep -q '[v]trace-'
+t $? no_kthread_left
