@@ -270,6 +270,13 @@ expect_error bad_qemu_pid "$T/badpid/qemu.pid: byte 0: expected a process id" \
 	--guest g1="$T/badpid" --offsets "$B/tsc_offsets"
 expect_error unknown_pid "pid 777 has no records in the offsets file (pids there: 4242)" \
 	--guest "g1=$B/g1,pid=777" --offsets "$B/tsc_offsets"
+mk nopid; rm "$T/nopid/qemu.pid"
+run --guest g1="$T/nopid" --offsets "$B/tsc_offsets" --format jsonl
+[ $rc -eq 0 ] && grep -q "using pid 4242, the only VM" "$T/err"
+ok $? no_qemu_pid_matched_by_apic_ids "rc $rc $(head -c 300 "$T/err")"
+cat "$B/tsc_offsets" <(sed -n 's/ 4242 4242-11 / 4343 4343-11 /p' "$B/tsc_offsets") > "$T/offs-2vms"
+expect_error no_qemu_pid_ambiguous "more than one VM of the offsets file matches its APIC ids" \
+	--guest g1="$T/nopid" --offsets "$T/offs-2vms"
 A=$T/apic
 grep -v ' 4243 4243-11 9 ' "$A/tsc_offsets" > "$T/offs-novcpu"
 expect_error missing_vcpu "guest g1 cpu 2: no offset records for its vCPU (APIC id 9)" \

@@ -192,6 +192,55 @@ void machine_close(struct machine *m)
 	free(m);
 }
 
+/* Does every CPU of the guest with a data port have a vCPU of @pid in the history? */
+static bool pid_fits(struct machine *m, struct vtrace_offsets *offsets, int pid)
+{
+	for (int i = 0; i < m->nr_cpus; i++) {
+		const struct vtrace_cpu_info *ci = vtrace_dump_cpu(m->dump, i);
+
+		if ((ci->flags & VTRACE_CPU_HAS_PORT) &&
+		    !vtrace_offsets_vcpu(offsets, pid, ci->apic_id))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * No qemu.pid (QEMU removes its -pidfile when it exits) and no pid=PID:
+ * the one VM of the history whose vCPUs cover the guest's APIC ids, if
+ * there is exactly one.
+ */
+static int guess_pid(struct machine *m, struct vtrace_offsets *offsets)
+{
+	char *pids = vtrace_offsets_pids(offsets), *save = NULL;
+	int found = -1, n = 0;
+
+	if (!pids)
+		return -1;
+	for (char *t = strtok_r(pids, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		int pid = atoi(t);
+
+		if (pid > 0 && pid_fits(m, offsets, pid)) {
+			found = pid;
+			n++;
+		}
+	}
+	free(pids);
+	if (n == 1) {
+		m->pid = found;
+		vtrace_warn("guest %s: no %s/qemu.pid: using pid %d, the only VM of the offsets file"
+			    " whose vCPUs match its APIC ids (pid=PID to choose)", m->name, m->path,
+			    found);
+		return 0;
+	}
+	pids = vtrace_offsets_pids(offsets);
+	vtrace_set_error("guest %s: no %s/qemu.pid and no pid=PID: %s VM of the offsets file"
+			 " matches its APIC ids (pids there: %s)", m->name, m->path,
+			 n ? "more than one" : "no", pids ? pids : "?");
+	free(pids);
+	return -1;
+}
+
 /* Guest CPU K -> its vCPU (APIC id from META_INFO) -> its offset history */
 int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			 const struct merge_opts *opts)
@@ -205,11 +254,8 @@ int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 				 " clock", m->name);
 		return -1;
 	}
-	if (m->pid < 0) {
-		vtrace_set_error("guest %s: no %s/qemu.pid and no pid=PID: cannot find its offset"
-				 " records", m->name, m->path);
+	if (m->pid < 0 && guess_pid(m, offsets))
 		return -1;
-	}
 	if (!vtrace_offsets_has_pid(offsets, m->pid)) {
 		pids = vtrace_offsets_pids(offsets);
 		vtrace_set_error("guest %s: pid %d has no records in the offsets file (pids there:"
