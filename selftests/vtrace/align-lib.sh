@@ -26,7 +26,7 @@ align_case() {
 
 	for ((g = 1; g <= guests; g++)); do
 		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 \
-			--arg "$count $g $tscwrite"
+			--arg "$count,$g,$tscwrite"
 		pids+=("$L2_PID")
 	done
 	for g in "${pids[@]}"; do
@@ -53,6 +53,7 @@ align_case() {
 		return
 	fi
 	python3 "$ALIGN_CHECK" --offsets "$dir/tsc_offsets" --samples "$count" \
+		--khz "$(cat "$dir/tsc_khz")" \
 		--guests "$guests" "$dir/merged.jsonl" > "$dir/check.txt" 2>&1
 	rc=$?
 	sed 's/^/# /' "$dir/check.txt"

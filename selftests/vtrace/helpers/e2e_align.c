@@ -11,7 +11,9 @@
  * the host's kvm_hypercall event is a marker that must fall between the two
  * guest markers on one correct timeline.
  *
- *   e2e_align CPU COUNT [MARKER_FILE] [NR] [SLEEP_US] [TAG]
+ *   e2e_align CPU COUNT [MARKER_FILE] [NR] [SLEEP_US] [TAG] [FIRST]
+ *
+ * Samples are numbered FIRST .. FIRST+COUNT-1 (default FIRST 0).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,12 +45,12 @@ int main(int argc, char **argv)
 	const char *marker = "/sys/kernel/tracing/instances/vtrace/trace_marker";
 	unsigned long nr = 0x7654;
 	unsigned long tag = 0;
-	long count, i, sleep_us = 0;
+	long count, i, first = 0, sleep_us = 0;
 	cpu_set_t set;
 	int cpu, fd;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: e2e_align CPU COUNT [MARKER_FILE] [NR] [SLEEP_US] [TAG]\n");
+		fprintf(stderr, "usage: e2e_align CPU COUNT [MARKER_FILE] [NR] [SLEEP_US] [TAG] [FIRST]\n");
 		return 2;
 	}
 	cpu = atoi(argv[1]);
@@ -61,6 +63,8 @@ int main(int argc, char **argv)
 		sleep_us = atol(argv[5]);
 	if (argc > 6)
 		tag = strtoul(argv[6], NULL, 0);
+	if (argc > 7)
+		first = atol(argv[7]);
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -73,7 +77,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "e2e_align: %s: %s\n", marker, strerror(errno));
 		return 1;
 	}
-	for (i = 0; i < count; i++) {
+	for (i = first; i < first + count; i++) {
 		if (mark(fd, cpu, i, "before"))
 			goto error;
 		hypercall(nr, cpu, i, tag);

@@ -1,9 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Alignment selftest, guest side: numbered markers around hypercalls on every CPU.
-#   $1 = "COUNT TAG TSCWRITE": samples per CPU, hypercall tag (a2), and
-#        1 to add 3e9 cycles to CPU 1's TSC half-way through.
+#   $1 = "COUNT,TAG,TSCWRITE": samples per CPU, hypercall tag (a2), and
+#        1 to add 3e9 cycles to CPU 1's TSC half-way through (commas: the
+#        argument travels on the kernel command line).
+IFS=,
 set -- $1
+unset IFS
 count=${1:-1000} tag=${2:-1} tscwrite=${3:-0}
 d=/sys/kernel/debug/vtrace
 ncpu=$(grep -c ^processor /proc/cpuinfo)
@@ -24,7 +27,7 @@ if [ "$tscwrite" = 1 ]; then
 fi
 c=0
 while [ $c -lt "$ncpu" ]; do
-	/bin/e2e_align $c $((count - half)) $marker 0x7654 100 $tag &
+	/bin/e2e_align $c $((count - half)) $marker 0x7654 100 $tag $half &
 	c=$((c + 1))
 done
 wait
