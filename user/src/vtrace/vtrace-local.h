@@ -4,5 +4,6 @@
 #define _VTRACE_LOCAL_H
 
 int vtrace_cmd_agent(int argc, char **argv);
+int vtrace_cmd_qemu_args(int argc, char **argv);
 
 #endif /* _VTRACE_LOCAL_H */
