@@ -78,6 +78,8 @@ save_dmesg() {	# save_dmesg NAME
 #   --hostroot      share L1's root (the outer root) read-only over 9p; the
 #                   guest mounts it at /host (trace-cmd, cyclictest live there)
 #   --qemu "ARGS"   extra QEMU arguments, word-split
+#   --vtrace-args   take the ports from "vtrace qemu-args" (what users run)
+#                   instead of building them here (--ports/--prefix ignored)
 # L2's CPU is "host,xsave=off": KVM nested under TCG reports an XSAVE area size
 # that does not match XCR0, and the guest kernel WARNs at boot with XSAVE on.
 # Files land in $VTRACE_OUT/NAME/: console.log, ctl, cpuK, qemu.pid, qemu.log;
@@ -86,10 +88,11 @@ save_dmesg() {	# save_dmesg NAME
 l2_start() {
 	local name=$1 script=$2
 	shift 2
-	local cpus=2 mem=512 ports= ctl=file prefix=vtrace arg= tmo=300 hostroot= extra=
+	local cpus=2 mem=512 ports= ctl=file prefix=vtrace arg= tmo=300 hostroot= extra= vtargs=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--hostroot)	hostroot=1; shift; continue ;;
+		--vtrace-args)	vtargs=1; shift; continue ;;
 		--qemu)		extra=$2 ;;
 		--cpus)		cpus=$2 ;;
 		--mem)		mem=$2 ;;
@@ -108,13 +111,22 @@ l2_start() {
 	mkdir -p "$dir"
 
 	# debug-threads: vCPU threads are named "CPU K/KVM" on the host
-	local args=(-name "$name,debug-threads=on"
-		-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m "$mem"
+	local args=(-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m "$mem"
 		-display none -no-reboot -monitor none
-		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid"
+		-serial "file:$dir/console.log"
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD"
-		-append "console=ttyS0 panic=-1 loglevel=6 ${L2_APPEND:-} vtrace_run=$script vtrace_arg=$arg"
-		-device virtio-serial-pci,id=vser0,max_ports=64)
+		-append "console=ttyS0 panic=-1 loglevel=6 ${L2_APPEND:-} vtrace_run=$script vtrace_arg=$arg")
+	if [ -n "$vtargs" ]; then
+		local opt
+		opt=$([ "$ctl" = socket ] && echo --agent)
+		# shellcheck disable=SC2207
+		args+=($("$VTRACE_PROJ/user/vtrace" qemu-args --cpus "$cpus" --out "$dir" \
+			--name "$name" $opt)) || return 1
+		ports=0 ctl=none
+	else
+		args+=(-name "$name,debug-threads=on" -pidfile "$dir/qemu.pid"
+		       -device virtio-serial-pci,id=vser0,max_ports=64)
+	fi
 	case "$ctl" in
 	file)	args+=(-chardev "file,id=vtctl,path=$dir/ctl") ;;
 	socket)	args+=(-chardev "socket,id=vtctl,path=$dir/ctl.sock,server=on,wait=off") ;;

@@ -25,7 +25,7 @@ align_case() {
 	sleep 3
 
 	for ((g = 1; g <= guests; g++)); do
-		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 \
+		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 --vtrace-args \
 			--arg "$count,$g,$tscwrite"
 		pids+=("$L2_PID")
 	done

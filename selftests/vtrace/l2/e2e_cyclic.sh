@@ -1,6 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Demo/e2e guest: cyclictest on CPU 1 for $1 seconds (default 10).
-secs=${1:-10}
+# Demo guest: trace scheduling and timers with vtrace_guest while cyclictest
+# runs on CPU 1 for $1 seconds (default 20).
+secs=${1:-20}
+d=/sys/kernel/debug/vtrace
+insmod /lib/vtrace/vtrace_guest.ko || { echo "vtg: not ok 1 demo_guest load"; exit 1; }
+printf '%s\n' sched:sched_switch sched:sched_wakeup timer:hrtimer_start \
+	timer:hrtimer_expire_entry timer:hrtimer_expire_exit > $d/events
+echo 1 > $d/enable || { echo "vtg: not ok 1 demo_guest enable"; exit 1; }
+echo "vtg: # tracing"
 chroot /host /usr/bin/cyclictest -q -D "$secs" -i 1000 -t 1 -a 1 -p 80 -m
-echo "vtg: cyclictest done"
+echo 0 > $d/enable
+cat $d/status
+rmmod vtrace_guest && echo "vtg: ok 1 demo_guest"

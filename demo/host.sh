@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make demo, host side (runs in the test bed's L1): capture host + guest while a
+# host task steals the physical CPU under the guest's cyclictest vCPU.
+. "$VTRACE_PROJ/testbed/lib.sh"
+set -u
+out=$VTRACE_OUT
+secs=${1:-20}
+
+step() { echo "demo: $*"; }
+
+modprobe kvm_amd
+insmod "$VTRACE_HOST_KO" || exit 1
+
+step "recording the host with trace-cmd (-C x86-tsc)"
+(cd /tmp && exec trace-cmd record -q -C x86-tsc -e sched:sched_switch -e sched:sched_wakeup \
+	-o /tmp/host.dat) > "$out/trace-cmd.log" 2>&1 &
+tc=$!
+sleep 3
+
+step "starting the guest: 2 vCPUs, cyclictest on vCPU 1 for ${secs}s"
+l2_start guest /tests/e2e_cyclic.sh --hostroot --vtrace-args --cpus 2 --mem 768 --arg "$secs" \
+	--timeout $((secs + 120))
+for ((i = 0; i < 60; i++)); do
+	grep -q "# tracing" "$out/guest/console.log" 2>/dev/null && break
+	sleep 1
+done
+vcpu=$(l2_vcpu_tid guest 1)
+step "vCPU 1 is host thread $vcpu; pinning it to host CPU 1"
+taskset -pc 1 "$vcpu" > /dev/null
+
+sleep $((secs / 4))
+step "host task e2e_hog takes host CPU 1 for 50 ms bursts, every 700 ms, for 5 s"
+"$VTRACE_PROJ/build/helpers/e2e_hog" 1 5 50000 700000 20
+
+l2_wait
+kill -INT "$tc"
+wait "$tc"
+cp /tmp/host.dat "$out/host.dat"
+cat /sys/kernel/debug/vtrace/tsc_offsets > "$out/tsc_offsets"
+cat /sys/kernel/debug/vtrace/tsc_khz > "$out/tsc_khz"
+rmmod vtrace_host
+grep -a "T: 0" "$out/guest/console.log" | sed 's/^/demo: guest cyclictest: /'
+step "capture done"
