@@ -43,6 +43,7 @@ struct vtrace_tsc_interval {
  * @pid:	QEMU's pid
  * @vcpu_id:	KVM vcpu_id (the APIC id)
  * @vm:		KVM's debugfs name of the VM
+ * @vcpu_idx:	the vCPU's index in the VM (QEMU's "CPU N/KVM" thread), -1 unknown
  * @nr:		number of intervals
  * @iv:		the intervals
  */
@@ -50,6 +51,7 @@ struct vtrace_vcpu_history {
 	int				pid;
 	uint32_t			vcpu_id;
 	char				vm[32];
+	int				vcpu_idx;
 	size_t				nr;
 	struct vtrace_tsc_interval	*iv;
 };

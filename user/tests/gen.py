@@ -44,6 +44,8 @@ EVENTS = {  # name -> (system, format fixture)
     'sched_switch': ('sched', 'sched/sched_switch.format'),
     'sched_wakeup': ('sched', 'sched/sched_wakeup.format'),
     'kvm_write_tsc_offset': ('kvm', 'kvm/kvm_write_tsc_offset.format'),
+    'hrtimer_start': ('timer', 'timer/hrtimer_start.format'),
+    'hrtimer_expire_entry': ('timer', 'timer/hrtimer_expire_entry.format'),
 }
 
 
@@ -85,6 +87,24 @@ def ev_switch(prev, prev_pid, nxt, nxt_pid):
     return (common('sched_switch', prev_pid) + prev.ljust(16, b'\0') +
             struct.pack('<iiq', prev_pid, 120, 1) + nxt.ljust(16, b'\0') +
             struct.pack('<ii', nxt_pid, 120))
+
+
+def ev_wakeup(pid, comm, target_cpu, waker=0):
+    return common('sched_wakeup', waker) + comm.ljust(16, b'\0') + struct.pack('<iii', pid, 120,
+                                                                           target_cpu)
+
+
+def ev_hrtimer_start(pid, timer, func, expires):
+    return common('hrtimer_start', pid) + struct.pack('<QQqqIB', timer, func, expires, expires,
+                                                      0, 1)
+
+
+def ev_hrtimer_entry(pid, timer, now, func):
+    return common('hrtimer_expire_entry', pid) + struct.pack('<QqQ', timer, now, func)
+
+
+def sym(name):
+    return [a for a, n in kallsyms() if n == name][0]
 
 
 # ---- ring-buffer pages
@@ -335,6 +355,35 @@ def scenario(name, rng, nev):
         for i, off in enumerate(IPS):
             h = base + 1000 * (i + 1)
             g.events[0].append((h, ev_function(1000, text + off, text + IPS[0]), '', 0))
+    elif name == 'explain':
+        # cyclictest (pid 500) on guest cpu 1 wakes every ms; one wake-up is 5 ms
+        # late because host task e2e_hog (pid 777) holds host cpu 1 under vCPU 1
+        host.events = [[] for _ in range(2)]
+        g = guest('g1', 2, [0, 1], 4252)
+        khz = host.khz
+        tsc = lambda ns: ns * khz // 1000000
+        mono = lambda h: h * 1000000 // khz - 3_000_000_000     # guest CLOCK_MONOTONIC
+        wake, tick = sym('hrtimer_wakeup'), sym('tick_sched_timer')
+        timer = 0xff73fcb84039bc60
+        hog_from, hog_to = base + tsc(40_000_000), base + tsc(45_000_000)
+        host.events[1].append((base, ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900), '', 0))
+        host.events[1].append((hog_from, ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
+        host.events[1].append((hog_to, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
+        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
+        ev = g.events[1]
+        t = base + tsc(1_000_000)
+        for i in range(nev):
+            expires = mono(t) + 1_000_000
+            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
+            ev.append((t + 1, ev_hrtimer_start(500, timer + 8, tick, expires + 5), '', 0))
+            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
+            due = t + tsc(1_000_000)
+            fire = due + tsc(20_000) if not hog_from <= due < hog_to else hog_to + tsc(30_000)
+            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+            ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
+            run = fire + tsc(12_000)
+            ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            t = run + tsc(3_000)
     elif name == 'snapshot':
         g = guest('g1', 1, [0], 4248)
         g.vcpus[0].iv[0]['kind'] = 'snapshot'

@@ -191,6 +191,26 @@ fi
 expect_error vmlinux_missing "--vmlinux $T/nope" --guest g1="$F/g1" --offsets "$F/tsc_offsets" \
 	--tsc-khz 1000 --vmlinux "$T/nope"
 
+# ---- --explain: the worst guest wake-up and the host task that held the vCPU's CPU
+X=$T/explain
+$GEN make "$X" explain --events 100
+run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --task cyclictest
+ok $rc explain_exit "$(head -c 300 "$T/err")"
+grep -q '^Worst wake-up of cyclictest in guest g1: 4.747 ms$' "$T/out" &&
+	grep -q '^  task       cyclictest (pid 500) on guest cpu 1$' "$T/out" &&
+	grep -q '^  expected   4.040295000  timer expiry' "$T/out" &&
+	grep -q '^  running    4.045042000  sched_switch to the task$' "$T/out"
+ok $? explain_finds_worst_wakeup "$(head -6 "$T/out" | tr '\n' '|')"
+grep -q 'host thread "CPU 1/KVM" (tid 900), on host cpu 1' "$T/out" &&
+	grep -q '4.705 ms  e2e_hog (pid 777)  <- ran instead of the vCPU' "$T/out" &&
+	grep -q 'ran other tasks 4.705 ms, the vCPU 0.042 ms' "$T/out"
+ok $? explain_names_host_task "$(sed -n 8,13p "$T/out" | tr '\n' '|')"
+grep -q '^g1   \[001\] .*hrtimer_expire_entry' "$T/out" && grep -q '^host \[001\] .*e2e_hog' "$T/out"
+ok $? explain_prints_timeline
+run --guest g1="$X/g1" --offsets "$X/tsc_offsets" --tsc-khz 2500000 --explain --task nosuchtask
+[ $rc -eq 0 ] && grep -q "No wake-up of nosuchtask found" "$T/out"
+ok $? explain_nothing_found "rc $rc $(cat "$T/out" "$T/err" | head -c 300)"
+
 # ---- offset history coverage
 E=$T/early
 $GEN make "$E" early --events 100

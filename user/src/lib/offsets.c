@@ -28,6 +28,7 @@ struct offset_rec {
 	uint32_t			vcpu_id;
 	char				vm[32];
 	uint64_t			prev_offset;
+	int				vcpu_idx;
 	struct vtrace_tsc_interval	iv;
 };
 
@@ -104,6 +105,7 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 	r->vcpu_id = u[4];
 	strcpy(r->vm, f[3]);
 	r->prev_offset = (uint64_t)prev;
+	r->vcpu_idx = idx;
 	r->iv = (struct vtrace_tsc_interval){
 		.host_tsc	= u[1],
 		.offset		= (uint64_t)s,
@@ -261,7 +263,7 @@ static int add_history(struct vtrace_offsets *o, const char *path, const struct 
 	o->hist = n;
 	h = &o->hist[o->nr_hist++];
 	*h = (struct vtrace_vcpu_history){ .pid = recs[0].pid, .vcpu_id = recs[0].vcpu_id,
-					   .nr = nr + first };
+					   .vcpu_idx = recs[nr - 1].vcpu_idx, .nr = nr + first };
 	memcpy(h->vm, recs[0].vm, sizeof(h->vm));
 	h->iv = malloc(h->nr * sizeof(*h->iv));
 	if (!h->iv)

@@ -32,6 +32,9 @@ static const char usage_text[] =
 "  --machine NAME           print only these machines (repeatable, or comma list)\n"
 "  --event [SYS:]NAME       print only these events (globs; repeatable, or comma list)\n"
 "  --vmlinux [NAME=]FILE    resolve NAME's kernel addresses with this vmlinux (elfutils)\n"
+"  --explain                the worst guest wake-up: its delay, what the host ran on the\n"
+"                           vCPU's host CPU meanwhile, and the timeline around it\n"
+"  --task COMM              with --explain: only wake-ups of guest tasks named COMM (glob)\n"
 "  --assume-constant-offset convert guest events older than the offset history with its\n"
 "                           first offset (an approximation; warns)\n"
 "  --skip-bad-pages         skip and count damaged pages instead of stopping\n"
@@ -42,7 +45,7 @@ static const char usage_text[] =
 enum {
 	OPT_HOST = 256, OPT_GUEST, OPT_OFFSETS, OPT_KHZ, OPT_FORMAT, OPT_RAW, OPT_STATS,
 	OPT_FROM, OPT_TO, OPT_MACHINE, OPT_EVENT, OPT_VMLINUX, OPT_ASSUME, OPT_SKIP,
-	OPT_PROGRESS, OPT_NO_PROGRESS,
+	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_TASK,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +65,8 @@ static const struct option long_opts[] = {
 	{ "skip-bad-pages",		no_argument,	   NULL, OPT_SKIP },
 	{ "progress",			no_argument,	   NULL, OPT_PROGRESS },
 	{ "no-progress",		no_argument,	   NULL, OPT_NO_PROGRESS },
+	{ "explain",			no_argument,	   NULL, OPT_EXPLAIN },
+	{ "task",			required_argument, NULL, OPT_TASK },
 	{ "quiet",			no_argument,	   NULL, 'q' },
 	{ "help",			no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -162,6 +167,8 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 		case OPT_SKIP:		o->skip_bad = true; break;
 		case OPT_PROGRESS:	o->progress = true; break;
 		case OPT_NO_PROGRESS:	o->progress = false; break;
+		case OPT_EXPLAIN:	o->explain = true; break;
+		case OPT_TASK:		o->task = optarg; break;
 		case 'q':		vtrace_set_quiet(true); break;
 		case OPT_VMLINUX:	add_one(&c->vmlinux, &c->nr_vmlinux, optarg); break;
 		case OPT_MACHINE:	add_list(&o->machines, &c->nr_machines, optarg); break;
@@ -311,6 +318,45 @@ static int open_all(struct cmdline *c, struct machine ***out, int *nr,
 	return 0;
 }
 
+static void close_all(struct machine **machines, int nr, struct vtrace_offsets *offsets)
+{
+	for (int i = 0; i < nr; i++)
+		machine_close(machines[i]);
+	free(machines);
+	vtrace_offsets_close(offsets);
+}
+
+/* --explain: two passes, each over freshly opened inputs (explain.c) */
+static int explain_main(struct cmdline *c)
+{
+	struct vtrace_offsets *offsets = NULL;
+	struct machine **ms = NULL;
+	void *state = NULL;
+	int nr = 0, ret;
+
+	c->opts.stats = false;
+	c->opts.progress = false;
+	ret = open_all(c, &ms, &nr, &offsets);
+	if (!ret)
+		ret = explain_pass1(ms, nr, &c->opts, &state);
+	close_all(ms, nr, offsets);
+	if (ret == 0)
+		explain_none(&c->opts, stdout);
+	if (ret <= 0) {
+		explain_free(state);
+		return ret;
+	}
+	ms = NULL;
+	offsets = NULL;
+	nr = 0;
+	ret = open_all(c, &ms, &nr, &offsets);
+	if (!ret)
+		ret = explain_pass2(ms, nr, &c->opts, state, stdout);
+	close_all(ms, nr, offsets);
+	explain_free(state);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct vtrace_offsets *offsets = NULL;
@@ -322,6 +368,12 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
+	if (c.opts.explain) {
+		ret = explain_main(&c);
+		if (ret)
+			fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
+		return ret ? 1 : 0;
+	}
 	ret = open_all(&c, &machines, &nr, &offsets);
 	if (!ret)
 		ret = merge_run(machines, nr, &c.opts, stdout);
@@ -333,9 +385,6 @@ int main(int argc, char **argv)
 	}
 	if (ret)
 		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
-	for (int i = 0; i < nr; i++)
-		machine_close(machines[i]);
-	free(machines);
-	vtrace_offsets_close(offsets);
+	close_all(machines, nr, offsets);
 	return ret ? 1 : 0;
 }

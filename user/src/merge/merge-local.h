@@ -13,6 +13,7 @@
 struct tep_handle;
 struct tep_record;
 struct tracecmd_input;
+struct source;
 
 enum merge_format {
 	MERGE_TEXT,
@@ -39,9 +40,15 @@ struct merge_opts {
 	uint64_t		to_ns;
 	char			**machines;
 	char			**events;
+	const char		*task;
+	bool			explain;
+	/* instead of printing: called for every event in range (--explain) */
+	void			(*hook)(void *priv, struct source *s, uint64_t ns);
+	void			*hook_priv;
 };
 
 struct machine;
+struct source;
 
 /**
  * struct source - one CPU of one machine: its head event, in the merge heap
@@ -114,6 +121,14 @@ struct output *output_open(FILE *out, const struct merge_opts *opts, int name_wi
 void output_close(struct output *o);
 void output_event(struct output *o, struct source *s);
 void output_stats(FILE *out, struct machine **machines, int nr, const struct merge_opts *opts);
+
+/* explain.c */
+int explain_pass1(struct machine **machines, int nr, const struct merge_opts *opts,
+		  void **state);
+int explain_pass2(struct machine **machines, int nr, const struct merge_opts *opts,
+		  void *state, FILE *out);
+void explain_free(void *state);
+void explain_none(const struct merge_opts *opts, FILE *out);
 
 /* symbols.c */
 int symbols_attach(struct machine *m, const char *vmlinux);

@@ -149,7 +149,7 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 	for (int i = 0; i < nr; i++)
 		if ((int)strlen(machines[i]->name) > width)
 			width = strlen(machines[i]->name);
-	if (!opts->stats) {
+	if (!opts->stats && !opts->hook) {
 		o = output_open(out, opts, width);
 		if (!o)
 			goto error;
@@ -167,6 +167,8 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 			account(s, ns);
 			if (o)
 				output_event(o, s);
+			else if (opts->hook)
+				opts->hook(opts->hook_priv, s, ns);
 		}
 		progress_tick(&prog, s, opts);
 		r = source_advance(s, opts);

@@ -38,7 +38,8 @@ struct output *output_open(FILE *out, const struct merge_opts *opts, int width)
 		free(o);
 		return NULL;
 	}
-	if (o->buf)
+	/* a big buffer for stdout; other streams (open_memstream) keep theirs */
+	if (o->buf && out == stdout)
 		setvbuf(out, o->buf, _IOFBF, 1 << 20);
 	trace_seq_init(&o->seq);
 	return o;
@@ -49,7 +50,8 @@ void output_close(struct output *o)
 	if (!o)
 		return;
 	fflush(o->out);
-	setvbuf(o->out, NULL, _IOLBF, 0);
+	if (o->out == stdout)
+		setvbuf(o->out, NULL, _IOLBF, 0);
 	trace_seq_destroy(&o->seq);
 	free(o->buf);
 	free(o->json);

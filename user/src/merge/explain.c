@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0
+/* explain.c: --explain: the worst guest wake-up, and what the host ran meanwhile. */
+/*
+ * Two passes over the merged stream.
+ *
+ * Pass 1 (guests): for every task (or those matching --task), each
+ * wake-up's expected time and the time the task actually ran:
+ *
+ *   hrtimer_start(hrtimer, expires) by the task      the timer it sleeps on
+ *   hrtimer_expire_entry(hrtimer, now)               expected = this event's
+ *                                                    host time - (now - expires)
+ *   sched_wakeup(pid)                                expected = its time, when
+ *                                                    no timer of the task fired
+ *   sched_switch(next_pid == pid)                    running: delay = running -
+ *                                                    expected
+ *
+ * and keeps the worst.  Guest clock differences over a few milliseconds are
+ * taken as host nanoseconds (the guest TSC runs at the host's rate, or at a
+ * known ratio that changes these figures by parts per million).
+ *
+ * Pass 2 (host): the vCPU that guest CPU runs on is, through the APIC id
+ * and the offsets file, vCPU index N of a QEMU process, whose thread QEMU
+ * names "CPU N/KVM".  The host's sched_switch events tell on which host CPU
+ * that thread was last switched in before the expected time, and which host
+ * tasks ran on that CPU until the guest task ran.  The merged timeline of
+ * the two CPUs over that window is printed with the explanation.
+ */
+#define _GNU_SOURCE
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "merge-local.h"
+#include "vtrace-util.h"
+
+#define COMM_LEN	16
+#define MAX_SLICES	32
+#define MAX_LINES	80
+
+/* u64 -> fixed-size value, open addressing; key 0 is stored as any other */
+struct umap {
+	uint64_t	*keys;
+	unsigned char	*used;
+	char		*vals;
+	size_t		vsize;
+	size_t		size;
+	size_t		nr;
+};
+
+static void *umap_get(struct umap *m, uint64_t key, bool create);
+
+static int umap_grow(struct umap *m)
+{
+	struct umap n = { .vsize = m->vsize, .size = m->size ? m->size * 2 : 256 };
+
+	n.keys = calloc(n.size, sizeof(*n.keys));
+	n.used = calloc(n.size, 1);
+	n.vals = calloc(n.size, n.vsize);
+	if (!n.keys || !n.used || !n.vals) {
+		free(n.keys);
+		free(n.used);
+		free(n.vals);
+		return -1;
+	}
+	for (size_t i = 0; i < m->size; i++)
+		if (m->used[i])
+			memcpy(umap_get(&n, m->keys[i], true), m->vals + i * m->vsize, m->vsize);
+	free(m->keys);
+	free(m->used);
+	free(m->vals);
+	*m = n;
+	return 0;
+}
+
+static void *umap_get(struct umap *m, uint64_t key, bool create)
+{
+	size_t i;
+
+	if (create && (m->nr + 1) * 2 > m->size && umap_grow(m))
+		return NULL;
+	if (!m->size)
+		return NULL;
+	for (i = (key * 0x9e3779b97f4a7c15ULL) >> 32; ; i++) {
+		size_t k = i & (m->size - 1);
+
+		if (m->used[k] && m->keys[k] == key)
+			return m->vals + k * m->vsize;
+		if (!m->used[k]) {
+			if (!create)
+				return NULL;
+			m->used[k] = 1;
+			m->keys[k] = key;
+			m->nr++;
+			memset(m->vals + k * m->vsize, 0, m->vsize);
+			return m->vals + k * m->vsize;
+		}
+	}
+}
+
+static void umap_free(struct umap *m)
+{
+	free(m->keys);
+	free(m->used);
+	free(m->vals);
+}
+
+/* Event ids and fields of one machine, looked up once */
+struct ev_fields {
+	int			switch_id, wakeup_id, waking_id, start_id, entry_id;
+	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
+	struct tep_format_field	*wake_pid, *wake_comm, *waking_pid, *waking_comm;
+	struct tep_format_field	*start_timer, *start_expires, *start_function;
+	struct tep_format_field	*entry_timer, *entry_now;
+};
+
+struct timer_val {
+	int64_t		expires;
+	int		pid;
+};
+
+struct pending {
+	uint64_t	expected;
+	uint64_t	irq;
+	uint64_t	woken;
+	int64_t		late;
+	int		by_timer;
+};
+
+struct explain {
+	const struct merge_opts	*opts;
+	const char		*task;
+	/* pass 1 */
+	struct umap		comms;		/* (machine, pid) -> comm */
+	struct umap		timers;		/* (machine, hrtimer) -> struct timer_val */
+	struct umap		pending;	/* (machine, pid) -> struct pending */
+	bool			found;
+	struct machine		*gm;		/* the worst: guest machine, its index */
+	int			gmi;
+	int			gcpu;
+	int			pid;
+	char			comm[COMM_LEN + 1];
+	struct pending		worst;
+	uint64_t		running;
+	uint64_t		delay;
+	uint64_t		wakeups;
+	/* pass 2 */
+	char			vcpu_comm[32];
+	int			vcpu_idx;
+	int			qemu_pid;
+	uint32_t		apic_id;
+	int			vcpu_tid;
+	int			host_cpu;	/* the vCPU thread's, at the expected time */
+	bool			crossed;
+	int			cur_pid[1024];
+	char			cur_comm[1024][COMM_LEN + 1];
+	uint64_t		cur_since[1024];
+	struct {
+		uint64_t	from;
+		int		pid;
+		char		comm[COMM_LEN + 1];
+	}			slices[MAX_SLICES];
+	int			nr_slices;
+	FILE			*timeline;
+	char			*timeline_buf;
+	size_t			timeline_len;
+	struct output		*out;
+	int			lines;
+	int			more_lines;
+	struct ev_fields	*fields;	/* per machine index */
+	struct machine		**machines;
+	int			nr;
+};
+
+static struct tep_format_field *field(struct tep_event *ev, const char *name)
+{
+	return ev ? tep_find_field(ev, name) : NULL;
+}
+
+static int event_id(struct tep_handle *tep, const char *sys, const char *name,
+		    struct tep_event **evp)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, sys, name);
+
+	*evp = ev;
+	return ev ? ev->id : -1;
+}
+
+static void lookup_fields(struct ev_fields *f, struct tep_handle *tep)
+{
+	struct tep_event *ev;
+
+	f->switch_id = event_id(tep, "sched", "sched_switch", &ev);
+	f->prev_pid = field(ev, "prev_pid");
+	f->prev_comm = field(ev, "prev_comm");
+	f->next_pid = field(ev, "next_pid");
+	f->next_comm = field(ev, "next_comm");
+	f->wakeup_id = event_id(tep, "sched", "sched_wakeup", &ev);
+	f->wake_pid = field(ev, "pid");
+	f->wake_comm = field(ev, "comm");
+	f->waking_id = event_id(tep, "sched", "sched_waking", &ev);
+	f->waking_pid = field(ev, "pid");
+	f->waking_comm = field(ev, "comm");
+	f->start_id = event_id(tep, "timer", "hrtimer_start", &ev);
+	f->start_timer = field(ev, "hrtimer");
+	f->start_expires = field(ev, "expires");
+	f->start_function = field(ev, "function");
+	f->entry_id = event_id(tep, "timer", "hrtimer_expire_entry", &ev);
+	f->entry_timer = field(ev, "hrtimer");
+	f->entry_now = field(ev, "now");
+}
+
+/* A number field, 0 when the field is missing or outside the record */
+static int64_t num(struct tep_format_field *f, const struct tep_record *rec)
+{
+	unsigned long long v;
+
+	if (!f || f->offset + f->size > rec->size ||
+	    tep_read_number_field(f, rec->data, &v))
+		return 0;
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size == 4)
+		return (int32_t)v;
+	return (int64_t)v;
+}
+
+static void str(struct tep_format_field *f, const struct tep_record *rec, char *buf)
+{
+	buf[0] = '\0';
+	if (!f || f->offset + f->size > rec->size)
+		return;
+	snprintf(buf, COMM_LEN + 1, "%.*s", f->size < COMM_LEN ? f->size : COMM_LEN,
+		 (const char *)rec->data + f->offset);
+}
+
+/*
+ * A task sleeping on a timer (nanosleep, clock_nanosleep: cyclictest) uses
+ * an hrtimer_sleeper whose function is hrtimer_wakeup.  Without kallsyms
+ * nothing can be told apart: every timer counts.
+ */
+static bool sleeper_timer(struct tep_handle *tep, uint64_t function)
+{
+	const char *name = tep_find_function(tep, function);
+
+	return !name || !strcmp(name, "hrtimer_wakeup");
+}
+
+static uint64_t key(int mi, uint64_t v)
+{
+	return v * 64 + mi;
+}
+
+static void learn_comm(struct explain *x, int mi, int pid, const char *comm)
+{
+	struct tep_handle *tep = x->machines[mi]->tep;
+	char *c;
+
+	if (pid <= 0 || !comm[0])
+		return;
+	/* the timeline then names tasks the saved_cmdlines did not know */
+	if (!tep_is_pid_registered(tep, pid))
+		tep_register_comm(tep, comm, pid);
+	c = umap_get(&x->comms, key(mi, pid), true);
+	if (c)
+		snprintf(c, COMM_LEN + 1, "%s", comm);
+}
+
+static const char *comm_of(struct explain *x, int mi, int pid)
+{
+	const char *c = umap_get(&x->comms, key(mi, pid), false);
+
+	if (c)
+		return c;
+	c = tep_data_comm_from_pid(x->machines[mi]->tep, pid);
+	return c ? c : "<...>";
+}
+
+static bool task_wanted(struct explain *x, int mi, int pid)
+{
+	return pid > 0 && (!x->task || !fnmatch(x->task, comm_of(x, mi, pid), 0));
+}
+
+static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint64_t ns)
+{
+	struct pending *p = umap_get(&x->pending, key(mi, pid), false);
+
+	if (!p || !p->expected)
+		return;
+	x->wakeups++;
+	if (ns >= p->expected && (!x->found || ns - p->expected > x->delay)) {
+		x->found = true;
+		x->gm = s->m;
+		x->gmi = mi;
+		x->gcpu = s->cpu;
+		x->pid = pid;
+		snprintf(x->comm, sizeof(x->comm), "%s", comm_of(x, mi, pid));
+		x->worst = *p;
+		x->running = ns;
+		x->delay = ns - p->expected;
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns)
+{
+	struct ev_fields *f = &x->fields[mi];
+	const struct tep_record *rec = s->rec;
+	int id = tep_data_type(s->m->tep, s->rec);
+	char comm[COMM_LEN + 1];
+
+	if (id == f->switch_id) {
+		str(f->prev_comm, rec, comm);
+		learn_comm(x, mi, num(f->prev_pid, rec), comm);
+		str(f->next_comm, rec, comm);
+		learn_comm(x, mi, num(f->next_pid, rec), comm);
+		task_ran(x, s, mi, num(f->next_pid, rec), ns);
+	} else if (id == f->wakeup_id || id == f->waking_id) {
+		bool wakeup = id == f->wakeup_id;
+		int pid = num(wakeup ? f->wake_pid : f->waking_pid, rec);
+		struct pending *p;
+
+		str(wakeup ? f->wake_comm : f->waking_comm, rec, comm);
+		learn_comm(x, mi, pid, comm);
+		if (!task_wanted(x, mi, pid))
+			return;
+		p = umap_get(&x->pending, key(mi, pid), true);
+		if (p && !p->expected)
+			p->expected = ns;
+		if (p && !p->woken)
+			p->woken = ns;
+	} else if (id == f->start_id) {
+		uint64_t timer = num(f->start_timer, rec);
+		struct timer_val *t;
+
+		/* only sleepers' timers: the tick and others also start in a task's context */
+		if (!sleeper_timer(s->m->tep, num(f->start_function, rec))) {
+			t = umap_get(&x->timers, key(mi, timer), false);
+			if (t)
+				t->pid = 0;
+			return;
+		}
+		t = umap_get(&x->timers, key(mi, timer), true);
+		if (t) {
+			t->expires = num(f->start_expires, rec);
+			t->pid = tep_data_pid(s->m->tep, s->rec);
+		}
+	} else if (id == f->entry_id) {
+		struct timer_val *t = umap_get(&x->timers, key(mi, num(f->entry_timer, rec)), false);
+		struct pending *p;
+		int64_t late;
+
+		if (!t || !t->pid || !task_wanted(x, mi, t->pid))
+			return;
+		late = num(f->entry_now, rec) - t->expires;
+		if (late < 0)
+			late = 0;
+		p = umap_get(&x->pending, key(mi, t->pid), true);
+		if (!p)
+			return;
+		p->expected = ns > (uint64_t)late ? ns - late : 0;
+		p->irq = ns;
+		p->late = late;
+		p->by_timer = 1;
+		p->woken = 0;
+	}
+}
+
+static int machine_index(struct explain *x, struct machine *m)
+{
+	for (int i = 0; i < x->nr; i++)
+		if (x->machines[i] == m)
+			return i;
+	return 0;
+}
+
+static void explain_hook(void *priv, struct source *s, uint64_t ns)
+{
+	struct explain *x = priv;
+	int mi = machine_index(x, s->m);
+
+	if (s->m->guest)
+		pass1_event(x, s, mi, ns);
+}
+
+/* ---- pass 2: the host */
+
+static void note_slice(struct explain *x, uint64_t from, int pid, const char *comm)
+{
+	if (x->nr_slices == MAX_SLICES)
+		return;
+	x->slices[x->nr_slices].from = from;
+	x->slices[x->nr_slices].pid = pid;
+	memmove(x->slices[x->nr_slices].comm, comm, strnlen(comm, COMM_LEN));
+	x->slices[x->nr_slices].comm[strnlen(comm, COMM_LEN)] = '\0';
+	x->nr_slices++;
+}
+
+static void host_switch(struct explain *x, struct source *s, int mi, uint64_t ns)
+{
+	struct ev_fields *f = &x->fields[mi];
+	char next[COMM_LEN + 1];
+	int cpu = s->cpu, pid;
+
+	if (cpu < 0 || cpu >= 1024)
+		return;
+	str(f->next_comm, s->rec, next);
+	pid = num(f->next_pid, s->rec);
+	learn_comm(x, mi, pid, next);
+	if (!strncmp(next, x->vcpu_comm, COMM_LEN) && !x->crossed) {
+		x->host_cpu = cpu;
+		x->vcpu_tid = pid;
+	}
+	x->cur_pid[cpu] = pid;
+	snprintf(x->cur_comm[cpu], COMM_LEN + 1, "%s", next);
+	x->cur_since[cpu] = ns;
+	if (x->crossed && cpu == x->host_cpu && ns <= x->running)
+		note_slice(x, ns, pid, next);
+}
+
+static void timeline_line(struct explain *x, struct source *s)
+{
+	if (x->lines >= MAX_LINES) {
+		x->more_lines++;
+		return;
+	}
+	output_event(x->out, s);
+	x->lines++;
+}
+
+static void pass2_hook(void *priv, struct source *s, uint64_t ns)
+{
+	struct explain *x = priv;
+	int mi = machine_index(x, s->m);
+
+	if (!x->crossed && ns >= x->worst.expected) {
+		x->crossed = true;
+		if (x->host_cpu >= 0)
+			note_slice(x, x->cur_since[x->host_cpu], x->cur_pid[x->host_cpu],
+				   x->cur_comm[x->host_cpu]);
+	}
+	if (!s->m->guest && tep_data_type(s->m->tep, s->rec) == x->fields[mi].switch_id)
+		host_switch(x, s, mi, ns);
+	if (!x->crossed || ns > x->running + 200000)
+		return;
+	if ((s->m == x->gm && s->cpu == x->gcpu) ||
+	    (!s->m->guest && x->host_cpu >= 0 && s->cpu == x->host_cpu))
+		timeline_line(x, s);
+}
+
+static void find_vcpu(struct explain *x)
+{
+	const struct vtrace_cpu_info *ci = vtrace_dump_cpu(x->gm->dump, x->gcpu);
+	const struct vtrace_vcpu_history *h = x->gm->cpus[x->gcpu].map.hist;
+
+	x->apic_id = ci ? ci->apic_id : 0;
+	x->qemu_pid = x->gm->pid;
+	x->vcpu_idx = h ? h->vcpu_idx : -1;
+	snprintf(x->vcpu_comm, sizeof(x->vcpu_comm), "CPU %d/KVM", x->vcpu_idx);
+}
+
+static void print_ns(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
+static void print_ms(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%03" PRIu64 " ms", ns / 1000000, ns % 1000000 / 1000);
+}
+
+static void print_guest_side(struct explain *x, FILE *out)
+{
+	const struct pending *w = &x->worst;
+
+	fprintf(out, "Worst wake-up of %s in guest %s: ", x->task ? x->task : "a guest task",
+		x->gm->name);
+	print_ms(out, x->delay);
+	fprintf(out, "\n  task       %s (pid %d) on guest cpu %d\n", x->comm, x->pid, x->gcpu);
+	fputs("  expected   ", out);
+	print_ns(out, w->expected);
+	fputs(w->by_timer ? "  timer expiry (hrtimer_start by the task)\n" :
+	      "  sched_wakeup (no timer of the task seen)\n", out);
+	if (w->by_timer) {
+		fputs("  timer irq  ", out);
+		print_ns(out, w->irq);
+		fputs("  hrtimer_expire_entry, ", out);
+		print_ms(out, w->late);
+		fputs(" late\n", out);
+	}
+	if (w->woken && w->by_timer) {
+		fputs("  woken      ", out);
+		print_ns(out, w->woken);
+		fputs("  sched_wakeup\n", out);
+	}
+	fputs("  running    ", out);
+	print_ns(out, x->running);
+	fputs("  sched_switch to the task\n\n", out);
+}
+
+static void print_host_side(struct explain *x, FILE *out, bool have_host)
+{
+	uint64_t ran = 0, other = 0;
+
+	if (!have_host) {
+		fputs("No host trace given (--host): what the host ran is unknown.\n", out);
+		return;
+	}
+	fprintf(out, "Guest cpu %d is vCPU %d (APIC id %u) of QEMU pid %d, host thread \"%s\"",
+		x->gcpu, x->vcpu_idx, x->apic_id, x->qemu_pid, x->vcpu_comm);
+	if (x->host_cpu < 0) {
+		fputs(": not seen in the host's sched_switch events before the expected time.\n",
+		      out);
+		return;
+	}
+	fprintf(out, " (tid %d), on host cpu %d.\nHost cpu %d from expected to running:\n",
+		x->vcpu_tid, x->host_cpu, x->host_cpu);
+	for (int i = 0; i < x->nr_slices; i++) {
+		uint64_t from = x->slices[i].from < x->worst.expected ? x->worst.expected :
+				x->slices[i].from;
+		uint64_t to = i + 1 < x->nr_slices ? x->slices[i + 1].from : x->running;
+		bool vcpu = x->slices[i].pid == x->vcpu_tid;
+
+		fputs("  ", out);
+		print_ns(out, from);
+		fputs(" .. ", out);
+		print_ns(out, to);
+		fputs("  ", out);
+		print_ms(out, to > from ? to - from : 0);
+		fprintf(out, "  %s (pid %d)%s\n", x->slices[i].comm, x->slices[i].pid,
+			vcpu ? "  the vCPU" : x->slices[i].pid ? "  <- ran instead of the vCPU" :
+			"  idle");
+		if (vcpu)
+			ran += to > from ? to - from : 0;
+		else if (x->slices[i].pid)
+			other += to > from ? to - from : 0;
+	}
+	fputs("Of the delay, host cpu ", out);
+	fprintf(out, "%d ran other tasks ", x->host_cpu);
+	print_ms(out, other);
+	fputs(", the vCPU ", out);
+	print_ms(out, ran);
+	fputs(".\n\n", out);
+}
+
+/**
+ * explain_pass1 - find the worst wake-up; returns 1 found, 0 none, -1 error
+ */
+int explain_pass1(struct machine **machines, int nr, const struct merge_opts *opts,
+		  void **state)
+{
+	struct merge_opts o = *opts;
+	struct explain *x = calloc(1, sizeof(*x));
+
+	*state = x;
+	if (!x)
+		return -1;
+	x->opts = opts;
+	x->task = opts->task;
+	x->comms.vsize = COMM_LEN + 1;
+	x->timers.vsize = sizeof(struct timer_val);
+	x->pending.vsize = sizeof(struct pending);
+	x->machines = machines;
+	x->nr = nr;
+	x->fields = calloc(nr, sizeof(*x->fields));
+	if (!x->fields)
+		return -1;
+	for (int i = 0; i < nr; i++)
+		lookup_fields(&x->fields[i], machines[i]->tep);
+	o.hook = explain_hook;
+	o.hook_priv = x;
+	if (merge_run(machines, nr, &o, NULL))
+		return -1;
+	return x->found;
+}
+
+/**
+ * explain_pass2 - the host side and the timeline over fresh @machines; prints
+ */
+int explain_pass2(struct machine **machines, int nr, const struct merge_opts *opts,
+		  void *state, FILE *out)
+{
+	struct explain *x = state;
+	struct merge_opts o = *opts;
+	bool have_host = false;
+	int ret = -1;
+
+	x->machines = machines;
+	x->gm = machines[x->gmi];
+	x->host_cpu = -1;
+	for (int i = 0; i < nr; i++) {
+		lookup_fields(&x->fields[i], machines[i]->tep);
+		have_host |= !machines[i]->guest;
+	}
+	find_vcpu(x);
+	x->timeline = open_memstream(&x->timeline_buf, &x->timeline_len);
+	if (!x->timeline)
+		return -1;
+	o.format = MERGE_TEXT;
+	x->out = output_open(x->timeline, &o, 4);
+	if (!x->out)
+		goto error;
+	o.hook = pass2_hook;
+	o.hook_priv = x;
+	o.to_ns = x->running + 200000;
+	if (merge_run(machines, nr, &o, NULL))
+		goto error;
+	output_close(x->out);
+	x->out = NULL;
+	fflush(x->timeline);
+	print_guest_side(x, out);
+	print_host_side(x, out, have_host);
+	fprintf(out, "Timeline (%s cpu %d", x->gm->name, x->gcpu);
+	if (x->host_cpu >= 0)
+		fprintf(out, ", host cpu %d", x->host_cpu);
+	fputs("), from expected to running + 0.2 ms:\n", out);
+	fwrite(x->timeline_buf, 1, x->timeline_len, out);
+	if (x->more_lines)
+		fprintf(out, "... %d more lines (vtrace-merge --from/--to to see them all)\n",
+			x->more_lines);
+	ret = 0;
+error:
+	output_close(x->out);
+	x->out = NULL;
+	fclose(x->timeline);
+	free(x->timeline_buf);
+	return ret;
+}
+
+void explain_free(void *state)
+{
+	struct explain *x = state;
+
+	if (!x)
+		return;
+	umap_free(&x->comms);
+	umap_free(&x->timers);
+	umap_free(&x->pending);
+	free(x->fields);
+	free(x);
+}
+
+/* Print the explanation's "no wake-up" case */
+void explain_none(const struct merge_opts *opts, FILE *out)
+{
+	fprintf(out, "No wake-up of %s found in the guests: --explain needs the guests'"
+		" sched:sched_switch and sched:sched_wakeup events (and timer:hrtimer_start,"
+		" timer:hrtimer_expire_entry for timer wake-ups)\n",
+		opts->task ? opts->task : "any task");
+}
