@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vtrace_host with an unstable host TSC: KVM rewrites offsets at every vCPU load; unload under that load.
-# vtrace-l1: --no-tsc-reliable --timeout 300
+# vtrace-l1: --no-tsc-reliable --timeout 420
 #
 # Without tsc=reliable, L1's KVM rewrites each vCPU's offset whenever the
 # vCPU is loaded (hundreds of writes a second).  The module must keep up
@@ -41,7 +41,7 @@ vm=$(cd "$KD" && ls -d "$qpid"-* | head -1)
 
 n=$(records | wc -l)
 ktap_diag "$n records since load, $(stat_of dropped) dropped," \
-	"host TSC span of the kept ones: $(records | awk 'NR == 1 { f = $2 } { l = $2 } END { printf "%d", l - f }')"
+	"host TSC span of the kept ones: $(records | awk 'NR == 1 { f = $2 } { l = $2 } END { printf "%.0f", l - f }')"
 [ "$n" -gt 100 ] && [ "$(stat_of anomalies)" = 0 ] &&
 	[ -z "$(records | awk -v vm="$vm" '$4 != vm')" ]
 ktap_result $? "many_writes_recorded_for_the_vm"
