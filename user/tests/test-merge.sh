@@ -116,6 +116,37 @@ else
 	skip real_pages_same_as_trace_cmd_report "trace-cmd not available"
 fi
 
+# ---- a real L2 capture (fixtures/real-l2): every time from the offsets, fillers, EOS
+R=fixtures/real-l2
+run --guest g=$R --offsets $R/tsc_offsets --format jsonl
+ok $rc real_l2_merge "$(head -c 300 "$T/err")"
+python3 - "$T/out" "$R/tsc_offsets" <<'EOF2'
+import json, sys
+recs = [l.split() for l in open(sys.argv[2]) if not l.startswith('#')]
+def host(vcpu, g):
+    # independent of the C code: the last record of the vCPU whose start
+    # (on the guest clock) is at or before g; no scaling on the test bed
+    best = None
+    for r in recs:
+        if int(r[4]) == vcpu and (int(r[1]) + int(r[7])) % 2**64 <= g:
+            best = r
+    return (g - int(best[7])) % 2**64
+evs = [json.loads(l) for l in open(sys.argv[1])]
+bad = sum(1 for e in evs if e['host_tsc'] != host(e['cpu'], e['guest_tsc']))
+order = all(a['host_tsc'] <= b['host_tsc'] for a, b in zip(evs, evs[1:]))
+fill = sum('vtrace-flush-filler' in str(e['fields'].get('buf', '')) for e in evs)
+print('# events %d, wrong times %d, ordered %d, fillers printed %d' % (len(evs), bad, order, fill))
+sys.exit(0 if len(evs) == 533 and bad == 0 and order and fill == 0 else 1)
+EOF2
+ok $? real_l2_times_order_fillers
+run --guest g=$R --offsets $R/tsc_offsets --stats
+grep -q '^g \+0 \+271 \+268 \+3 ' "$T/out" && grep -q '^g \+1 \+268 \+265 \+3 ' "$T/out" &&
+	! grep -q MISMATCH "$T/out"
+ok $? real_l2_stats_agree_with_eos "$(cat "$T/out")"
+run --guest g=$R --offsets $R/tsc_offsets
+[ "$(head -1 "$T/out")" = "g    [000]       vtrace-ctl-118        120.967191332: sched_wakeup:         sh:116 [120] CPU:000" ]
+ok $? real_l2_text "$(head -1 "$T/out")"
+
 # ---- text output, filters, stats
 S=$T/multi
 G=$(guests "$S")
