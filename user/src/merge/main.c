@@ -25,7 +25,8 @@ static const char usage_text[] =
 "  --offsets FILE           vtrace_host's tsc_offsets file\n"
 "  --tsc-khz KHZ|FILE       host TSC frequency (default: the offsets folder's tsc_khz,\n"
 "                           or a host dump's META_INFO)\n"
-"  --format text|jsonl      output format (default text)\n"
+"  --format FMT             text (default), jsonl, perfetto (Chrome JSON trace events for\n"
+"                           ui.perfetto.dev) or svg (a picture of the CPUs' tasks)\n"
 "  --raw-tsc                show host TSC values instead of seconds\n"
 "  --stats                  per machine and CPU counters instead of events\n"
 "  --from NS, --to NS       time window on the host clock (ns, or seconds with a '.')\n"
@@ -178,8 +179,13 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 				o->format = MERGE_TEXT;
 			else if (!strcmp(optarg, "jsonl"))
 				o->format = MERGE_JSONL;
+			else if (!strcmp(optarg, "perfetto"))
+				o->format = MERGE_PERFETTO;
+			else if (!strcmp(optarg, "svg"))
+				o->format = MERGE_SVG;
 			else
-				return die_usage("--format %s: expected text or jsonl", optarg);
+				return die_usage("--format %s: expected text, jsonl, perfetto or svg",
+						 optarg);
 			break;
 		case OPT_FROM:
 			if (parse_time(optarg, &o->from_ns))

@@ -18,6 +18,8 @@ struct source;
 enum merge_format {
 	MERGE_TEXT,
 	MERGE_JSONL,
+	MERGE_PERFETTO,		/* out-perfetto.c */
+	MERGE_SVG,		/* out-svg.c */
 };
 
 /**

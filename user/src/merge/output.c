@@ -8,6 +8,7 @@
 #include <trace-seq.h>
 
 #include "merge-local.h"
+#include "out-sched.h"
 #include "vtrace-util.h"
 
 /* One JSON line at most (see print_json) */
@@ -20,6 +21,7 @@ struct output {
 	struct trace_seq	seq;
 	char			*buf;
 	char			*json;
+	struct drawn		*drawn;		/* --format perfetto, svg */
 };
 
 struct output *output_open(FILE *out, const struct merge_opts *opts, int width)
@@ -42,6 +44,14 @@ struct output *output_open(FILE *out, const struct merge_opts *opts, int width)
 	if (o->buf && out == stdout)
 		setvbuf(out, o->buf, _IOFBF, 1 << 20);
 	trace_seq_init(&o->seq);
+	if (opts->format == MERGE_PERFETTO)
+		o->drawn = perfetto_open(out, opts);
+	else if (opts->format == MERGE_SVG)
+		o->drawn = svg_open(out, opts);
+	if ((opts->format == MERGE_PERFETTO || opts->format == MERGE_SVG) && !o->drawn) {
+		output_close(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -49,6 +59,8 @@ void output_close(struct output *o)
 {
 	if (!o)
 		return;
+	if (drawn_close(o->drawn))
+		vtrace_warn("%s", vtrace_last_error());
 	fflush(o->out);
 	if (o->out == stdout)
 		setvbuf(o->out, NULL, _IOLBF, 0);
@@ -340,7 +352,9 @@ static void print_json(struct output *o, struct source *s)
 
 void output_event(struct output *o, struct source *s)
 {
-	if (o->opts->format == MERGE_JSONL)
+	if (o->drawn)
+		drawn_event(o->drawn, s);
+	else if (o->opts->format == MERGE_JSONL)
 		print_json(o, s);
 	else
 		print_text(o, s);

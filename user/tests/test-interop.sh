@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test-interop.sh: vtrace-merge's outputs for other tools: --format perfetto
+# (Chrome JSON trace events) and --format svg, on gen.py's "explain" scenario
+# whose slices are known: host cpu 1 runs "CPU 1/KVM" (900) from 4.000 s,
+# e2e_hog (777) from 4.040 s to 4.045 s, then the vCPU again; guest cpu 1
+# runs cyclictest (500) after each timer wake-up.  Prints KTAP result lines.
+# Artifacts (a PNG of the SVG) go to $VTRACE_ARTIFACTS (default ../../build/interop).
+cd "$(dirname "$0")" || exit 1
+here=$PWD
+M=$here/../vtrace-merge
+GEN="python3 $here/gen.py"
+ART=${VTRACE_ARTIFACTS:-$here/../../build/interop}
+T=$(mktemp -d /tmp/vtrace-test-interop.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+
+echo "KTAP version 1"
+ok() {	# ok CONDITION-EXIT-CODE NAME [DIAGNOSTIC]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $2"
+	else
+		[ -n "${3:-}" ] && echo "# $3"
+		echo "not ok $n $2"
+	fi
+}
+skip() {
+	n=$((n + 1))
+	echo "ok $n $1 # SKIP $2"
+}
+run() {
+	timeout 20 "$M" "$@" > "$T/out" 2> "$T/err"
+	rc=$?
+}
+
+X=$T/explain
+$GEN make "$X" explain --events 100 || ok 1 gen_explain
+IN=(--host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets")
+
+# ---- perfetto: structure, the known slices, every other event as an instant
+run "${IN[@]}" --format jsonl
+cp "$T/out" "$T/jsonl"
+run "${IN[@]}" --format perfetto
+ok $rc perfetto_exit "$(head -c 300 "$T/err")"
+python3 - "$T/out" "$T/jsonl" <<'EOF' | while IFS= read -r l; do echo "$l"; done > "$T/py"
+import json, sys
+def check(cond, name, why=''):
+    print('%s %s%s' % ('ok' if cond else 'not ok', name, '' if cond else ' # ' + why))
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError as e:
+    check(False, 'perfetto_valid_json', str(e))
+    sys.exit(0)
+check(True, 'perfetto_valid_json')
+evs = d['traceEvents']
+meta = {(e['pid'], e['tid'], e['name']): e['args'] for e in evs if e['ph'] == 'M'}
+procs = {a['name']: p for (p, t, n), a in meta.items() if n == 'process_name'}
+threads = {(p, a['name']): t for (p, t, n), a in meta.items() if n == 'thread_name'}
+check(set(procs) == {'host', 'g1 (guest, QEMU pid 4252)'}, 'perfetto_one_process_per_machine',
+      str(procs))
+H, G = procs.get('host'), procs.get('g1 (guest, QEMU pid 4252)')
+check(meta.get((H, 0, 'process_sort_index'), {}).get('sort_index') == 0 and
+      meta.get((G, 0, 'process_sort_index'), {}).get('sort_index') == 1,
+      'perfetto_host_first')
+want = {(H, 'cpu 0'), (H, 'cpu 1'), (G, 'cpu 0 (vCPU 0, APIC id 0)'),
+        (G, 'cpu 1 (vCPU 1, APIC id 1)'),
+        (G, 'cpu 1 on the host: thread CPU 1/KVM (tid 900)')}
+check(want <= set(threads), 'perfetto_cpu_and_vcpu_tracks', str(sorted(threads)))
+X = [e for e in evs if e['ph'] == 'X']
+def slices(pid, tname):
+    tid = threads.get((pid, tname))
+    return [(e['name'], e['ts'], e['dur']) for e in X if e['pid'] == pid and e['tid'] == tid]
+h1 = sorted(slices(H, 'cpu 1'), key=lambda s: s[1])
+check(h1 == [('CPU 1/KVM', 4000000.0, 40000.0), ('e2e_hog', 4040000.0, 5000.0),
+             ('CPU 1/KVM', 4045000.0, max(s[1] + s[2] for s in h1) - 4045000.0)],
+      'perfetto_host_slices_exact', str(h1[:4]))
+v1 = sorted(slices(G, 'cpu 1 on the host: thread CPU 1/KVM (tid 900)'), key=lambda s: s[1])
+check([s[:2] for s in v1] == [('host cpu 1', 4000000.0), ('host cpu 1', 4045000.0)] and
+      v1[0][2] == 40000.0, 'perfetto_vcpu_thread_runs_on_host', str(v1))
+g1 = slices(G, 'cpu 1 (vCPU 1, APIC id 1)')
+check(('cyclictest', 4045042.0, 3.0) in g1 and all(s[0] == 'cyclictest' for s in g1),
+      'perfetto_guest_slice_after_worst_wakeup', str([s for s in g1 if s[1] > 4044000][:2]))
+ok = True
+for key in {(e['pid'], e['tid']) for e in X}:
+    s = sorted((e['ts'], e['ts'] + e['dur']) for e in X if (e['pid'], e['tid']) == key)
+    ok &= all(a[1] <= b[0] + 1e-9 for a, b in zip(s, s[1:]))
+check(ok, 'perfetto_slices_do_not_overlap')
+js = [json.loads(l) for l in open(sys.argv[2])]
+inst = sorted((e['name'], round(e['ts'] * 1000)) for e in evs if e['ph'] == 'i')
+other = sorted((e['event'], e['host_ns']) for e in js if e['event'] != 'sched_switch')
+check(inst == other, 'perfetto_instants_are_the_other_events_at_host_times',
+      '%d instants, %d events' % (len(inst), len(other)))
+EOF
+while IFS= read -r l; do
+	case $l in
+	"ok "*)		n=$((n + 1)); echo "ok $n ${l#ok }" ;;
+	"not ok "*)	n=$((n + 1)); echo "not ok $n ${l#not ok }" ;;
+	esac
+done < "$T/py"
+run "${IN[@]}" --format nosuch
+[ $rc -eq 2 ] && grep -q "expected text, jsonl, perfetto or svg" "$T/err"
+ok $? format_unknown_is_usage_error "rc $rc"
