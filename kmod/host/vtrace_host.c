@@ -188,6 +188,15 @@ static void vth_fill_vcpu(struct vth_record *rec, struct kvm_vcpu *vcpu)
 		strscpy(rec->vm, dent->d_name.name, sizeof(rec->vm));
 	rec->vcpu_idx = vcpu->vcpu_idx;
 	rec->multiplier = READ_ONCE(vcpu->arch.l1_tsc_scaling_ratio);
+	/*
+	 * On a host with an unstable TSC, KVM writes an offset while it
+	 * creates the vCPU, before kvm_set_tsc_khz() sets its multiplier:
+	 * the vCPU cannot run guest code yet, and the multiplier it will
+	 * run with is KVM's default (no scaling) until that write, which
+	 * the multiplier kprobe records.
+	 */
+	if (!rec->multiplier)
+		rec->multiplier = kvm_caps.default_tsc_scaling_ratio;
 	rec->frac_bits = kvm_caps.tsc_scaling_ratio_frac_bits;
 }
 
@@ -414,18 +423,33 @@ static const char *vth_kind_name(const struct vth_record *rec)
 	}
 }
 
-/* tsc_offsets: position 0 is the header, position n + 1 is slot n. */
+/* Stands for the "# dropped" line that ends a full history */
+#define VTH_DROPPED_TOKEN ((void *)2)
+
+/*
+ * tsc_offsets: position 0 is the header, position n + 1 is slot n; once
+ * every slot is used and records were dropped, position capacity + 1 is a
+ * "# dropped" line, so that a reader of the file alone knows the history
+ * stops there.
+ */
+static void *vth_offsets_at(loff_t pos)
+{
+	if (pos == 0)
+		return SEQ_START_TOKEN;
+	if (pos == (loff_t)capacity + 1 && atomic64_read(&vth_dropped))
+		return VTH_DROPPED_TOKEN;
+	return vth_get(pos - 1);
+}
+
 static void *vth_offsets_start(struct seq_file *m, loff_t *pos)
 {
-	if (*pos == 0)
-		return SEQ_START_TOKEN;
-	return vth_get(*pos - 1);
+	return vth_offsets_at(*pos);
 }
 
 static void *vth_offsets_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	++*pos;
-	return vth_get(*pos - 1);
+	return vth_offsets_at(*pos);
 }
 
 static void vth_offsets_stop(struct seq_file *m, void *v)
@@ -438,6 +462,10 @@ static int vth_offsets_show(struct seq_file *m, void *v)
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m, VTRACE_OFFSETS_HEADER "\n");
+		return 0;
+	}
+	if (v == VTH_DROPPED_TOKEN) {
+		seq_printf(m, VTRACE_OFFSETS_DROPPED " %lld\n", atomic64_read(&vth_dropped));
 		return 0;
 	}
 	seq_printf(m, "%td %llu %d %s %u %d %lld %lld %llu %u %s\n",

@@ -382,4 +382,11 @@ struct vtrace_started {
 #define VTRACE_OFFSETS_HEADER \
 	"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind"
 
+/*
+ * Last line of a full history: "# dropped N", N records that did not fit
+ * the module's capacity.  The history of every vCPU stops at the record
+ * before it; a tool must not assume offsets after that.
+ */
+#define VTRACE_OFFSETS_DROPPED	"# dropped"
+
 #endif /* _UAPI_LINUX_VTRACE_H */

@@ -156,6 +156,12 @@ static long parse_lines(const char *path, char *text, struct offset_rec **recs,
 				goto error;
 			}
 			header = 1;
+		} else if (!strncmp(line, VTRACE_OFFSETS_DROPPED " ",
+				    strlen(VTRACE_OFFSETS_DROPPED " "))) {
+			/* vtrace_host ran out of capacity: nothing after the last record */
+			vtrace_warn("%s: %s records: vtrace_host's capacity was full, the history "
+				    "stops at its last record (reload vtrace_host with a larger "
+				    "capacity=)", path, line + 2);
 		} else if (line[0] && line[0] != '#') {
 			if (nr == alloc) {
 				struct offset_rec *n;
