@@ -75,6 +75,20 @@ uint64_t vtrace_tsc_to_ns(uint64_t tsc, uint64_t khz);
 uint64_t vtrace_ns_to_tsc(uint64_t ns, uint64_t khz);
 
 /**
+ * struct vtrace_tsc_drop - a place where one CPU's guest TSC goes backwards
+ * @index:	number of the event (from 0, in ring-buffer order) that reads less
+ * @before:	guest TSC of the event before it
+ * @after:	its guest TSC
+ *
+ * Found by a first pass over the CPU's pages (vtrace_tsc_map_set_drops()).
+ */
+struct vtrace_tsc_drop {
+	uint64_t	index;
+	uint64_t	before;
+	uint64_t	after;
+};
+
+/**
  * struct vtrace_tsc_map - converts one guest CPU's events, in ring-buffer order
  * @hist:	its vCPU's history
  * @cur:	index of the interval the last event was in
@@ -87,6 +101,10 @@ uint64_t vtrace_ns_to_tsc(uint64_t ns, uint64_t khz);
  * @last_used:	highest
  * @backwards:	events whose guest TSC was lower than the previous one
  * @extrapolated: events converted before the first record
+ * @drops:	where the guest TSC goes backwards (NULL: not known)
+ * @nr_drops:	their number
+ * @next_drop:	the first drop not yet passed
+ * @index:	number of events converted so far
  *
  * Init with vtrace_tsc_map_init(), then vtrace_tsc_map_event() per event.
  */
@@ -101,10 +119,17 @@ struct vtrace_tsc_map {
 	size_t					last_used;
 	uint64_t				backwards;
 	uint64_t				extrapolated;
+	const struct vtrace_tsc_drop		*drops;
+	size_t					nr_drops;
+	size_t					next_drop;
+	uint64_t				index;
 };
 
 void vtrace_tsc_map_init(struct vtrace_tsc_map *map, const struct vtrace_vcpu_history *hist,
 			 int assume_constant);
 int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_t *host_tsc);
+int vtrace_tsc_map_needs_drops(const struct vtrace_tsc_map *map);
+void vtrace_tsc_map_set_drops(struct vtrace_tsc_map *map, const struct vtrace_tsc_drop *drops,
+			      size_t nr);
 
 #endif /* _VTRACE_TSC_H */

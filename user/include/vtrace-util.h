@@ -14,7 +14,7 @@
 void vtrace_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *vtrace_last_error(void);
 void vtrace_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void vtrace_set_quiet(bool quiet);
+bool vtrace_set_quiet(bool quiet);
 
 int vtrace_parse_u64(const char *s, uint64_t *val);
 int vtrace_parse_s64(const char *s, int64_t *val);

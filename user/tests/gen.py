@@ -355,6 +355,19 @@ def scenario(name, rng, nev):
         for i, off in enumerate(IPS):
             h = base + 1000 * (i + 1)
             g.events[0].append((h, ev_function(1000, text + off, text + IPS[0]), '', 0))
+    elif name == 'backward':
+        # the guest sets vCPU 1's TSC back by 1e9 in the middle of dense events (a
+        # look-ahead case), and KVM steps vCPU 0's offset back as on an unstable host
+        g = guest('g1', 2, [0, 1], 4253)
+        t = base + span // 2
+        v = g.vcpus[1]
+        v.write(t, v.at(t)['offset'] - 1_000_000_000)
+        v = g.vcpus[0]
+        last = v.guest_now(t - 5_000_000)
+        v.write(t, last - (t * v.mult >> v.frac))
+        add_markers(rng, g, 0, base, t - 5_000_000, nev // 2)
+        add_markers(rng, g, 0, t + 1, base + span, nev // 2)
+        add_markers(rng, g, 1, base, base + span, nev)
     elif name == 'explain':
         # cyclictest (pid 500) on guest cpu 1 wakes every ms; one wake-up is 5 ms
         # late because host task e2e_hog (pid 777) holds host cpu 1 under vCPU 1

@@ -59,7 +59,7 @@ expect_error() {
 }
 
 # ---- ground truth: order and every converted time
-for s in basic apic jump unstable scaling multi snapshot; do
+for s in basic apic jump unstable scaling multi snapshot backward; do
 	$GEN make "$T/$s" $s --events 300 || { ok 1 "gen_$s"; continue; }
 	run --host "$T/$s/host" $(guests "$T/$s") --offsets "$T/$s/tsc_offsets" --format jsonl
 	ok $rc "merge_${s}_exit" "$(head -c 300 "$T/err")"

@@ -95,6 +95,18 @@ static void test_intervals(void)
 	vtrace_tsc_map_init(&m, &h, 1);
 	ktap_check(map(&m, 500) == 500 && m.extrapolated == 1, "tsc_assume_constant_extrapolates",
 		   "");
+	/* with the drops known, events before the write stay in the old interval */
+	{
+		struct vtrace_tsc_drop d = { .index = 2, .before = 4999999000ULL,
+					     .after = 4000000100ULL };
+
+		vtrace_tsc_map_init(&m, &h, 0);
+		vtrace_tsc_map_set_drops(&m, &d, 1);
+		ok = vtrace_tsc_map_needs_drops(&m) && map(&m, 4200000000ULL) == 4200000000ULL &&
+		     map(&m, 4999999000ULL) == 4999999000ULL &&
+		     map(&m, 4000000100ULL) == 5000000100ULL && m.cur == 1 && m.backwards == 1;
+		ktap_check(ok, "tsc_backward_write_with_lookahead", "cur %zu", m.cur);
+	}
 	/* first event after the backward write: starts in the right interval */
 	vtrace_tsc_map_init(&m, &h, 0);
 	ktap_check(map(&m, 4500000000ULL) == 5500000000ULL, "tsc_first_event_after_backward_write",
@@ -103,7 +115,7 @@ static void test_intervals(void)
 
 int main(void)
 {
-	printf("KTAP version 1\n1..11\n");
+	printf("KTAP version 1\n1..12\n");
 	test_inverse();
 	test_intervals();
 	return ktap_finish();

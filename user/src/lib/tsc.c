@@ -47,10 +47,18 @@
  * offset held before it (an approximation: wrong if the offset changed
  * before vtrace_host recorded anything).
  *
- * Known limit: after a backward guest TSC write, events recorded before
- * the write whose guest TSC is already at or above the new value G(i+1)
- * cannot be told from events after it without look-ahead; they take the
- * new interval.  This needs the guest itself to set its TSC backwards.
+ * One case needs to look ahead.  When interval i+1 sets the guest clock
+ * back (G(i+1) below F(i+1), the old clock at t(i+1)), events with a guest
+ * TSC in [G(i+1), F(i+1)) may come before the write (read on the old
+ * clock) or after it (on the new one).  KVM's own backward steps leave no
+ * trace in the event stream (the guest clock stays continuous), but a
+ * guest that writes a smaller TSC makes its CPU's guest TSC drop between
+ * the last event before the write and the first after it.  So the caller
+ * may give the CPU's drops, found by a first pass over its pages
+ * (vtrace_tsc_map_set_drops()): while the next drop ahead fits that write
+ * (before < F(i+1), after >= G(i+1)), the events up to it stay in i, and
+ * the drop itself then moves on by the rule above.  Without the drops such
+ * events take the new interval (the forward rule alone).
  */
 #include "vtrace-tsc.h"
 
@@ -104,23 +112,6 @@ static uint64_t start_guest(const struct vtrace_vcpu_history *h, size_t i)
 	return vtrace_tsc_guest(&h->iv[i], h->iv[i].host_tsc);
 }
 
-/* The last interval that starts at or before @g and does not map it past its end */
-static int first_interval(const struct vtrace_vcpu_history *h, uint64_t g, size_t *cur)
-{
-	for (size_t i = h->nr; i-- > 0; ) {
-		uint64_t host;
-
-		if (g < start_guest(h, i))
-			continue;
-		if (i + 1 < h->nr && (vtrace_tsc_host(&h->iv[i], g, &host) ||
-				      host >= h->iv[i + 1].host_tsc))
-			continue;
-		*cur = i;
-		return 0;
-	}
-	return -1;
-}
-
 /* The guest TSC went backwards: first following interval not mapping before prev_host */
 static void step_backwards(struct vtrace_tsc_map *map, uint64_t g)
 {
@@ -135,6 +126,75 @@ static void step_backwards(struct vtrace_tsc_map *map, uint64_t g)
 			return;
 		}
 	}
+}
+
+/* Guest TSC of the old interval @i at the instant interval i+1 starts */
+static uint64_t end_guest(const struct vtrace_vcpu_history *h, size_t i)
+{
+	return vtrace_tsc_guest(&h->iv[i], h->iv[i + 1].host_tsc);
+}
+
+/*
+ * May an event reading @g move from interval cur to cur+1?  Not when
+ * cur+1 sets the clock back, @g is in the ambiguous window and the CPU's
+ * next drop is that very write, still ahead.
+ */
+static int write_is_ahead(struct vtrace_tsc_map *map, uint64_t g)
+{
+	const struct vtrace_vcpu_history *h = map->hist;
+	uint64_t start = start_guest(h, map->cur + 1), end = end_guest(h, map->cur);
+	const struct vtrace_tsc_drop *d;
+
+	if (!map->drops || start >= end || g >= end)
+		return 0;
+	while (map->next_drop < map->nr_drops && map->drops[map->next_drop].index <= map->index)
+		map->next_drop++;
+	if (map->next_drop == map->nr_drops)
+		return 0;
+	d = &map->drops[map->next_drop];
+	return d->before < end && d->after >= start;
+}
+
+/* The last interval that starts at or before @g and does not map it past its end */
+static int first_interval(struct vtrace_tsc_map *map, uint64_t g)
+{
+	const struct vtrace_vcpu_history *h = map->hist;
+
+	for (size_t i = h->nr; i-- > 0; ) {
+		uint64_t host;
+
+		if (g < start_guest(h, i))
+			continue;
+		if (i + 1 < h->nr && (vtrace_tsc_host(&h->iv[i], g, &host) ||
+				      host >= h->iv[i + 1].host_tsc))
+			continue;
+		if (i > 0) {
+			map->cur = i - 1;
+			if (write_is_ahead(map, g))
+				continue;
+		}
+		map->cur = i;
+		return 0;
+	}
+	return -1;
+}
+
+int vtrace_tsc_map_needs_drops(const struct vtrace_tsc_map *map)
+{
+	const struct vtrace_vcpu_history *h = map->hist;
+
+	for (size_t i = 0; h && i + 1 < h->nr; i++)
+		if (start_guest(h, i + 1) < end_guest(h, i))
+			return 1;
+	return 0;
+}
+
+void vtrace_tsc_map_set_drops(struct vtrace_tsc_map *map, const struct vtrace_tsc_drop *drops,
+			      size_t nr)
+{
+	map->drops = drops;
+	map->nr_drops = nr;
+	map->next_drop = 0;
 }
 
 /**
@@ -153,7 +213,7 @@ int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_
 	if (!h || !h->nr)
 		return -1;
 	if (!map->started) {
-		if (first_interval(h, guest_tsc, &map->cur)) {
+		if (first_interval(map, guest_tsc)) {
 			if (!map->assume_constant)
 				return -1;
 			map->cur = 0;
@@ -161,7 +221,8 @@ int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_
 	} else if (guest_tsc < map->prev_guest) {
 		step_backwards(map, guest_tsc);
 	}
-	while (map->cur + 1 < h->nr && guest_tsc >= start_guest(h, map->cur + 1))
+	while (map->cur + 1 < h->nr && guest_tsc >= start_guest(h, map->cur + 1) &&
+	       !write_is_ahead(map, guest_tsc))
 		map->cur++;
 	if ((map->cur == 0 && guest_tsc < start_guest(h, 0)) ||
 	    h->iv[map->cur].kind == VTRACE_TSC_ASSUMED) {
@@ -171,6 +232,7 @@ int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_
 	}
 	if (vtrace_tsc_host(&h->iv[map->cur], guest_tsc, host_tsc))
 		return -1;
+	map->index++;
 	map->started = 1;
 	map->prev_guest = guest_tsc;
 	map->prev_host = *host_tsc;

@@ -29,9 +29,13 @@ const char *vtrace_last_error(void)
 	return last_error[0] ? last_error : strerror(errno);
 }
 
-void vtrace_set_quiet(bool q)
+/* Returns the previous setting */
+bool vtrace_set_quiet(bool q)
 {
+	bool old = quiet;
+
 	quiet = q;
+	return old;
 }
 
 void vtrace_warn(const char *fmt, ...)

@@ -181,6 +181,7 @@ void machine_close(struct machine *m)
 		vtrace_cpu_reader_close(m->cpus[i].reader);
 		if (m->cpus[i].dat_rec)
 			tracecmd_free_record(m->cpus[i].dat_rec);
+		free(m->cpus[i].drops);
 	}
 	free(m->cpus);
 	vtrace_dump_close(m->dump);
@@ -241,6 +242,51 @@ static int guess_pid(struct machine *m, struct vtrace_offsets *offsets)
 	return -1;
 }
 
+/* Bounds the drops kept for one CPU: a sane guest writes its TSC a few times */
+#define MAX_DROPS	(1U << 20)
+
+/*
+ * The history sets this vCPU's clock back somewhere: note where the CPU's
+ * guest TSC drops, in a first pass over its pages (time stamps only), so
+ * that the conversion can tell a guest's own backward TSC write from KVM's
+ * backward steps (src/lib/tsc.c).  Damaged pages are left to the real pass
+ * to report.
+ */
+static int find_drops(struct source *s)
+{
+	struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(s->m->dump, s->cpu);
+	uint64_t index = 0, prev = 0;
+	struct tep_record *rec;
+	size_t nr = 0, alloc = 0;
+	bool quiet;
+	int filler;
+
+	if (!r)
+		return -1;
+	quiet = vtrace_set_quiet(true);
+	while (vtrace_cpu_reader_next(r, &rec, &filler) > 0) {
+		if (index && rec->ts < prev && nr < MAX_DROPS) {
+			if (nr == alloc) {
+				struct vtrace_tsc_drop *n;
+
+				alloc = alloc ? alloc * 2 : 16;
+				n = realloc(s->drops, alloc * sizeof(*n));
+				if (!n)
+					break;
+				s->drops = n;
+			}
+			s->drops[nr++] = (struct vtrace_tsc_drop){ index, prev, rec->ts };
+		}
+		prev = rec->ts;
+		index++;
+	}
+	vtrace_set_quiet(quiet);
+	vtrace_cpu_reader_close(r);
+	vtrace_set_error("%s", "");
+	vtrace_tsc_map_set_drops(&s->map, s->drops, nr);
+	return 0;
+}
+
 /* Guest CPU K -> its vCPU (APIC id from META_INFO) -> its offset history */
 int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			 const struct merge_opts *opts)
@@ -274,6 +320,8 @@ int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			return -1;
 		}
 		vtrace_tsc_map_init(&m->cpus[i].map, h, opts->assume_constant);
+		if (vtrace_tsc_map_needs_drops(&m->cpus[i].map) && find_drops(&m->cpus[i]))
+			return -1;
 	}
 	return 0;
 }

@@ -79,6 +79,7 @@ struct source {
 	uint64_t			last_tsc;
 	uint64_t			out_of_order;
 	bool				warned;
+	struct vtrace_tsc_drop		*drops;
 };
 
 /**
