@@ -101,3 +101,67 @@ done < "$T/py"
 run "${IN[@]}" --format nosuch
 [ $rc -eq 2 ] && grep -q "expected text, jsonl, perfetto or svg" "$T/err"
 ok $? format_unknown_is_usage_error "rc $rc"
+
+# ---- svg: valid XML, the lanes, the known slices; with --explain the window and its numbers
+svg_check() {	# svg_check FILE NAME-PREFIX EXPLAIN(0/1)
+	python3 - "$1" "$2" "$3" <<'EOF2'
+import sys
+import xml.etree.ElementTree as ET
+f, pre, explain = sys.argv[1], sys.argv[2], sys.argv[3] == '1'
+def check(cond, name, why=''):
+    print('%s %s_%s%s' % ('ok' if cond else 'not ok', pre, name, '' if cond else ' # ' + why))
+try:
+    root = ET.parse(f).getroot()
+except ET.ParseError as e:
+    check(False, 'valid_xml', str(e))
+    sys.exit(0)
+check(True, 'valid_xml')
+ns = '{http://www.w3.org/2000/svg}'
+lanes = [t.get('data-lane') for t in root.iter(ns + 'text') if t.get('data-lane')]
+want = ['host cpu 0', 'host cpu 1', 'g1 cpu 0 (vCPU 0)', 'on host: CPU 0/KVM',
+        'g1 cpu 1 (vCPU 1)', 'on host: CPU 1/KVM']
+check(lanes == want, 'lanes_in_order', str(lanes))
+titles = [t.text for t in root.iter(ns + 'title')]
+check('e2e_hog (pid 777) 4.040000000 .. 4.045000000 s, 5.000 ms' in titles, 'hog_slice',
+      str([t for t in titles if 'e2e' in t]))
+check(any(t.startswith('cyclictest (pid 500) 4.045042000 .. ') for t in titles),
+      'cyclictest_slice_after_worst_wakeup')
+win = [g for g in root.iter(ns + 'g') if g.get('id') == 'explain']
+text = ' '.join(''.join(t.itertext()) for t in root.iter(ns + 'text'))
+if explain:
+    check(len(win) == 1 and 'cyclictest late by 4.747 ms' in text and
+          'expected 4.040295000' in text and 'running 4.045042000' in text,
+          'explain_window_with_numbers', text[:300])
+    check('e2e_hog (pid 777)  <- ran instead of the vCPU' in text, 'explain_text_below')
+else:
+    check(not win, 'no_window_without_explain')
+EOF2
+}
+relay_py() {
+	while IFS= read -r l; do
+		case $l in
+		"ok "*)		n=$((n + 1)); echo "ok $n ${l#ok }" ;;
+		"not ok "*)	n=$((n + 1)); echo "not ok $n ${l#not ok }" ;;
+		esac
+	done
+}
+mkdir -p "$ART"
+run "${IN[@]}" --format svg
+ok $rc svg_exit "$(head -c 300 "$T/err")"
+cp "$T/out" "$ART/timeline.svg"
+relay_py < <(svg_check "$T/out" svg 0)
+run "${IN[@]}" --format svg --explain --task cyclictest
+ok $rc svg_explain_exit "$(head -c 300 "$T/err")"
+cp "$T/out" "$ART/explain.svg"
+relay_py < <(svg_check "$T/out" svg_explain 1)
+if command -v rsvg-convert > /dev/null; then
+	rsvg-convert -o "$ART/explain.png" "$ART/explain.svg" &&
+		rsvg-convert -o "$ART/timeline.png" "$ART/timeline.svg"
+	ok $? svg_renders_to_png "see $ART/explain.png"
+	python3 -c "import sys; d = open(sys.argv[1], 'rb').read(24)
+sys.exit(d[:8] != b'\x89PNG\r\n\x1a\n' or int.from_bytes(d[16:20], 'big') != 1600)" \
+		"$ART/explain.png"
+	ok $? svg_png_is_1600_wide
+else
+	skip svg_renders_to_png "rsvg-convert not installed (librsvg2-bin)"
+fi

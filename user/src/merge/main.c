@@ -333,7 +333,7 @@ static void close_all(struct machine **machines, int nr, struct vtrace_offsets *
 }
 
 /* --explain: two passes, each over freshly opened inputs (explain.c) */
-static int explain_main(struct cmdline *c)
+static int explain_main(struct cmdline *c, FILE *out)
 {
 	struct vtrace_offsets *offsets = NULL;
 	struct machine **ms = NULL;
@@ -347,7 +347,7 @@ static int explain_main(struct cmdline *c)
 		ret = explain_pass1(ms, nr, &c->opts, &state);
 	close_all(ms, nr, offsets);
 	if (ret == 0)
-		explain_none(&c->opts, stdout);
+		explain_none(&c->opts, out);
 	if (ret <= 0) {
 		explain_free(state);
 		return ret;
@@ -357,10 +357,25 @@ static int explain_main(struct cmdline *c)
 	nr = 0;
 	ret = open_all(c, &ms, &nr, &offsets);
 	if (!ret)
-		ret = explain_pass2(ms, nr, &c->opts, state, stdout);
+		ret = explain_pass2(ms, nr, &c->opts, state, out);
 	close_all(ms, nr, offsets);
 	explain_free(state);
 	return ret;
+}
+
+/* --explain --format svg: keep the explanation for out-svg.c, which draws its window */
+static int explain_svg(struct cmdline *c)
+{
+	size_t len;
+	FILE *mem = open_memstream(&c->opts.explain_text, &len);
+	int ret;
+
+	if (!mem)
+		return -1;
+	ret = explain_main(c, mem);
+	fclose(mem);
+	c->opts.explain = false;
+	return ret ? ret : svg_explain_window(&c->opts);
 }
 
 int main(int argc, char **argv)
@@ -374,8 +389,12 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
+	if (c.opts.explain && c.opts.format == MERGE_SVG && explain_svg(&c)) {
+		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
+		return 1;
+	}
 	if (c.opts.explain) {
-		ret = explain_main(&c);
+		ret = explain_main(&c, stdout);
 		if (ret)
 			fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
 		return ret ? 1 : 0;

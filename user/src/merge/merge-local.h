@@ -44,6 +44,7 @@ struct merge_opts {
 	char			**events;
 	const char		*task;
 	bool			explain;
+	char			*explain_text;	/* --explain --format svg: its text */
 	/* instead of printing: called for every event in range (--explain) */
 	void			(*hook)(void *priv, struct source *s, uint64_t ns);
 	void			*hook_priv;
@@ -132,6 +133,9 @@ int explain_pass2(struct machine **machines, int nr, const struct merge_opts *op
 		  void *state, FILE *out);
 void explain_free(void *state);
 void explain_none(const struct merge_opts *opts, FILE *out);
+
+/* out-svg.c */
+int svg_explain_window(struct merge_opts *opts);
 
 /* symbols.c */
 int symbols_attach(struct machine *m, const char *vmlinux);

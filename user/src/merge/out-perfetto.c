@@ -11,12 +11,13 @@
  *   {"ph":"M","pid":2,"name":"process_name","args":{"name":"g1 (guest, QEMU pid 4252)"}},
  *   ],"displayTimeUnit":"ns"}
  *
- * One process per machine (pid: the order of its first event, from 1), one
- * thread per CPU (tid CPU + 1) carrying its scheduling slices ("X", idle
- * left out) and every other event as an instant ("i", its text in
- * args.info).  Under each guest CPU, a thread (tid 10001 + CPU) shows when
- * the host ran that vCPU's QEMU thread ("CPU N/KVM") and on which host CPU:
- * a guest CPU that does not run there is a vCPU the host preempted.
+ * One process per machine (pid: the order of its first event, from 1; the
+ * host sorted first, then the guests by name), one thread per CPU (tid
+ * CPU + 1) carrying its scheduling slices ("X", idle left out) and every
+ * other event as an instant ("i", its text in args.info).  Under each guest
+ * CPU, a thread (tid 10001 + CPU) shows when the host ran that vCPU's QEMU
+ * thread ("CPU N/KVM") and on which host CPU: a guest CPU that does not run
+ * there is a vCPU the host preempted.
  * Times are microseconds on the host's timeline, to the nanosecond.
  */
 #include <inttypes.h>
@@ -174,27 +175,9 @@ static void put_meta(struct perfetto *p, int pid, int tid, const char *what, con
 		strncmp(what, "process", 7) ? "thread" : "process", sort);
 }
 
-/* The guest that has vCPU index @vcpu, when exactly one does; its CPU in *@cpu */
-static int guest_of_vcpu(struct perfetto *p, int vcpu, int *cpu)
-{
-	int found = -1;
-
-	for (int i = 0; i < sched_tracker_machines(p->d.t); i++) {
-		int c = sched_guest_cpu(sched_tracker_machine(p->d.t, i), vcpu);
-
-		if (c < 0)
-			continue;
-		if (found >= 0)
-			return -1;	/* two guests: "CPU N/KVM" does not say which */
-		found = i;
-		*cpu = c;
-	}
-	return found;
-}
-
 static void put_guest_threads(struct perfetto *p, int mi, struct machine *m)
 {
-	char name[128];
+	char name[128], tname[24];
 
 	for (int c = 0; c < m->nr_cpus; c++) {
 		const struct vtrace_vcpu_history *h = m->cpus[c].map.hist;
@@ -208,14 +191,11 @@ static void put_guest_threads(struct perfetto *p, int mi, struct machine *m)
 		}
 		snprintf(name, sizeof(name), "cpu %d (vCPU %d, APIC id %u)", c, idx, h->vcpu_id);
 		put_meta(p, mi + 1, c + 1, "thread_name", name, 2 * c);
-		if (guest_of_vcpu(p, idx, &cpu) != mi)
+		if (sched_guest_of_vcpu(p->d.t, idx, &cpu) != mi)
 			continue;
-		if (tid)
-			snprintf(name, sizeof(name), "cpu %d on the host: thread CPU %d/KVM (tid %d)",
-				 c, idx, tid);
-		else
-			snprintf(name, sizeof(name), "cpu %d on the host: thread CPU %d/KVM (not seen)",
-				 c, idx);
+		snprintf(tname, sizeof(tname), tid ? "tid %d" : "not seen", tid);
+		snprintf(name, sizeof(name), "cpu %d on the host: thread CPU %d/KVM (%s)", c, idx,
+			 tname);
 		put_meta(p, mi + 1, VCPU_TID + c, "thread_name", name, 2 * c + 1);
 	}
 }
@@ -226,7 +206,7 @@ static void put_runs(struct perfetto *p)
 
 	for (size_t i = 0; i < p->nr_runs; i++) {
 		const struct vcpu_run *r = &p->runs[i];
-		int cpu, mi = guest_of_vcpu(p, r->vcpu, &cpu);
+		int cpu, mi = sched_guest_of_vcpu(p->d.t, r->vcpu, &cpu);
 
 		if (mi < 0)
 			continue;
@@ -235,16 +215,6 @@ static void put_runs(struct perfetto *p)
 		fprintf(p->out, ",\"cat\":\"vcpu\",\"args\":{\"host_cpu\":%d,\"tid\":%d}}",
 			r->host_cpu, r->tid);
 	}
-}
-
-/* Process order: the command line's (machines are allocated in that order) */
-static int rank(struct perfetto *p, struct machine *m)
-{
-	int r = 0;
-
-	for (int i = 0; i < sched_tracker_machines(p->d.t); i++)
-		r += sched_tracker_machine(p->d.t, i) < m;
-	return r;
 }
 
 static int perfetto_finish(struct drawn *d)
@@ -260,7 +230,7 @@ static int perfetto_finish(struct drawn *d)
 			snprintf(name, sizeof(name), "%s (guest, QEMU pid %d)", m->name, m->pid);
 		else
 			snprintf(name, sizeof(name), "%s", m->name);
-		put_meta(p, i + 1, 0, "process_name", name, rank(p, m));
+		put_meta(p, i + 1, 0, "process_name", name, sched_tracker_rank(d->t, i));
 		if (m->guest) {
 			put_guest_threads(p, i, m);
 			continue;

@@ -165,8 +165,9 @@ void sched_tracker_event(struct sched_tracker *t, struct source *s)
 	t->last = ns;
 	c = &t->ms[mi].cpus[s->cpu];
 	if (!c->seen) {
+		/* with --from, the task a first sched_switch names ran since the window's start */
 		c->seen = true;
-		c->since = ns;
+		c->since = t->opts->from_ns ? t->opts->from_ns : ns;
 	}
 	if (tep_data_type(s->m->tep, s->rec) == t->ms[mi].switch_id)
 		on_switch(t, mi, s, ns);
@@ -177,6 +178,8 @@ void sched_tracker_event(struct sched_tracker *t, struct source *s)
 /* Close the slices still open at the end of the trace */
 void sched_tracker_finish(struct sched_tracker *t)
 {
+	if (t->opts->to_ns != UINT64_MAX && t->opts->to_ns > t->last)
+		t->last = t->opts->to_ns;
 	for (int i = 0; i < t->nr; i++)
 		for (int c = 0; c < t->ms[i].m->nr_cpus; c++)
 			if (t->ms[i].cpus[c].known)
@@ -224,6 +227,42 @@ int sched_guest_cpu(struct machine *m, int vcpu_idx)
 		if (m->cpus[c].map.hist && m->cpus[c].map.hist->vcpu_idx == vcpu_idx)
 			return c;
 	return -1;
+}
+
+/* The machine that has vCPU index @vcpu, when exactly one guest does; its CPU in *@cpu */
+int sched_guest_of_vcpu(struct sched_tracker *t, int vcpu, int *cpu)
+{
+	int found = -1;
+
+	for (int i = 0; i < t->nr; i++) {
+		int c = sched_guest_cpu(t->ms[i].m, vcpu);
+
+		if (c < 0)
+			continue;
+		if (found >= 0)
+			return -1;	/* two guests: "CPU N/KVM" does not say which */
+		found = i;
+		*cpu = c;
+	}
+	return found;
+}
+
+/* @a comes before @b: the host first, then the guests by name */
+static bool machine_before(const struct machine *a, const struct machine *b)
+{
+	if (a->guest != b->guest)
+		return !a->guest;
+	return strcmp(a->name, b->name) < 0;
+}
+
+/* Drawing order of machine @mi, from 0 */
+int sched_tracker_rank(struct sched_tracker *t, int mi)
+{
+	int r = 0;
+
+	for (int i = 0; i < t->nr; i++)
+		r += machine_before(t->ms[i].m, t->ms[mi].m);
+	return r;
 }
 
 void drawn_event(struct drawn *d, struct source *s)

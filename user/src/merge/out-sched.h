@@ -52,6 +52,8 @@ uint64_t sched_tracker_first(struct sched_tracker *t);
 uint64_t sched_tracker_last(struct sched_tracker *t);
 int sched_vcpu_of(const char *comm);
 int sched_guest_cpu(struct machine *m, int vcpu_idx);
+int sched_guest_of_vcpu(struct sched_tracker *t, int vcpu, int *cpu);
+int sched_tracker_rank(struct sched_tracker *t, int mi);
 
 /**
  * struct drawn - a writer output.c dispatches to (out-perfetto.c, out-svg.c)
