@@ -44,6 +44,8 @@ struct vtrace_tsc_interval {
  * @vcpu_id:	KVM vcpu_id (the APIC id)
  * @vm:		KVM's debugfs name of the VM
  * @vcpu_idx:	the vCPU's index in the VM (QEMU's "CPU N/KVM" thread), -1 unknown
+ * @end_tsc:	host TSC after which nothing is known (vtrace_host dropped
+ *		records: "# dropped N"), 0 when the history is complete
  * @nr:		number of intervals
  * @iv:		the intervals
  */
@@ -52,6 +54,7 @@ struct vtrace_vcpu_history {
 	uint32_t			vcpu_id;
 	char				vm[32];
 	int				vcpu_idx;
+	uint64_t			end_tsc;
 	size_t				nr;
 	struct vtrace_tsc_interval	*iv;
 };
@@ -100,7 +103,8 @@ struct vtrace_tsc_drop {
  * @first_used:	lowest interval index used
  * @last_used:	highest
  * @backwards:	events whose guest TSC was lower than the previous one
- * @extrapolated: events converted before the first record
+ * @extrapolated: events converted before the first record (or after the end)
+ * @past_end:	the last failure was an event after the history's end
  * @drops:	where the guest TSC goes backwards (NULL: not known)
  * @nr_drops:	their number
  * @next_drop:	the first drop not yet passed
@@ -119,6 +123,7 @@ struct vtrace_tsc_map {
 	size_t					last_used;
 	uint64_t				backwards;
 	uint64_t				extrapolated;
+	int					past_end;
 	const struct vtrace_tsc_drop		*drops;
 	size_t					nr_drops;
 	size_t					next_drop;

@@ -261,6 +261,17 @@ run --host "$P/host" --guest g1="$P/g1" --offsets "$P/tsc_offsets" --assume-cons
 ok $rc assume_constant_uses_prev_offset_exit
 relay < <($GEN check "$P" prewrite < "$T/out")
 
+# "# dropped N": vtrace_host's history stops at its last record
+S2=$T/basic
+{ head -3 "$S2/tsc_offsets"; echo "# dropped 7"; } > "$T/offs-dropped"
+expect_error history_cut_by_dropped_records \
+	"offset history of guest g1 cpu 0 ends at host TSC 9000000000 (vtrace_host dropped" \
+	--guest g1="$S2/g1" --offsets "$T/offs-dropped" --tsc-khz 2500000 -q
+run --host "$S2/host" --guest g1="$S2/g1" --offsets "$T/offs-dropped" --assume-constant-offset \
+	--format jsonl -q
+ok $rc history_cut_assume_constant_exit
+relay < <($GEN check "$S2" dropped_extrapolated < "$T/out")
+
 # ---- bad input: a clear error naming the file, never a crash
 B=$T/basic
 run

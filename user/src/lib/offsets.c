@@ -38,6 +38,7 @@ struct vtrace_offsets {
 	uint64_t			records;
 	uint64_t			gaps;
 	uint64_t			anomalies;
+	bool				dropped;
 };
 
 struct line_ctx {
@@ -132,7 +133,7 @@ static int cmp_rec(const void *a, const void *b)
 
 /* Split @text into records; returns their number or -1 */
 static long parse_lines(const char *path, char *text, struct offset_rec **recs,
-			uint64_t *anomalies)
+			uint64_t *anomalies, bool *dropped)
 {
 	struct line_ctx c = { .path = path };
 	size_t nr = 0, alloc = 0;
@@ -159,6 +160,7 @@ static long parse_lines(const char *path, char *text, struct offset_rec **recs,
 		} else if (!strncmp(line, VTRACE_OFFSETS_DROPPED " ",
 				    strlen(VTRACE_OFFSETS_DROPPED " "))) {
 			/* vtrace_host ran out of capacity: nothing after the last record */
+			*dropped = true;
 			vtrace_warn("%s: %s records: vtrace_host's capacity was full, the history "
 				    "stops at its last record (reload vtrace_host with a larger "
 				    "capacity=)", path, line + 2);
@@ -310,11 +312,24 @@ static int build_histories(struct vtrace_offsets *o, const char *path, struct of
 	return 0;
 }
 
+/* A full history ends at its last record, for every vCPU */
+static void cut_histories(struct vtrace_offsets *o, const struct offset_rec *recs, size_t nr)
+{
+	uint64_t end = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		if (recs[i].iv.host_tsc > end)
+			end = recs[i].iv.host_tsc;
+	for (size_t i = 0; i < o->nr_hist; i++)
+		o->hist[i].end_tsc = end;
+}
+
 struct vtrace_offsets *vtrace_offsets_open(const char *path)
 {
 	struct vtrace_offsets *o = NULL;
 	struct offset_rec *recs = NULL;
 	uint64_t len, anomalies = 0;
+	bool dropped = false;
 	char *text;
 	long nr;
 
@@ -325,7 +340,7 @@ struct vtrace_offsets *vtrace_offsets_open(const char *path)
 		vtrace_set_error("%s: byte %zu: NUL byte, expected text", path, strlen(text));
 		goto error;
 	}
-	nr = parse_lines(path, text, &recs, &anomalies);
+	nr = parse_lines(path, text, &recs, &anomalies, &dropped);
 	if (nr < 0)
 		goto error;
 	o = calloc(1, sizeof(*o));
@@ -339,6 +354,8 @@ struct vtrace_offsets *vtrace_offsets_open(const char *path)
 	count_gaps(o, path, recs, nr);
 	if (build_histories(o, path, recs, nr))
 		goto error;
+	if (dropped)
+		cut_histories(o, recs, nr);
 	free(recs);
 	free(text);
 	return o;

@@ -232,6 +232,13 @@ int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_
 	}
 	if (vtrace_tsc_host(&h->iv[map->cur], guest_tsc, host_tsc))
 		return -1;
+	/* a history cut short by dropped records says nothing after its end */
+	if (h->end_tsc && *host_tsc > h->end_tsc && map->cur + 1 == h->nr) {
+		map->past_end = 1;
+		if (!map->assume_constant)
+			return -1;
+		map->extrapolated++;
+	}
 	map->index++;
 	map->started = 1;
 	map->prev_guest = guest_tsc;

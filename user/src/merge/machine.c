@@ -408,6 +408,12 @@ static int convert(struct source *s)
 	if (!h)
 		vtrace_set_error("guest %s cpu %d: events but no offset history for its vCPU",
 				 s->m->name, s->cpu);
+	else if (s->map.past_end)
+		vtrace_set_error("offset history of guest %s cpu %d ends at host TSC %llu"
+				 " (vtrace_host dropped the records after it), its event at %s/cpu%d"
+				 " byte %llu is later (--assume-constant-offset extrapolates)",
+				 s->m->name, s->cpu, (unsigned long long)h->end_tsc, s->m->path,
+				 s->cpu, (unsigned long long)s->rec->offset);
 	else
 		vtrace_set_error("offset history does not cover guest %s cpu %d before host TSC"
 				 " %llu (its guest TSC %llu at %s/cpu%d byte %llu; first record:"
