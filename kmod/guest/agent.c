@@ -65,6 +65,14 @@ static void vtg_rx_fill(void)
 			vtg.host_seq = 0;
 			return;
 		}
+		if (ret == -ENODEV) {
+			/* hot-unplugged: later messages count as lost */
+			pr_warn("vtrace_guest: control port removed\n");
+			vtg_close(vtg.ctl);
+			vtg.ctl = NULL;
+			vtg.rx_len = 0;
+			return;
+		}
 		if (ret < 0) {
 			if (ret != -EAGAIN)
 				pr_warn_ratelimited("vtrace_guest: reading ctl: %zd\n", ret);

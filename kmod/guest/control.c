@@ -111,8 +111,6 @@ static int vtg_ctl_setup(void)
 	ret = vtg_ports_open();
 	if (ret)
 		goto out_unmap_buffers;
-	if (vtg.ctl)
-		vtg_send_hello();
 	return 0;
 
 out_unmap_buffers:
@@ -150,6 +148,9 @@ int vtg_ctl_thread(void *unused)
 		vtg_wait_for_stop();
 		return 0;
 	}
+	/* after insmod returned: a host that does not listen must not delay it */
+	if (vtg.ctl)
+		vtg_send_hello();
 	while (!kthread_should_stop()) {
 		vtg_run_requests(false);
 		vtg_agent_poll();

@@ -69,8 +69,10 @@ int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
 	u8 *buf;
 	int ret;
 
-	if (!vtg.ctl)
+	if (!vtg.ctl) {
+		vtg.ctl_lost++;
 		return -ENODEV;
+	}
 	buf = kvmalloc(len, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

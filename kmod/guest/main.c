@@ -55,6 +55,7 @@
 #include <linux/trace.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "vtg.h"
 
 char *vtg_prefix = VTRACE_PORT_PREFIX;
@@ -118,7 +119,7 @@ static int vtg_instance_get(void)
 	if (!IS_ERR(dir))
 		fput(dir);
 
-	vtg.tr = trace_array_get_by_name(VTG_INSTANCE);
+	vtg.tr = vtg_trace_array_get(VTG_INSTANCE);
 	if (!vtg.tr) {
 		kern_unmount(vtg.tracefs);
 		return -ENOMEM;

@@ -21,6 +21,7 @@
 #include <asm/processor.h>
 #include <asm/tsc.h>
 
+#include "compat.h"
 #include "vtg.h"
 
 static const char * const vtg_ftrace_events[] = { "print", "bprint", "bputs", "function" };
@@ -48,7 +49,7 @@ static int vtg_meta_info(void)
 	strscpy(mi.clock, "x86-tsc", sizeof(mi.clock));
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		ci[cpu].cpu = cpu;
-		ci[cpu].apic_id = cpu_data(cpu).initial_apicid;
+		ci[cpu].apic_id = vtg_cpu_apic_id(cpu);
 		ci[cpu].flags = (vtg.cpus[cpu].port ? VTRACE_CPU_HAS_PORT : 0) |
 				(cpu_online(cpu) ? VTRACE_CPU_ONLINE : 0);
 	}

@@ -144,6 +144,9 @@ def check_pages(d, cpu, page_size, print_id, markers, eos):
         st = eos.get(cpu)
         got = (pages, pages * page_size, events, fillers)
         want = (st["pages_sent"], st["bytes_sent"], st["events_sent"], st["fillers_sent"])
+        if st["events_lost_ring"] or st["pages_lost"]:
+            fail("cpu%d: EOS reports %d events overwritten in the ring, %d pages lost" %
+                 (cpu, st["events_lost_ring"], st["pages_lost"]))
         if got == want:
             ok("cpu%d: EOS counters equal the file (pages %d events %d fillers %d)" %
                (cpu, pages, events, fillers))

@@ -38,7 +38,47 @@ l2_start_noconn() {
 	L2_PID=$!
 }
 
-ktap_header 30
+# l2_start_unplug NAME SCRIPT: 2 CPUs, file ends, vtrace.cpu1 with id vtp1,
+# and a QEMU monitor socket (on /run) to hot-unplug it.
+l2_start_unplug() {
+	local name=$1 script=$2 dir=$VTRACE_OUT/$1
+	rm -rf "$dir" "/run/vtrace-$name.mon"
+	mkdir -p "$dir"
+	timeout -k 5 200 qemu-system-x86_64 -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
+		-smp 2 -m 512 -display none -no-reboot \
+		-monitor "unix:/run/vtrace-$name.mon,server=on,wait=off" \
+		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
+		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
+		-append "console=ttyS0 panic=-1 loglevel=6 vtrace_run=$script" \
+		-device virtio-serial-pci,id=vser0,max_ports=64 \
+		-chardev "file,id=vtctl,path=$dir/ctl" \
+		-device virtserialport,bus=vser0.0,chardev=vtctl,name=vtrace.ctl \
+		-chardev "file,id=vtc0,path=$dir/cpu0" \
+		-device virtserialport,bus=vser0.0,chardev=vtc0,name=vtrace.cpu0 \
+		-chardev "file,id=vtc1,path=$dir/cpu1" \
+		-device virtserialport,bus=vser0.0,chardev=vtc1,name=vtrace.cpu1,id=vtp1 \
+		> "$dir/qemu.log" 2>&1 &
+	L2_PID=$!
+}
+
+# monitor SOCKET COMMAND: one human-monitor command
+monitor() {
+	python3 - "$1" "$2" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+time.sleep(0.5)
+s.sendall(sys.argv[2].encode() + b"\n")
+time.sleep(1)
+s.settimeout(1)
+try:
+    print(s.recv(65536).decode(errors="replace"))
+except socket.timeout:
+    pass
+PY
+}
+
+ktap_header 41
 modprobe kvm_amd
 
 l2_start_noconn gnoconn /tests/guest_noconn.sh
@@ -53,12 +93,26 @@ ktap_result $? "noconn_cpu0_markers_all_arrived" "cpu0 file has $got of 300 mark
 l2_run gfault /tests/guest_fault.sh --cpus 3 --ports 2 --timeout 300
 ktap_result $? "fault_l2_runs"
 l2_results gfault fault
-sed -n 's/\r$//; s/^vtg-\(status\): /# \1: /p' "$VTRACE_OUT/gfault/console.log"
+sed -n 's/\r$//; s/^vtg-\(status\|perf\): /# \1: /p' "$VTRACE_OUT/gfault/console.log"
 out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault" \
-	--ctl-only --sessions 53 2>&1)
+	--ctl-only --sessions 54 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 ktap_result $rc "fault_ctl_stream_whole"
+
+l2_start_unplug gunplug /tests/guest_unplug.sh
+for i in $(seq 1 120); do
+	grep -q '^vtg-phase: streaming' "$VTRACE_OUT/gunplug/console.log" 2>/dev/null && break
+	sleep 1
+done
+sleep 2
+monitor "/run/vtrace-gunplug.mon" "device_del vtp1" > "$VTRACE_OUT/gunplug/monitor.out"
+ktap_diag "monitor: device_del vtp1 sent"
+
+l2_wait
+ktap_result $? "unplug_l2_runs"
+l2_results gunplug unplug
+sed -n 's/\r$//; s/^vtg-\(status\): /# \1: /p' "$VTRACE_OUT/gunplug/console.log"
 
 save_dmesg l1-dmesg
 "$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/*.log "$VTRACE_OUT"/*/console.log

@@ -62,5 +62,19 @@ t $? debugfs_gone
 insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 && echo 1 > $D/enable && guest_markers 100 0 1 > /dev/null &&
 	echo 0 > $D/enable && [ "$(col 0 4)" -gt 0 ]
 t $? reload_and_stream
+
+# throughput: let a backlog build (drain threads asleep), then time the flush
+echo 60000 > /sys/module/vtrace_guest/parameters/drain_ms
+echo 1 > $D/enable
+guest_markers 20000 0 1 > /dev/null
+u0=$(cut -d' ' -f1 /proc/uptime)
+echo 0 > $D/enable
+u1=$(cut -d' ' -f1 /proc/uptime)
+pages=$(( $(col 0 4) + $(col 1 4) ))
+events=$(( $(col 0 6) + $(col 1 6) ))
+echo "vtg-perf: stop flushed $pages pages ($events events) in $(awk "BEGIN { print $u1 - $u0 }") s:" \
+	"$(awk "BEGIN { d = $u1 - $u0; if (d < 0.01) d = 0.01; printf \"%d pages/s\", $pages / d }")"
+[ "$(col 0 10)" = 0 ] && [ "$(col 1 10)" = 0 ] && [ "$(col 0 8)" = 0 ] && [ "$pages" -gt 300 ]
+t $? backlog_flushed_no_overrun_no_loss
 rmmod vtrace_guest
 t $? unload

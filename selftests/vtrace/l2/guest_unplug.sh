@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# L2: vtrace.cpu1 is hot-unplugged by the host while the guest streams.
+D=/sys/kernel/debug/vtrace
+n=0
+t() {	# t RC NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "vtg: ok $n $2"; else echo "vtg: not ok $n $2"; fi
+}
+col() {	# col CPU FIELD: a number of the status table
+	awk -v c="$1" -v f="$2" '$1 == c && NF == 11 { print $f }' $D/status
+}
+
+insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0
+t $? load
+echo 1 > $D/enable
+t $? enable
+echo "vtg-phase: streaming"
+# the host removes vtrace.cpu1 once it sees the line above
+i=0
+while [ $i -lt 60 ] && [ -n "$(grep -l '^vtrace.cpu1$' /sys/class/virtio-ports/*/name)" ]; do
+	guest_markers 100 0 1 > /dev/null
+	sleep 0.25
+	i=$((i + 1))
+done
+[ -z "$(grep -l '^vtrace.cpu1$' /sys/class/virtio-ports/*/name)" ]
+t $? port_unplugged
+guest_markers 300 0 1 > /dev/null
+echo 0 > $D/enable
+t $? disable_after_unplug
+sed 's/^/vtg-status: /' $D/status
+[ "$(col 1 11)" -gt 0 ] && [ "$(col 1 8)" -gt 0 ]
+t $? cpu1_writes_failed_counted_lost
+[ "$(col 0 8)" = 0 ] && [ "$(col 0 4)" -gt 0 ]
+t $? cpu0_unaffected
+echo 1 > $D/enable && echo 0 > $D/enable
+t $? new_session_after_unplug
+rmmod vtrace_guest
+t $? unload
+! ps | grep -q '[v]trace-'
+t $? no_kthread_left
