@@ -169,6 +169,7 @@ static int __init vtrace_guest_init(void)
 	spin_lock_init(&vtg.req_lock);
 	INIT_LIST_HEAD(&vtg.reqs);
 	init_waitqueue_head(&vtg.wq);
+	init_waitqueue_head(&vtg.drain_wq);
 	init_completion(&vtg.ready);
 	vtg.version = VTRACE_PROTO_VERSION;
 

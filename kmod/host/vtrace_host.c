@@ -33,7 +33,7 @@
  * unknown VM ("?", vcpu_idx -1) rather than dropping it.
  *
  * VMs that existed before the module loaded: after the probe is live, the
- * module walks KVM's debugfs directory (kvm_debugfs_dir, exported) and
+ * module walks KVM's debugfs directory (looked up with debugfs_lookup("kvm")) and
  * appends one "snapshot" record per vCPU holding the offset KVM has at that
  * moment.  Holding the directory's inode lock keeps every VM in it alive:
  * kvm_destroy_vm() removes the VM's debugfs directory, which needs that
@@ -353,6 +353,13 @@ static void vth_snapshot_vm(struct dentry *vmdir)
  * holds @dir's inode lock, so positive children come and go only with it;
  * d_lock guards the list against negative dentries of lookups.
  */
+/* A dentry's children: a list until v6.8, an hlist since (Kbuild detects which) */
+#ifdef VTH_DENTRY_HLIST
+#define vth_for_each_child(child, dir) hlist_for_each_entry(child, &(dir)->d_children, d_sib)
+#else
+#define vth_for_each_child(child, dir) list_for_each_entry(child, &(dir)->d_subdirs, d_child)
+#endif
+
 static unsigned int vth_grab_subdirs(struct dentry *dir, struct dentry **out,
 				     unsigned int max)
 {
@@ -360,7 +367,7 @@ static unsigned int vth_grab_subdirs(struct dentry *dir, struct dentry **out,
 	unsigned int n = 0;
 
 	spin_lock(&dir->d_lock);
-	list_for_each_entry(child, &dir->d_subdirs, d_child) {
+	vth_for_each_child(child, dir) {
 		if (!simple_positive(child) || !d_is_dir(child))
 			continue;
 		if (n < max)
@@ -373,10 +380,12 @@ static unsigned int vth_grab_subdirs(struct dentry *dir, struct dentry **out,
 
 static int vth_snapshot_all(void)
 {
-	struct dentry *dir = kvm_debugfs_dir, **vms;
+	struct dentry *dir, **vms;
 	unsigned int n, i;
 	int ret = 0;
 
+	/* KVM's debugfs folder: kvm_debugfs_dir is no longer exported in v6.12 */
+	dir = debugfs_lookup("kvm", NULL);
 	if (IS_ERR_OR_NULL(dir))
 		return 0;
 	inode_lock_shared(d_inode(dir));
@@ -394,6 +403,7 @@ static int vth_snapshot_all(void)
 	kfree(vms);
 out_unlock:
 	inode_unlock_shared(d_inode(dir));
+	dput(dir);
 	return ret;
 }
 
