@@ -15,7 +15,7 @@
 
 D=/sys/kernel/debug/vtrace
 KD=/sys/kernel/debug/kvm
-KO=$VTRACE_PROJ/kmod/host/vtrace_host.ko
+KO=$VTRACE_HOST_KO
 RDTSC=$VTRACE_PROJ/build/helpers/host_rdtsc
 HEADER=$(sed -n 's/^\t"\(# seq host_tsc .*\)"$/\1/p' "$VTRACE_PROJ/include/uapi/linux/vtrace.h")
 

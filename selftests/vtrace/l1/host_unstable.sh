@@ -12,7 +12,7 @@
 
 D=/sys/kernel/debug/vtrace
 KD=/sys/kernel/debug/kvm
-KO=$VTRACE_PROJ/kmod/host/vtrace_host.ko
+KO=$VTRACE_HOST_KO
 
 records() {
 	grep -v '^#' "$D/tsc_offsets"
