@@ -10,7 +10,8 @@
 # A suite's first lines may carry "# vtrace-l1: OPTIONS" (run-l1.sh options,
 # e.g. --no-tsc-reliable --timeout 900).  Each suite prints KTAP; this
 # script nests them as subtests of one KTAP document and ends with the
-# plain "N passed, N failed" line.  Results: build/testbed/<suite>/.
+# plain "N passed, N failed" line.  Results: build/testbed/<suite>/, or
+# build/testbed/<KVER>/<suite>/ for a kernel other than the default one.
 set -u
 shopt -s nullglob
 
@@ -44,6 +45,8 @@ for s in "${suites[@]}"; do
 	n=$((n + 1))
 	script=$here/vtrace/l1/$s.sh
 	out=$proj/build/testbed/$s
+	# another kernel than the default one: results of its own
+	[ "$KVER" = "$("$tb/default-kver.sh")" ] || out=$proj/build/testbed/$KVER/$s
 	opts=$(sed -n 's/^# vtrace-l1: //p' "$script" 2>/dev/null | head -1)
 	start=$(date +%s)
 	# shellcheck disable=SC2086
