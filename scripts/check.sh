@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: unit tests, module build (W=1, warnings fail), VM selftests.
+# make check: unit tests, module build (W=1, warnings fail), install and DKMS,
+# benchmarks at a tiny size, VM selftests on the default kernel and the others.
 # Prints KTAP per part and ends with the plain "N passed, N failed" line.
 set -u
 cd "$(dirname "$0")/.."
@@ -46,9 +47,25 @@ build_modules() {
 	echo "modules: 1 passed, 0 failed"
 }
 
+# The kernel matrix: the default kernel gets every VM suite, the others
+# (VTRACE_KERNELS, default: Debian's 6.12 from linux-image-6.12-amd64)
+# the modules DKMS built for them and the suites in VTRACE_OTHER_SUITES.
+kver=${KVER:-$(testbed/default-kver.sh)}
+others=${VTRACE_KERNELS-$(dpkg-query -W -f='${Depends}' linux-image-6.12-amd64 2>/dev/null |
+	sed -n 's/.*linux-image-\([^ ,]*\).*/\1/p')}
+other_suites=${VTRACE_OTHER_SUITES:-smoke host guest align}
+
 part unit make -s check-unit
 part modules build_modules
+# shellcheck disable=SC2086
+part install ./selftests/install.sh "$kver" $others
+part bench ./bench/check.sh
 part vm ./selftests/run_vm_tests.sh
+for k in $others; do
+	# shellcheck disable=SC2086
+	part "vm-$k" env KVER="$k" VTRACE_KMOD_DIR="$PWD/build/dkms/modules/$k" \
+		./selftests/run_vm_tests.sh $other_suites
+done
 
 echo
 echo "check: $pass passed, $fail failed, $skip skipped"

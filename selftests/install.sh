@@ -5,8 +5,8 @@
 #   install.sh KVER...
 # DKMS runs with its own trees under build/dkms (nothing of the system's is
 # touched); the modules it builds for KVER land in
-# build/dkms/inst/KVER/updates/dkms/, where the VM tests for a second kernel
-# load them from.  KTAP output, ends with "install: N passed, N failed".
+# build/dkms/inst/KVER/updates/dkms/ and, uncompressed, in
+# build/dkms/modules/KVER/, where the VM tests for a second kernel load them.  KTAP output, ends with "install: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 proj=$PWD
@@ -58,9 +58,18 @@ for k in "$@"; do
 	dkms build -m vtrace -v "$version" -k "$k" "${D[@]}" >> build/dkms.log 2>&1 &&
 		dkms install -m vtrace -v "$version" -k "$k" "${D[@]}" >> build/dkms.log 2>&1
 	result $? "dkms_build_install_$k"
+	# DKMS compresses modules where the kernel does (6.12: .ko.xz); the test
+	# bed's busybox insmod wants them plain: build/dkms/modules/KVER/*.ko
 	ok=0
+	mkdir -p "build/dkms/modules/$k"
 	for m in guest host; do
-		ko=build/dkms/inst/$k/updates/dkms/vtrace_$m.ko
+		ko=build/dkms/modules/$k/vtrace_$m.ko
+		src=build/dkms/inst/$k/updates/dkms/vtrace_$m.ko
+		if [ -f "$src.xz" ]; then
+			xz -dc "$src.xz" > "$ko" || ok=1
+		else
+			cp "$src" "$ko" || ok=1
+		fi
 		[ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$k" ] || ok=1
 	done
 	result $ok "dkms_modules_match_$k"

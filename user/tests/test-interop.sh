@@ -165,3 +165,56 @@ sys.exit(d[:8] != b'\x89PNG\r\n\x1a\n' or int.from_bytes(d[16:20], 'big') != 160
 else
 	skip svg_renders_to_png "rsvg-convert not installed (librsvg2-bin)"
 fi
+
+# ---- vtrace dat: trace-cmd report -i host.dat -i guest.dat gives vtrace-merge's events and order
+host_dat() {	# host_dat DIR: DIR/host.dat from DIR/host/cpu* (trace-cmd restore, version 7)
+	local d=$1 tr=$1/tracefs f
+	mkdir -p "$tr/events"
+	cp fixtures/debian-6.1/header_page fixtures/debian-6.1/header_event "$tr/events/"
+	for f in fixtures/debian-6.1/*/*.format; do
+		f=${f#fixtures/debian-6.1/}
+		mkdir -p "$tr/events/${f%.format}"
+		cp "fixtures/debian-6.1/$f" "$tr/events/${f%.format}/format"
+	done
+	printf '777 e2e_hog\n899 CPU 0/KVM\n900 CPU 1/KVM\n' > "$tr/saved_cmdlines"
+	echo "local global counter uptime perf mono mono_raw boot [x86-tsc]" > "$tr/trace_clock"
+	cp fixtures/debian-6.1/printk_formats "$tr/"
+	trace-cmd restore -c -t "$tr" -k fixtures/debian-6.1/kallsyms -o "$d/head.dat" \
+		> /dev/null 2>&1 &&
+	trace-cmd restore -i "$d/head.dat" -o "$d/host.dat" "$d"/host/cpu* > /dev/null 2>&1
+}
+V=$here/../vtrace
+if ! command -v trace-cmd > /dev/null; then
+	skip dat_report_order "trace-cmd not installed"
+else
+	for s in explain unstable jump; do
+		D=$T/dat-$s
+		$GEN make "$D" $s --events 200 > /dev/null || ok 1 "dat_${s}_gen"
+		host_dat "$D"
+		ok $? "dat_${s}_host_dat_restored"
+		timeout 20 "$V" dat --guest g1="$D/g1" --offsets "$D/tsc_offsets" --host "$D/host.dat" \
+			--out "$D/out" > "$T/out" 2> "$T/err"
+		ok $? "dat_${s}_exit" "$(head -c 300 "$T/err")"
+		timeout 20 trace-cmd report -t -i "$D/out/host.dat" -i "$D/out/g1.dat" \
+			> "$D/report" 2> "$T/err"
+		rc=$?
+		[ $rc -eq 0 ] && ! grep -qiE "error|fail|warn" "$T/err"
+		ok $? "dat_${s}_trace_cmd_report_clean" "rc $rc: $(head -c 300 "$T/err")"
+		run --host "$D/host.dat" --guest g1="$D/g1" --offsets "$D/tsc_offsets" --raw-tsc
+		cp "$T/out" "$D/merge"
+		python3 "$here/dat-compare.py" "$D/merge" "$D/report" > "$T/cmp"
+		ok $? "dat_${s}_same_events_same_order_as_vtrace_merge" "$(cat "$T/cmp")"
+		cat "$T/cmp"
+	done
+	trace-cmd dump --options -i "$D/out/host.dat" 2> /dev/null > "$T/opts"
+	grep -q "g1 \[Guest name\]" "$T/opts" && grep -q "  1 900 \[guest cpu, host pid\]" "$T/opts"
+	ok $? dat_host_copy_has_guest_option "$(grep -A5 GUEST "$T/opts" | tr '\n' '|')"
+	n_samples=$(trace-cmd dump --options -i "$T/dat-unstable/out/g1.dat" 2> /dev/null |
+		    grep -c "offset \* scaling")
+	# every interval the events use (vtrace-merge --stats: "N:seqA..B"), and the end mark
+	U=$T/dat-unstable
+	n_used=$("$M" --guest g1="$U/g1" --offsets "$U/tsc_offsets" --stats 2> /dev/null |
+		 awk '$1 == "g1" { split($10, a, ":"); n += a[1] + 1 } END { print n + 0 }')
+	[ "$n_samples" -gt 20 ] && [ "$n_samples" -eq "$n_used" ]
+	ok $? dat_time_shift_has_every_interval "$n_samples samples, $n_used intervals used + 2"
+fi

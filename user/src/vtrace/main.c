@@ -9,6 +9,7 @@ static const char usage_text[] =
 "usage: vtrace COMMAND [ARGS]\n"
 "\n"
 "  agent     drive a guest's vtrace_guest through its vtrace.ctl port (agent mode)\n"
+"  dat       write a guest capture as a trace-cmd trace.dat, and the host's with its GUEST\n"
 "  qemu-args print the QEMU options that give a guest its vtrace ports\n"
 "\n"
 "vtrace COMMAND --help shows a command's options.\n";
@@ -18,6 +19,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } commands[] = {
 	{ "agent",	vtrace_cmd_agent },
+	{ "dat",	vtrace_cmd_dat },
 	{ "qemu-args",	vtrace_cmd_qemu_args },
 };
 

@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check's benchmark part: every benchmark once, at a tiny size, so that none rots.
+# Not a measurement (the figures of a real run are in Documentation/benchmarks.rst):
+# a benchmark passes when it runs to the end and prints its ratio lines.
+set -u
+cd "$(dirname "$0")/.."
+pass=0 fail=0 n=0
+run() {	# run NAME PATTERN CMD...: PATTERN must appear in the output
+	local name=$1 pat=$2 log=build/bench-$1.log
+	shift 2
+	n=$((n + 1))
+	if "$@" > "$log" 2>&1 && grep -Eq "$pat" "$log"; then
+		pass=$((pass + 1)); echo "ok $n $name"
+	else
+		fail=$((fail + 1)); sed 's/^/# /' "$log" | tail -20; echo "not ok $n $name"
+	fi
+}
+mkdir -p build
+echo "KTAP version 1"
+echo "1..1"
+run merge 'ratio|x trace-cmd' bench/merge.sh --events 20000 --runs 1
+echo "bench: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

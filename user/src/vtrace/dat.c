@@ -1,0 +1,866 @@
+// SPDX-License-Identifier: GPL-2.0
+/* dat.c: vtrace dat: a guest capture as a trace-cmd trace.dat, and the host's with its GUEST. */
+/*
+ * trace-cmd report -i host.dat -i guest.dat (and KernelShark) show a guest
+ * on the host's clock when the two files carry trace-cmd's own time-sync
+ * options (Documentation/trace-cmd/trace-cmd.dat.v6.5.txt and v7.5.txt):
+ *
+ *   guest.dat (version 6, written here)
+ *     "\x17\x08\x44" "tracing" "6\0", endianness, long size, page size
+ *     header_page, header_event, ftrace formats, event systems, kallsyms,
+ *     printk formats, saved cmdlines: the guest's own, as its ctl carried them
+ *     cpu count, "options  \0":
+ *       TRACECLOCK, UNAME, CPUCOUNT, VERSION
+ *       TRACEID     the guest's session id
+ *       TIME_SHIFT  peer (the host's TRACEID), flags 0, per guest CPU: each
+ *                   interval of its vCPU's offset history from the first
+ *                   its events use to the last, as a sample (guest TSC
+ *                   where it starts, offset, scaling 1), then per CPU the
+ *                   fraction bits (0)
+ *     0, "flyrecord\0", per CPU (offset, size), the CPU's pages, page aligned
+ *
+ *   host.dat (a copy of the host's version 7 trace.dat)
+ *     one more options section at the end of the file, chained from the
+ *     last one's DONE: GUEST (name, the guest's TRACEID, guest CPU -> host
+ *     thread id of its vCPU) and TRACEID when the host file had none
+ *
+ * trace-cmd turns a guest time stamp into the host's with the sample in
+ * force: host = guest * scaling >> fraction + offset, for the sample with
+ * the largest time at or below the event's guest TSC.  With flags 0 there
+ * is no interpolation, so for an unscaled vCPU this is exactly KVM's
+ * guest_tsc = host_tsc + offset, the conversion vtrace-merge makes.  Two
+ * quirks of trace-cmd 3.1 are worked around: with exactly two samples it
+ * always uses the first, and after the last sample it uses the one before,
+ * so a last sample at INT64_MAX repeats the last offset.
+ *
+ * What trace-cmd cannot express is said, not hidden: a scaled guest TSC
+ * (KVM's multiplier) is refused, and a vCPU whose guest TSC went back
+ * (a guest TSC write) is mapped by guest time, so events in the overlap are
+ * misplaced; vtrace-merge places them by ring-buffer order.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+
+#include "vtrace-dump.h"
+#include "vtrace-local.h"
+#include "vtrace-proto.h"
+#include "vtrace-tsc.h"
+#include "vtrace-util.h"
+
+/* trace-cmd's option ids (trace-cmd.dat.v7(5)) */
+enum {
+	OPT_DONE	= 0,
+	OPT_TRACECLOCK	= 4,
+	OPT_UNAME	= 5,
+	OPT_CPUCOUNT	= 8,
+	OPT_VERSION	= 9,
+	OPT_TRACEID	= 11,
+	OPT_TIME_SHIFT	= 12,
+	OPT_GUEST	= 13,
+};
+
+static const char dat_usage[] =
+"usage: vtrace dat --guest NAME=DIR[,pid=PID] --offsets FILE [--host FILE] --out DIR\n"
+"\n"
+"Write a guest capture as a trace-cmd trace.dat (DIR/NAME.dat, version 6) whose\n"
+"TIME_SHIFT option carries its vCPUs' whole TSC offset history, and with --host a\n"
+"copy of the host's trace.dat (DIR/host.dat) with the GUEST option, so that\n"
+"\"trace-cmd report -i DIR/host.dat -i DIR/NAME.dat\" and KernelShark show both on\n"
+"the host's TSC.\n"
+"\n"
+"  --guest NAME=DIR[,pid=PID]  the guest dump folder (ctl, cpuK, qemu.pid)\n"
+"  --offsets FILE           vtrace_host's tsc_offsets file\n"
+"  --host FILE              the host's trace.dat (trace-cmd record -C x86-tsc, version 7)\n"
+"  --out DIR                output folder (created)\n";
+
+/* The guest's metadata files, as its ctl carried them (first session) */
+struct meta {
+	unsigned int	kind;
+	char		*name;
+	void		*data;
+	uint64_t	len;
+};
+
+struct dat {
+	const char			*name;
+	const char			*dir;
+	const char			*offsets_path;
+	const char			*host;
+	const char			*out;
+	int				pid;
+	struct vtrace_dump		*dump;
+	struct vtrace_offsets		*offsets;
+	const struct vtrace_meta_info	*info;
+	const struct vtrace_vcpu_history **hist;	/* per guest CPU */
+	struct meta			*files;
+	int				nr_files;
+	uint64_t			host_id;
+	bool				host_has_id;
+	uint64_t			guest_id;
+	/* per guest CPU: host tid of its vCPU (0: unknown), intervals its events use */
+	int				*vcpu_tid;
+	size_t				*first;
+	size_t				*last;
+};
+
+/* ---- little-endian writers into a FILE (open_memstream or the output) */
+
+static void put_le(FILE *f, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		fputc((v >> (8 * i)) & 0xff, f);
+}
+
+static void put_str0(FILE *f, const char *s)
+{
+	fwrite(s, 1, strlen(s) + 1, f);
+}
+
+static void put_option(FILE *f, unsigned int id, const void *data, uint32_t len)
+{
+	put_le(f, id, 2);
+	put_le(f, len, 4);
+	fwrite(data, 1, len, f);
+}
+
+static void put_option_str(FILE *f, unsigned int id, const char *s)
+{
+	put_option(f, id, s, strlen(s) + 1);
+}
+
+/* ---- the guest's metadata */
+
+static int keep_file(struct dat *d, const struct vtrace_msg *msg)
+{
+	const struct vtrace_meta_file *mf;
+	struct meta *n;
+	const char *name;
+	const void *data;
+
+	if (vtrace_msg_meta_file(msg, &mf, &name, &data))
+		return -1;
+	n = realloc(d->files, (d->nr_files + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	d->files = n;
+	n = &d->files[d->nr_files];
+	n->kind = mf->kind;
+	n->len = mf->data_len;
+	n->name = strdup(name);
+	n->data = malloc(mf->data_len ? mf->data_len : 1);
+	if (!n->name || !n->data) {
+		free(n->name);
+		free(n->data);
+		return -1;
+	}
+	memcpy(n->data, data, mf->data_len);
+	d->nr_files++;
+	return 0;
+}
+
+/* META_FILE messages of the first session, as vtrace_dump_open() uses them */
+static int read_meta(struct dat *d)
+{
+	char path[PATH_MAX];
+	struct vtrace_proto *p;
+	struct vtrace_msg msg;
+	int infos = 0, ret;
+
+	snprintf(path, sizeof(path), "%s/ctl", d->dir);
+	p = vtrace_proto_open_file(path);
+	if (!p)
+		return -1;
+	while ((ret = vtrace_proto_read(p, &msg)) > 0) {
+		if (msg.hdr.type == VTRACE_MSG_META_INFO)
+			infos++;
+		if (msg.hdr.type == VTRACE_MSG_META_FILE && infos == 1 && keep_file(d, &msg)) {
+			vtrace_msg_release(&msg);
+			vtrace_proto_close(p);
+			vtrace_set_error("%s: out of memory", path);
+			return -1;
+		}
+		vtrace_msg_release(&msg);
+	}
+	if (ret < 0)
+		vtrace_set_error("%s", vtrace_proto_error(p));
+	vtrace_proto_close(p);
+	return ret;
+}
+
+static const struct meta *find_meta(struct dat *d, unsigned int kind)
+{
+	for (int i = 0; i < d->nr_files; i++)
+		if (d->files[i].kind == kind)
+			return &d->files[i];
+	return NULL;
+}
+
+static void put_sized(FILE *f, const struct meta *m, int size_bytes)
+{
+	put_le(f, m ? m->len : 0, size_bytes);
+	if (m)
+		fwrite(m->data, 1, m->len, f);
+}
+
+/* "system/event" is in @system */
+static bool in_system(const char *name, const char *system)
+{
+	const char *slash = strchr(name, '/');
+
+	return slash && !strncmp(name, system, slash - name) && !system[slash - name];
+}
+
+static int count_kind(struct dat *d, unsigned int kind, const char *system)
+{
+	int n = 0;
+
+	for (int i = 0; i < d->nr_files; i++)
+		if (d->files[i].kind == kind && (!system || in_system(d->files[i].name, system)))
+			n++;
+	return n;
+}
+
+/* Event systems in order of first appearance, each with its format files */
+static void put_systems(struct dat *d, FILE *f)
+{
+	char **seen = calloc(d->nr_files + 1, sizeof(*seen));
+	int nr = 0;
+
+	for (int i = 0; seen && i < d->nr_files; i++) {
+		const char *name = d->files[i].name, *slash = strchr(name, '/');
+		int k;
+
+		if (d->files[i].kind != VTRACE_META_EVENT_FORMAT || !slash)
+			continue;
+		for (k = 0; k < nr && (strncmp(seen[k], name, slash - name) ||
+				       seen[k][slash - name]); k++)
+			;
+		if (k == nr)
+			seen[nr++] = strndup(name, slash - name);
+	}
+	put_le(f, nr, 4);
+	for (int k = 0; k < nr; k++) {
+		put_str0(f, seen[k] ? seen[k] : "");
+		put_le(f, count_kind(d, VTRACE_META_EVENT_FORMAT, seen[k]), 4);
+		for (int i = 0; i < d->nr_files; i++)
+			if (d->files[i].kind == VTRACE_META_EVENT_FORMAT && seen[k] &&
+			    in_system(d->files[i].name, seen[k]))
+				put_sized(f, &d->files[i], 8);
+		free(seen[k]);
+	}
+	free(seen);
+}
+
+/* ---- TIME_SHIFT: every interval of every guest CPU's vCPU */
+
+/*
+ * The intervals CPU @cpu's events fall in, as vtrace-merge converts them:
+ * only those go into TIME_SHIFT.  An offset history also holds what came
+ * before the trace (the firmware's TSC reset at boot puts the guest TSC
+ * back to 0), and trace-cmd, which looks samples up by guest time, would
+ * take those older samples for the trace's events.
+ */
+static int used_intervals(struct dat *d, int cpu)
+{
+	struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d->dump, cpu);
+	struct vtrace_tsc_map map;
+	struct tep_record *rec;
+	uint64_t host;
+	int filler, ret;
+
+	if (!r)
+		return -1;
+	vtrace_tsc_map_init(&map, d->hist[cpu], 0);
+	while ((ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
+		vtrace_tsc_map_event(&map, rec->ts, &host);
+	vtrace_cpu_reader_close(r);
+	if (ret < 0)
+		return -1;
+	d->first[cpu] = map.first_used == SIZE_MAX ? d->hist[cpu]->nr - 1 : map.first_used;
+	d->last[cpu] = map.first_used == SIZE_MAX ? d->hist[cpu]->nr - 1 : map.last_used;
+	return 0;
+}
+
+static int check_history(struct dat *d, int cpu)
+{
+	const struct vtrace_vcpu_history *h = d->hist[cpu];
+	uint64_t prev = 0;
+
+	for (size_t i = d->first[cpu]; i <= d->last[cpu]; i++) {
+		const struct vtrace_tsc_interval *iv = &h->iv[i];
+		uint64_t start = vtrace_tsc_guest(iv, iv->host_tsc);
+
+		if (iv->mult != 1ULL << iv->frac) {
+			vtrace_set_error("guest %s cpu %d: record %" PRIu64 " scales the TSC"
+					 " (multiplier %" PRIu64 ", %u fraction bits): trace-cmd's"
+					 " TIME_SHIFT cannot convert it exactly", d->name, cpu,
+					 iv->seq, iv->mult, iv->frac);
+			return -1;
+		}
+		if (i > d->first[cpu] && start < prev)
+			vtrace_warn("guest %s cpu %d: the guest TSC went back at record %" PRIu64
+				    ": trace-cmd maps by guest time and misplaces the events of"
+				    " the overlap (vtrace-merge does not)", d->name, cpu, iv->seq);
+		prev = start;
+	}
+	return 0;
+}
+
+static void put_time_shift(struct dat *d, FILE *f)
+{
+	int cpus = d->info->nr_cpus;
+
+	put_le(f, d->host_id, 8);
+	put_le(f, 0, 4);		/* flags: no interpolation */
+	put_le(f, cpus, 4);
+	for (int c = 0; c < cpus; c++) {
+		const struct vtrace_tsc_interval *iv = d->hist[c]->iv + d->first[c];
+		size_t n = d->last[c] - d->first[c] + 1;
+
+		put_le(f, n + 1, 4);
+		for (size_t i = 0; i < n; i++)
+			put_le(f, vtrace_tsc_guest(&iv[i], iv[i].host_tsc), 8);
+		put_le(f, INT64_MAX, 8);
+		for (size_t i = 0; i <= n; i++)
+			put_le(f, -iv[i < n ? i : n - 1].offset, 8);
+		for (size_t i = 0; i <= n; i++)
+			put_le(f, 1, 8);
+	}
+	for (int c = 0; c < cpus; c++)
+		for (size_t i = d->first[c]; i <= d->last[c] + 1; i++)
+			put_le(f, 0, 8);
+}
+
+static void put_options(struct dat *d, FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	char uname[sizeof(d->info->hostname) + sizeof(d->info->release) + 32];
+
+	put_option_str(f, OPT_TRACECLOCK, "[x86-tsc]\n");
+	snprintf(uname, sizeof(uname), "Linux %s %s x86_64", d->info->hostname, d->info->release);
+	put_option_str(f, OPT_UNAME, uname);
+	m = open_memstream(&buf, &len);
+	if (m) {
+		put_le(m, d->info->nr_cpus, 4);
+		fclose(m);
+		put_option(f, OPT_CPUCOUNT, buf, len);
+		free(buf);
+	}
+	put_option_str(f, OPT_VERSION, "vtrace dat");
+	m = open_memstream(&buf, &len);
+	if (m) {
+		put_le(m, d->guest_id, 8);
+		fclose(m);
+		put_option(f, OPT_TRACEID, buf, len);
+		free(buf);
+	}
+	m = open_memstream(&buf, &len);
+	if (m) {
+		put_time_shift(d, m);
+		fclose(m);
+		put_option(f, OPT_TIME_SHIFT, buf, len);
+		free(buf);
+	}
+	put_le(f, OPT_DONE, 2);
+}
+
+/* Everything before the CPU data, with the flyrecord table for @sizes */
+static int put_header(struct dat *d, FILE *f, const uint64_t *sizes, uint64_t data_start)
+{
+	int cpus = d->info->nr_cpus;
+	uint64_t at = data_start;
+
+	fwrite("\x17\x08\x44tracing6", 1, 11, f);
+	fputc(0, f);
+	fputc(0, f);				/* little endian */
+	fputc(d->info->long_size ? d->info->long_size : 8, f);
+	put_le(f, d->info->page_size, 4);
+	fwrite("header_page", 1, 12, f);
+	put_sized(f, find_meta(d, VTRACE_META_HEADER_PAGE), 8);
+	fwrite("header_event", 1, 13, f);
+	put_sized(f, find_meta(d, VTRACE_META_HEADER_EVENT), 8);
+	put_le(f, count_kind(d, VTRACE_META_FTRACE_FORMAT, NULL), 4);
+	for (int i = 0; i < d->nr_files; i++)
+		if (d->files[i].kind == VTRACE_META_FTRACE_FORMAT)
+			put_sized(f, &d->files[i], 8);
+	put_systems(d, f);
+	put_sized(f, find_meta(d, VTRACE_META_KALLSYMS), 4);
+	put_sized(f, find_meta(d, VTRACE_META_PRINTK_FORMATS), 4);
+	put_sized(f, find_meta(d, VTRACE_META_CMDLINES), 8);
+	put_le(f, cpus, 4);
+	fwrite("options  ", 1, 10, f);
+	put_options(d, f);
+	fwrite("flyrecord", 1, 10, f);
+	for (int c = 0; c < cpus; c++) {
+		put_le(f, sizes[c] ? at : 0, 8);
+		put_le(f, sizes[c], 8);
+		at += sizes[c];
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+/* Whole pages of DIR/cpuK (a cut last page is left out) */
+static uint64_t cpu_bytes(struct dat *d, int cpu)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/cpu%d", d->dir, cpu);
+	if (stat(path, &st))
+		return 0;
+	return st.st_size / d->info->page_size * d->info->page_size;
+}
+
+static int copy_bytes(FILE *out, const char *path, uint64_t len)
+{
+	FILE *in = fopen(path, "r");
+	char buf[65536];
+
+	if (!in) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (len) {
+		size_t n = fread(buf, 1, len < sizeof(buf) ? len : sizeof(buf), in);
+
+		if (!n || fwrite(buf, 1, n, out) != n)
+			break;
+		len -= n;
+	}
+	fclose(in);
+	if (len) {
+		vtrace_set_error("%s: short read or write", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_guest(struct dat *d, const char *path)
+{
+	int cpus = d->info->nr_cpus;
+	uint64_t *sizes = calloc(cpus, sizeof(*sizes)), start, page = d->info->page_size;
+	char *head = NULL, cpath[PATH_MAX];
+	size_t head_len = 0;
+	FILE *m, *out = NULL;
+	int ret = -1;
+
+	if (!sizes)
+		return -1;
+	for (int c = 0; c < cpus; c++)
+		sizes[c] = cpu_bytes(d, c);
+	/* the header's length does not depend on the offsets in it */
+	m = open_memstream(&head, &head_len);
+	if (!m || put_header(d, m, sizes, 0) || fclose(m))
+		goto error;
+	start = (head_len + page - 1) / page * page;
+	free(head);
+	head = NULL;
+	m = open_memstream(&head, &head_len);
+	if (!m || put_header(d, m, sizes, start) || fclose(m))
+		goto error;
+	out = fopen(path, "w");
+	if (!out) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		goto error;
+	}
+	fwrite(head, 1, head_len, out);
+	for (uint64_t i = head_len; i < start; i++)
+		fputc(0, out);
+	for (int c = 0; c < cpus; c++) {
+		snprintf(cpath, sizeof(cpath), "%s/cpu%d", d->dir, c);
+		if (sizes[c] && copy_bytes(out, cpath, sizes[c]))
+			goto error;
+	}
+	ret = 0;
+error:
+	if (out && fclose(out) && !ret) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	free(head);
+	free(sizes);
+	return ret;
+}
+
+/* ---- the host's copy */
+
+static int read_at(int fd, uint64_t off, void *buf, size_t len, const char *path)
+{
+	if (pread(fd, buf, len, off) != (ssize_t)len) {
+		vtrace_set_error("%s: byte %" PRIu64 ": file too short", path, off);
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t le(const unsigned char *p, int bytes)
+{
+	uint64_t v = 0;
+
+	for (int i = bytes - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * Version 7: follow the options sections to the last one's DONE option.
+ * Returns the offset of its 8-byte "next section" field, and the string id
+ * of that section's description in *@desc.
+ */
+static int64_t last_done(int fd, const char *path, uint32_t *desc)
+{
+	unsigned char hdr[16], opt[6];
+	char magic[32];
+	uint64_t sect, off, end;
+	size_t n;
+
+	if (read_at(fd, 0, magic, sizeof(magic), path))
+		return -1;
+	if (memcmp(magic, "\x17\x08\x44tracing7", 11) || magic[11] || magic[12]) {
+		vtrace_set_error("%s: byte 0: expected a little-endian trace.dat version 7"
+				 " (trace-cmd record 3.x); version 6 host files are not supported"
+				 " yet", path);
+		return -1;
+	}
+	/* endianness, long size, page size, then "name\0version\0" */
+	n = 18;
+	for (int zeros = 0; n < sizeof(magic) && zeros < 2; n++)
+		zeros += !magic[n];
+	if (n >= sizeof(magic) || read_at(fd, n, hdr, 8, path))
+		return -1;
+	for (sect = le(hdr, 8); sect; sect = le(hdr, 8)) {
+		if (read_at(fd, sect, hdr, 16, path))
+			return -1;
+		if (le(hdr, 2) != 0 || le(hdr + 2, 2) & 1) {
+			vtrace_set_error("%s: byte %" PRIu64 ": expected an uncompressed options"
+					 " section", path, sect);
+			return -1;
+		}
+		*desc = le(hdr + 4, 4);
+		end = sect + 16 + le(hdr + 8, 8);
+		for (off = sect + 16; off + 6 <= end; off += 6 + le(opt + 2, 4)) {
+			if (read_at(fd, off, opt, 6, path))
+				return -1;
+			if (le(opt, 2) == OPT_DONE)
+				break;
+		}
+		if (off + 14 > end || le(opt, 2) != OPT_DONE) {
+			vtrace_set_error("%s: byte %" PRIu64 ": options section without DONE", path,
+					 sect);
+			return -1;
+		}
+		if (read_at(fd, off + 6, hdr, 8, path))
+			return -1;
+		if (!le(hdr, 8))
+			return off + 6;
+	}
+	return -1;
+}
+
+static void put_guest_option(struct dat *d, FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	put_str0(m, d->name);
+	put_le(m, d->guest_id, 8);
+	put_le(m, d->info->nr_cpus, 4);
+	for (unsigned int c = 0; c < d->info->nr_cpus; c++) {
+		put_le(m, c, 4);
+		put_le(m, d->vcpu_tid[c], 4);
+	}
+	fclose(m);
+	put_option(f, OPT_GUEST, buf, len);
+	free(buf);
+}
+
+static int write_host(struct dat *d, const char *path)
+{
+	int in = -1, out = -1, ret = -1;
+	char *sect = NULL;
+	size_t len = 0;
+	uint32_t desc = 0;
+	int64_t done;
+	off_t end;
+	FILE *m;
+
+	in = open(d->host, O_RDONLY);
+	if (in < 0) {
+		vtrace_set_error("%s: %s", d->host, strerror(errno));
+		return -1;
+	}
+	done = last_done(in, d->host, &desc);
+	if (done < 0)
+		goto out;
+	out = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (out < 0 || copy_file_range(in, NULL, out, NULL, SIZE_MAX, 0) < 0) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	end = lseek(out, 0, SEEK_END);
+	m = open_memstream(&sect, &len);
+	if (!m)
+		goto out;
+	put_guest_option(d, m);
+	if (!d->host_has_id) {
+		put_le(m, OPT_TRACEID, 2);
+		put_le(m, 8, 4);
+		put_le(m, d->host_id, 8);
+	}
+	put_le(m, OPT_DONE, 2);
+	put_le(m, 8, 4);
+	put_le(m, 0, 8);
+	fclose(m);
+	m = open_memstream(&sect, &len);
+	if (!m)
+		goto out;
+	{
+		/* the section header, then the options written above */
+		char *opts = sect;
+		size_t opts_len = len;
+
+		sect = NULL;
+		put_le(m, 0, 2);
+		put_le(m, 0, 2);
+		put_le(m, desc, 4);
+		put_le(m, opts_len, 8);
+		fwrite(opts, 1, opts_len, m);
+		free(opts);
+	}
+	fclose(m);
+	{
+		unsigned char next[8];
+
+		for (int i = 0; i < 8; i++)
+			next[i] = ((uint64_t)end >> (8 * i)) & 0xff;
+		if (pwrite(out, sect, len, end) != (ssize_t)len ||
+		    pwrite(out, next, 8, done) != 8) {
+			vtrace_set_error("%s: %s", path, strerror(errno));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(sect);
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) && !ret) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	return ret;
+}
+
+/* ---- the host's trace id and vCPU threads */
+
+/* Thread ids of "CPU N/KVM" in the host's saved cmdlines, per guest CPU */
+static void find_vcpu_tids(struct dat *d, struct tep_handle *tep)
+{
+	for (unsigned int c = 0; c < d->info->nr_cpus; c++) {
+		struct tep_cmdline *cl;
+		char comm[32];
+		int n = 0;
+
+		snprintf(comm, sizeof(comm), "CPU %d/KVM", d->hist[c]->vcpu_idx);
+		for (cl = tep_data_pid_from_comm(tep, comm, NULL); cl;
+		     cl = tep_data_pid_from_comm(tep, comm, cl)) {
+			if (!n++)
+				d->vcpu_tid[c] = tep_cmdline_pid(tep, cl);
+		}
+		if (n > 1)
+			vtrace_warn("host: %d threads named \"%s\": guest %s cpu %d is taken to be"
+				    " tid %d", n, comm, d->name, c, d->vcpu_tid[c]);
+		if (!n)
+			vtrace_warn("host: no thread \"%s\" in the saved cmdlines: guest %s cpu %d"
+				    " has host pid 0 in the GUEST option", comm, d->name, c);
+	}
+}
+
+static uint64_t fnv64(uint64_t h, const void *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static int read_host(struct dat *d)
+{
+	struct tracecmd_input *h;
+
+	if (!d->host) {
+		d->host_id = fnv64(0xcbf29ce484222325ULL, "host", 4);
+		return 0;
+	}
+	h = tracecmd_open(d->host, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!h) {
+		vtrace_set_error("%s: trace-cmd cannot open it as a trace.dat", d->host);
+		return -1;
+	}
+	d->host_id = tracecmd_get_traceid(h);
+	d->host_has_id = d->host_id != 0;
+	if (!d->host_id)
+		d->host_id = fnv64(0xcbf29ce484222325ULL, d->host, strlen(d->host));
+	find_vcpu_tids(d, tracecmd_get_tep(h));
+	tracecmd_close(h);
+	return 0;
+}
+
+/* ---- the guest */
+
+static int open_guest(struct dat *d)
+{
+	d->dump = vtrace_dump_open(d->dir, VTRACE_DUMP_NO_PLUGINS);
+	if (!d->dump)
+		return -1;
+	d->info = vtrace_dump_info(d->dump);
+	if (d->pid <= 0)
+		d->pid = vtrace_dump_qemu_pid(d->dump);
+	if (d->pid <= 0) {
+		vtrace_set_error("guest %s: no %s/qemu.pid: give --guest %s=%s,pid=PID", d->name,
+				 d->dir, d->name, d->dir);
+		return -1;
+	}
+	d->offsets = vtrace_offsets_open(d->offsets_path);
+	if (!d->offsets)
+		return -1;
+	d->hist = calloc(d->info->nr_cpus, sizeof(*d->hist));
+	d->vcpu_tid = calloc(d->info->nr_cpus, sizeof(*d->vcpu_tid));
+	d->first = calloc(d->info->nr_cpus, sizeof(*d->first));
+	d->last = calloc(d->info->nr_cpus, sizeof(*d->last));
+	if (!d->hist || !d->vcpu_tid || !d->first || !d->last)
+		return -1;
+	for (unsigned int c = 0; c < d->info->nr_cpus; c++) {
+		const struct vtrace_cpu_info *ci = vtrace_dump_cpu(d->dump, c);
+
+		d->hist[c] = ci ? vtrace_offsets_vcpu(d->offsets, d->pid, ci->apic_id) : NULL;
+		if (!d->hist[c] || !d->hist[c]->nr) {
+			vtrace_set_error("guest %s cpu %u: no offset history for pid %d APIC id"
+					 " %u in %s", d->name, c, d->pid, ci ? ci->apic_id : 0,
+					 d->offsets_path);
+			return -1;
+		}
+		if (used_intervals(d, c) || check_history(d, c))
+			return -1;
+	}
+	return read_meta(d);
+}
+
+static void dat_free(struct dat *d)
+{
+	for (int i = 0; i < d->nr_files; i++) {
+		free(d->files[i].name);
+		free(d->files[i].data);
+	}
+	free(d->files);
+	free(d->hist);
+	free(d->vcpu_tid);
+	free(d->first);
+	free(d->last);
+	vtrace_offsets_close(d->offsets);
+	vtrace_dump_close(d->dump);
+}
+
+/* "NAME=DIR[,pid=PID]" */
+static int parse_guest(struct dat *d, char *arg)
+{
+	char *eq = strchr(arg, '='), *comma;
+
+	if (!eq || eq == arg)
+		return -1;
+	*eq = '\0';
+	d->name = arg;
+	d->dir = eq + 1;
+	comma = strstr(d->dir, ",pid=");
+	if (comma) {
+		*comma = '\0';
+		d->pid = atoi(comma + 5);
+		if (d->pid <= 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int run(struct dat *d)
+{
+	char path[PATH_MAX];
+
+	if (open_guest(d) || read_host(d))
+		return -1;
+	d->guest_id = fnv64(d->host_id, d->name, strlen(d->name)) | 1;
+	if (mkdir(d->out, 0755) && errno != EEXIST) {
+		vtrace_set_error("%s: %s", d->out, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s.dat", d->out, d->name);
+	if (write_guest(d, path))
+		return -1;
+	printf("%s: guest %s, %u CPUs, TIME_SHIFT from %s (pid %d)\n", path, d->name,
+	       d->info->nr_cpus, d->offsets_path, d->pid);
+	if (!d->host)
+		return 0;
+	snprintf(path, sizeof(path), "%s/host.dat", d->out);
+	if (write_host(d, path))
+		return -1;
+	printf("%s: %s with the GUEST option of %s (trace id 0x%" PRIx64 ")\n", path, d->host,
+	       d->name, d->guest_id);
+	return 0;
+}
+
+int vtrace_cmd_dat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "guest",	required_argument, NULL, 'g' },
+		{ "offsets",	required_argument, NULL, 'o' },
+		{ "host",	required_argument, NULL, 'H' },
+		{ "out",	required_argument, NULL, 'O' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dat d = { 0 };
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'g':
+			if (parse_guest(&d, optarg)) {
+				fprintf(stderr, "vtrace dat: --guest %s: expected"
+					" NAME=DIR[,pid=PID]\n", optarg);
+				return 2;
+			}
+			break;
+		case 'o':	d.offsets_path = optarg; break;
+		case 'H':	d.host = optarg; break;
+		case 'O':	d.out = optarg; break;
+		case 'h':	fputs(dat_usage, stdout); return 0;
+		default:	fputs(dat_usage, stderr); return 2;
+		}
+	}
+	if (optind < argc || !d.name || !d.offsets_path || !d.out) {
+		fprintf(stderr, "vtrace dat: --guest, --offsets and --out are needed\n%s",
+			dat_usage);
+		return 2;
+	}
+	tracecmd_set_loglevel(TEP_LOG_WARNING);
+	ret = run(&d);
+	if (ret)
+		fprintf(stderr, "vtrace dat: error: %s\n", vtrace_last_error());
+	dat_free(&d);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# dat-compare.py: do "vtrace-merge --raw-tsc" and "trace-cmd report -t -i host.dat -i
+# NAME.dat" (on vtrace dat's files) print the same events in the same order?
+#
+#   dat-compare.py MERGE.txt REPORT.txt
+#
+# Events are compared as (host TSC, machine, cpu, pid, event, info); both
+# streams must be in time order, and equal once events of the same time
+# stamp are sorted (their order is either tool's choice).  trace-cmd also
+# shows the guest's page-flush fillers (print events "vtrace-flush-filler"),
+# which vtrace-merge leaves out: they are counted and dropped.  Exit 0 when
+# equal; a "# ..." summary line either way.
+import re
+import sys
+
+MERGE = re.compile(r'^(\S+)\s+\[(\d+)\]\s+(.*?)-(-?\d+)\s+(\d+):\s+(\S+):\s?(.*)$')
+REPORT = re.compile(r'^\s*(\S+?)\.dat:\s+(.*?)-(-?\d+)\s+\[(\d+)\]\s*([\d.]+):\s+(\S+):\s?(.*)$')
+
+
+def ts_of(text):
+    if '.' in text:     # "sec.nsec" when the file's clock is taken as ns
+        sec, frac = text.split('.')
+        return int(sec) * 10**9 + int(frac.ljust(9, '0'))
+    return int(text)
+
+
+def merge_events(path):
+    out, bad = [], 0
+    for line in open(path, errors='replace'):
+        m = MERGE.match(line.rstrip('\n'))
+        if not m:
+            bad += 1
+            continue
+        mach, cpu, _, pid, ts, ev, info = m.groups()
+        out.append((int(ts), mach, int(cpu), int(pid), ev, info.strip()))
+    return out, bad
+
+
+def report_events(path):
+    out, fillers, other = [], 0, 0
+    for line in open(path, errors='replace'):
+        m = REPORT.match(line.rstrip('\n'))
+        if not m:
+            other += 1
+            continue
+        mach, _, pid, cpu, ts, ev, info = m.groups()
+        if 'vtrace-flush-filler' in info:
+            fillers += 1
+            continue
+        out.append((ts_of(ts), mach, int(cpu), int(pid), ev, info.strip()))
+    return out, fillers, other
+
+
+def ordered(evs):
+    return all(a[0] <= b[0] for a, b in zip(evs, evs[1:]))
+
+
+def main():
+    a, bad = merge_events(sys.argv[1])
+    b, fillers, other = report_events(sys.argv[2])
+    same = sorted(a) == sorted(b)
+    print('# vtrace-merge %d events (%d other lines), trace-cmd %d events (%d fillers dropped,'
+          ' %d other lines), in order: %s/%s, same events: %s' %
+          (len(a), bad, len(b), fillers, other, ordered(a), ordered(b), same))
+    if not same:
+        sa, sb = sorted(a), sorted(b)
+        for x, y in zip(sa, sb):
+            if x != y:
+                print('# first difference: vtrace-merge %s | trace-cmd %s' % (x, y))
+                break
+    sys.exit(0 if same and ordered(a) and ordered(b) and a else 1)
+
+
+main()
