@@ -35,7 +35,7 @@ MANPAGES := $(patsubst Documentation/%.rst,build/man/%.1,$(wildcard Documentatio
 DKMS_SRC := $(DESTDIR)/usr/src/vtrace-$(VERSION)
 
 .PHONY: all modules user check check-unit check-vm demo deps clean help \
-	install uninstall man dkms-install dkms-uninstall
+	install uninstall man dkms-install dkms-uninstall fuzz
 
 all: modules user
 
@@ -60,6 +60,11 @@ check-unit: user
 
 check-vm: all
 	@./selftests/run_vm_tests.sh
+
+# libFuzzer on every parser of guest input, FUZZ_SECONDS each: Documentation/fuzzing.rst
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(MAKE) -C user fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 demo: deps all
 	@./scripts/demo.sh

@@ -233,7 +233,9 @@ static int vtg_drain_thread(void *data)
 
 	while (!kthread_should_stop() && !READ_ONCE(vtg.stopping)) {
 		vtg_drain(c, false);
-		schedule_timeout_interruptible(msecs_to_jiffies(vtg_drain_ms));
+		wait_event_interruptible_timeout(vtg.drain_wq,
+						 READ_ONCE(vtg.stopping) || kthread_should_stop(),
+						 msecs_to_jiffies(vtg_drain_ms));
 	}
 	if (READ_ONCE(vtg.stopping)) {
 		vtg_write_fillers(c);
@@ -287,9 +289,7 @@ void vtg_stream_stop(void)
 {
 	unsigned int cpu;
 
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (vtg.cpus[cpu].task)
-			wake_up_process(vtg.cpus[cpu].task);
+	wake_up_all(&vtg.drain_wq);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		if (vtg.cpus[cpu].task && READ_ONCE(vtg.stopping))
 			wait_for_completion(&vtg.cpus[cpu].flushed);

@@ -117,6 +117,7 @@ struct vtg_req {
  * @ready:	the control thread finished its set-up (@init_err)
  * @init_err:	its result
  * @stopping:	drain threads flush and exit
+ * @drain_wq:	drain threads sleep here between drains
  * @events:	event specification applied at start (set_event syntax)
  * @rx:		bytes received on ctl, not yet parsed
  * @rx_len:	valid bytes in @rx
@@ -153,6 +154,7 @@ struct vtg {
 	struct completion ready;
 	int init_err;
 	bool stopping;
+	wait_queue_head_t drain_wq;
 	char *events;
 	u8 *rx;
 	size_t rx_len;

@@ -4,7 +4,9 @@
 # "unit: N passed, N failed" as the last line.
 #
 # Tests are tests/bin/test-* (C, built by "make test") and tests/test-*.sh;
-# each prints "ok N name" / "not ok N name" lines.
+# each prints "ok N name" / "not ok N name" lines.  VTRACE_TEST_BINDIR
+# replaces tests/bin and VTRACE_BINDIR the folder of vtrace-merge (the
+# sanitizer build, "make test-asan").
 cd "$(dirname "$0")" || exit 1
 
 passed=0
@@ -29,7 +31,7 @@ run_one() {
 		echo "    not ok $name # exit code $rc"
 	fi
 }
-for t in bin/test-*; do
+for t in "${VTRACE_TEST_BINDIR:-bin}"/test-*; do
 	[ -x "$t" ] && run_one "$(basename "$t")" "$t"
 done
 for t in test-*.sh; do

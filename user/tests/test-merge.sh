@@ -5,7 +5,7 @@
 # Prints KTAP result lines.
 cd "$(dirname "$0")" || exit 1
 here=$PWD
-M=$here/../vtrace-merge
+M=${VTRACE_BINDIR:-$here/..}/vtrace-merge
 GEN="python3 $here/gen.py"
 T=$(mktemp -d /tmp/vtrace-test-merge.XXXXXX)
 trap 'rm -rf "$T"' EXIT

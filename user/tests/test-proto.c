@@ -184,7 +184,11 @@ static void test_small_messages(void)
 		struct vtrace_cpu_stats cs;
 	} eos = { { VTRACE_MAGIC, 1, VTRACE_MSG_EOS, 0, sizeof(eos.st) + sizeof(eos.cs), 1 },
 		  { 0, 1, 1, 0, 1, 0 }, { 0 } };
-	struct vtrace_msg_hdr start = { VTRACE_MAGIC, 1, VTRACE_MSG_START, 0, 0, 1 };
+	/* START with 4 payload bytes: the header and those bytes in one buffer */
+	struct {
+		struct vtrace_msg_hdr hdr;
+		char payload[4];
+	} start = { { VTRACE_MAGIC, 1, VTRACE_MSG_START, 0, 4, 1 }, "" };
 	typeof(mf) bad_mf;
 	typeof(eos) bad_eos;
 
@@ -205,8 +209,7 @@ static void test_small_messages(void)
 	bad_eos = eos;
 	bad_eos.st.state = 7;
 	expect_reject("proto_rejects_unknown_state", &bad_eos, sizeof(bad_eos), "state 7");
-	start.len = 4;
-	expect_reject("proto_rejects_payload_on_start", &start, sizeof(start) + 4,
+	expect_reject("proto_rejects_payload_on_start", &start, sizeof(start),
 		      "payload of 4 bytes, expected 0");
 }
 

@@ -122,10 +122,44 @@ static char *text_copy(const void *data, uint64_t len)
 	return s;
 }
 
+/*
+ * printk_formats lines are "ADDR : FORMAT".  libtraceevent (1.7.1 to 1.8.4)
+ * reads before or past its copy of a line without a ':' or with a format
+ * shorter than 3 characters (tep_parse_printk_formats() takes the format
+ * one byte after the colon, tep_register_print_string() looks 2 bytes
+ * before its end): keep only the lines it reads safely.  The kernel's own
+ * lines always qualify.  Returns the number of lines dropped.
+ */
+static unsigned int printk_formats_filter(char *text)
+{
+	char *in = text, *out = text;
+	unsigned int dropped = 0;
+
+	while (*in) {
+		size_t len = strcspn(in, "\n");
+		char *colon = memchr(in, ':', len);
+		const char *fmt = colon && colon != in && colon + 1 < in + len ? colon + 2 : NULL;
+
+		if (fmt && *fmt == '"')
+			fmt++;
+		if (fmt && in + len - fmt >= 3) {
+			memmove(out, in, len);
+			out += len;
+			*out++ = '\n';
+		} else if (len) {
+			dropped++;
+		}
+		in += len + (in[len] == '\n');
+	}
+	*out = '\0';
+	return dropped;
+}
+
 static int parse_text(struct vtrace_dump *d, const struct vtrace_msg *msg,
 		      const struct vtrace_meta_file *mf, const char *name, const void *data)
 {
 	char *text = text_copy(data, mf->data_len);
+	unsigned int dropped;
 	int ret = -1;
 
 	if (!text)
@@ -142,6 +176,10 @@ static int parse_text(struct vtrace_dump *d, const struct vtrace_msg *msg,
 		}
 		break;
 	case VTRACE_META_PRINTK_FORMATS:
+		dropped = printk_formats_filter(text);
+		if (dropped)
+			vtrace_warn("%s: byte %llu: META_FILE \"%s\": %u malformed lines ignored",
+				    d->ctl_path, (unsigned long long)msg->offset, name, dropped);
 		ret = tep_parse_printk_formats(d->tep, text);
 		break;
 	}

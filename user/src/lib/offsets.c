@@ -299,6 +299,8 @@ static int add_history(struct vtrace_offsets *o, const char *path, const struct 
 static int build_histories(struct vtrace_offsets *o, const char *path, struct offset_rec *recs,
 			   size_t nr)
 {
+	if (!nr)
+		return 0;	/* recs is NULL: a header and no records */
 	qsort(recs, nr, sizeof(*recs), cmp_rec);
 	for (size_t i = 0; i < nr; ) {
 		size_t j = i;

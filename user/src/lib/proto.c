@@ -200,13 +200,15 @@ static int check_status(const struct vtrace_msg_hdr *hdr, const void *data,
 			char *err, size_t err_len)
 {
 	const struct vtrace_status *st = data;
-	const struct vtrace_cpu_stats *cs = (const void *)(st + 1);
+	const struct vtrace_cpu_stats *cs;
 
+	/* a short payload may be no payload at all (data NULL): no pointer past it */
 	if (hdr->len < sizeof(*st)) {
 		set_err(err, err_len, "%s: payload of %u bytes, expected at least %zu",
 			vtrace_msg_type_name(hdr->type), hdr->len, sizeof(*st));
 		return -1;
 	}
+	cs = (const void *)(st + 1);
 	if (check_array(hdr, sizeof(*st), st->nr_cpus, sizeof(*cs), err, err_len) ||
 	    check_reserved(hdr, st->reserved, "reserved", err, err_len))
 		return -1;
@@ -229,13 +231,14 @@ static int check_meta_info(const struct vtrace_msg_hdr *hdr, const void *data,
 			   char *err, size_t err_len)
 {
 	const struct vtrace_meta_info *mi = data;
-	const struct vtrace_cpu_info *ci = (const void *)(mi + 1);
+	const struct vtrace_cpu_info *ci;
 
 	if (hdr->len < sizeof(*mi)) {
 		set_err(err, err_len, "META_INFO: payload of %u bytes, expected at least %zu",
 			hdr->len, sizeof(*mi));
 		return -1;
 	}
+	ci = (const void *)(mi + 1);
 	if (check_array(hdr, sizeof(*mi), mi->nr_cpus, sizeof(*ci), err, err_len) ||
 	    check_reserved(hdr, mi->reserved, "reserved", err, err_len) ||
 	    check_string(hdr, mi->uuid, sizeof(mi->uuid), "uuid", err, err_len) ||
@@ -269,13 +272,14 @@ static int check_meta_file(const struct vtrace_msg_hdr *hdr, const void *data,
 			   char *err, size_t err_len)
 {
 	const struct vtrace_meta_file *mf = data;
-	const char *name = (const char *)(mf + 1);
+	const char *name;
 
 	if (hdr->len < sizeof(*mf)) {
 		set_err(err, err_len, "META_FILE: payload of %u bytes, expected at least %zu",
 			hdr->len, sizeof(*mf));
 		return -1;
 	}
+	name = (const char *)(mf + 1);
 	if (check_reserved(hdr, mf->reserved, "reserved", err, err_len))
 		return -1;
 	if (!mf->name_len || mf->name_len % 8) {
