@@ -378,6 +378,22 @@ static int explain_svg(struct cmdline *c)
 	return ret ? ret : svg_explain_window(&c->opts);
 }
 
+static void free_list(char **list)
+{
+	for (char **p = list; p && *p; p++)
+		free(*p);
+	free(list);
+}
+
+/* --guest and --vmlinux point into argv; --machine and --event were copied */
+static void free_cmdline(struct cmdline *c)
+{
+	free(c->guests);
+	free(c->vmlinux);
+	free_list(c->opts.machines);
+	free_list(c->opts.events);
+}
+
 int main(int argc, char **argv)
 {
 	struct vtrace_offsets *offsets = NULL;
@@ -386,17 +402,21 @@ int main(int argc, char **argv)
 	int nr = 0, ret;
 
 	ret = parse_args(argc, argv, &c);
-	if (ret)
+	if (ret) {
+		free_cmdline(&c);
 		return ret;
+	}
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
 	if (c.opts.explain && c.opts.format == MERGE_SVG && explain_svg(&c)) {
 		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
+		free_cmdline(&c);
 		return 1;
 	}
 	if (c.opts.explain) {
 		ret = explain_main(&c, stdout);
 		if (ret)
 			fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
+		free_cmdline(&c);
 		return ret ? 1 : 0;
 	}
 	ret = open_all(&c, &machines, &nr, &offsets);
@@ -411,5 +431,6 @@ int main(int argc, char **argv)
 	if (ret)
 		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
 	close_all(machines, nr, offsets);
+	free_cmdline(&c);
 	return ret ? 1 : 0;
 }
