@@ -57,6 +57,7 @@ other_suites=${VTRACE_OTHER_SUITES:-smoke host guest align}
 
 part unit make -s check-unit
 part modules build_modules
+part docs ./scripts/check-docs.sh
 # shellcheck disable=SC2086
 part install ./selftests/install.sh "$kver" $others
 part bench ./bench/check.sh
