@@ -369,6 +369,27 @@ expect_error empty_trace_dat "$T/empty.dat: byte 0: empty file" --host "$T/empty
 head -c 100000 /dev/urandom > "$T/garbage.dat"
 expect_error garbage_trace_dat "$T/garbage.dat: not a trace.dat" --host "$T/garbage.dat" --raw-tsc
 
+# ---- a dump of two tracing sessions: the second one brings the print format
+mk sessions
+python3 - "$B/g1/ctl" "$T/sessions/ctl" <<'EOF2'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+msgs, off = [], 0
+while off < len(b):
+    typ, ln = struct.unpack_from('<H', b, off + 6)[0], struct.unpack_from('<I', b, off + 12)[0]
+    msgs.append((typ, b[off:off + 24 + ln]))
+    off += 24 + ln
+def name(m):
+    nl = struct.unpack_from('<I', m, 24 + 4)[0]
+    return m[48:48 + nl].split(b'\0')[0]
+first = [m for t, m in msgs if t not in (36,) and not (t == 34 and name(m) == b'ftrace/print')]
+second = [m for t, m in msgs if t in (33, 34, 35, 36)]
+open(sys.argv[2], 'wb').write(b''.join(first + second))
+EOF2
+run --guest g1="$T/sessions" --offsets "$B/tsc_offsets" --stats
+grep -q '^g1 \+0 ' "$T/out" && ! grep -q MISMATCH "$T/out"
+ok $? two_sessions_formats_of_both "rc $rc $(head -c 300 "$T/err")"
+
 # ---- fuzz: random damage anywhere gives exit 0 or a clean error, never a crash or hang
 crashes=0
 for i in $(seq 1 40); do

@@ -209,6 +209,37 @@ static int parse_header_page(struct vtrace_dump *d, const struct vtrace_msg *msg
 	return 0;
 }
 
+/* The "ID: N" line of a format file, -1 if none */
+static long format_id(const char *data, uint64_t len)
+{
+	const char *p = data, *end = data + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+
+		if (end - p > 4 && !memcmp(p, "ID: ", 4))
+			return strtol(p + 4, NULL, 10);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return -1;
+}
+
+static int later_session_file(struct vtrace_dump *d, const struct vtrace_msg *msg,
+			      const struct vtrace_meta_file *mf, const char *name, const void *data)
+{
+	long id;
+
+	if (mf->kind != VTRACE_META_EVENT_FORMAT && mf->kind != VTRACE_META_FTRACE_FORMAT)
+		return 0;
+	id = format_id(data, mf->data_len);
+	if (id >= 0 && tep_find_event(d->tep, id))
+		return 0;
+	return parse_format(d, msg, name, data, mf->data_len,
+			    mf->kind == VTRACE_META_FTRACE_FORMAT ? "ftrace" : NULL);
+}
+
 static int handle_meta_file(struct vtrace_dump *d, const struct vtrace_msg *msg)
 {
 	const struct vtrace_meta_file *mf;
@@ -221,8 +252,12 @@ static int handle_meta_file(struct vtrace_dump *d, const struct vtrace_msg *msg)
 				 (unsigned long long)msg->offset, name);
 		return -1;
 	}
+	/*
+	 * Later sessions of the same dump (tracing stopped and started again)
+	 * add the formats of events they enabled; the rest was known already.
+	 */
 	if (d->sessions > 1)
-		return 0;
+		return later_session_file(d, msg, mf, name, data);
 	switch (mf->kind) {
 	case VTRACE_META_HEADER_PAGE:
 		return parse_header_page(d, msg, name, data, mf->data_len);
