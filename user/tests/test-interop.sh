@@ -218,3 +218,52 @@ else
 	[ "$n_samples" -gt 20 ] && [ "$n_samples" -eq "$n_used" ]
 	ok $? dat_time_shift_has_every_interval "$n_samples samples, $n_used intervals used + 2"
 fi
+
+# ---- KernelShark 2.2 opens host.dat + guest.dat of vtrace dat (under Xvfb), screenshot kept
+ks_run() {	# ks_run DIR: kernelshark on DIR/host.dat + DIR/g1.dat; screenshot $ART/kernelshark.png
+	local dir=$1 disp xpid kpid run_as=() home=$T/kshome i
+	Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3> "$T/xdisp" 2> "$T/xvfb.log" &
+	xpid=$!
+	for ((i = 0; i < 50; i++)); do [ -s "$T/xdisp" ] && break; sleep 0.1; done
+	disp=:$(cat "$T/xdisp")
+	mkdir -p "$home"
+	if [ "$(id -u)" -eq 0 ]; then
+		# as root KernelShark opens a warning dialog over everything: run it as nobody
+		home=$(mktemp -d /tmp/vtrace-ks.XXXXXX)
+		cp "$dir/host.dat" "$dir/g1.dat" "$home/"
+		chmod -R a+rwX "$home"
+		dir=$home
+		run_as=(runuser -u nobody --)
+	fi
+	"${run_as[@]}" env HOME="$home" DISPLAY="$disp" XDG_RUNTIME_DIR= \
+		kernelshark -geometry 1600x1000+0+0 -i "$dir/host.dat" -a "$dir/g1.dat" \
+		> "$T/ks.log" 2>&1 &
+	kpid=$!
+	for ((i = 0; i < 150; i++)); do
+		[ "$(grep -c '^Loading' "$T/ks.log")" -ge 2 ] && break
+		sleep 0.1
+	done
+	sleep 3
+	kill -0 $kpid 2> /dev/null
+	ok $? kernelshark_opens_host_and_guest "$(head -c 300 "$T/ks.log")"
+	[ "$(grep -c '^Loading' "$T/ks.log")" -eq 2 ] &&
+		! grep -v 'kvm_combo' "$T/ks.log" | grep -qiE "error|fail|cannot|unable"
+	ok $? kernelshark_loads_both_without_error "$(tr '\n' '|' < "$T/ks.log" | head -c 300)"
+	if command -v xwd > /dev/null && command -v xwdtopnm > /dev/null; then
+		xwd -root -display "$disp" -out "$T/ks.xwd" &&
+			xwdtopnm "$T/ks.xwd" 2> /dev/null | pnmtopng > "$ART/kernelshark.png"
+		ok $? kernelshark_screenshot "see $ART/kernelshark.png"
+	else
+		skip kernelshark_screenshot "xwd (x11-apps) or xwdtopnm (netpbm) not installed"
+	fi
+	kill $kpid 2> /dev/null
+	wait $kpid 2> /dev/null
+	kill $xpid 2> /dev/null
+	wait $xpid 2> /dev/null
+	[ "$home" != "$T/kshome" ] && rm -rf "$home"
+}
+if command -v kernelshark > /dev/null && command -v Xvfb > /dev/null && [ -f "$T/dat-explain/out/g1.dat" ]; then
+	ks_run "$T/dat-explain/out"
+else
+	skip kernelshark_opens_host_and_guest "kernelshark, Xvfb or the vtrace dat files missing"
+fi
