@@ -390,6 +390,14 @@ run --guest g1="$T/sessions" --offsets "$B/tsc_offsets" --stats
 grep -q '^g1 \+0 ' "$T/out" && ! grep -q MISMATCH "$T/out"
 ok $? two_sessions_formats_of_both "rc $rc $(head -c 300 "$T/err")"
 
+# empty or missing cpu files: said, not silently merged as "nothing happened"
+mk emptycpu; : > "$T/emptycpu/cpu0"; rm "$T/emptycpu/cpu1"
+run --guest g1="$T/emptycpu" --offsets "$B/tsc_offsets" --stats
+[ $rc -eq 0 ] && grep -q "emptycpu/cpu0: 0 bytes, but the guest's EOS says" "$T/err" &&
+	grep -q "emptycpu/cpu1: missing, expected the pages of CPU 1" "$T/err" &&
+	grep -q "MISMATCH:eos-events" "$T/out"
+ok $? empty_and_missing_cpu_files_reported "$(cat "$T/err" "$T/out" | head -c 400)"
+
 # ---- fuzz: random damage anywhere gives exit 0 or a clean error, never a crash or hang
 crashes=0
 for i in $(seq 1 40); do
