@@ -26,7 +26,6 @@ bufsize_changed() { [ "$(cat $I/buffer_size_kb)" != "$size0" ]; }
 
 insmod /lib/vtrace/vtrace_guest.ko
 t $? load
-size0=$(cat $I/buffer_size_kb)
 waitfor 120 enabled 1
 t $? started_by_host
 grep -q '^sched:sched_switch$' $I/set_event
@@ -35,6 +34,8 @@ guest_markers "${1:-500}"
 t $? markers_written
 waitfor 120 enabled 0
 t $? stopped_by_host
+# read now: a new instance shows "7 (expanded: 1408)" until its first use
+size0=$(cat $I/buffer_size_kb)
 waitfor 120 bufsize_changed
 t $? buffer_size_set_by_host
 sed 's/^/vtg-status: /' $D/status
