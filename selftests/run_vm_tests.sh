@@ -32,13 +32,18 @@ fi
 # The guest image: busybox, vtrace_guest.ko, the L2 test scripts and the
 # static helpers they use.  VTRACE_KMOD_DIR: where the modules to test are
 # (default: the tree's kmod/; a flat folder such as DKMS output works too).
+# L2_KVER: the guests' kernel when not L1's; VTRACE_L2_KMOD_DIR then names
+# the folder of vtrace_guest.ko built for it.
 kmod=${VTRACE_KMOD_DIR:-}
+l2kver=${L2_KVER:-$KVER}
 guest_ko=$proj/kmod/guest/vtrace_guest.ko
 [ -z "$kmod" ] || guest_ko=$kmod/vtrace_guest.ko
-"$tb/build-l2.sh" "$KVER" "$guest_ko" || exit 1
+[ -z "${VTRACE_L2_KMOD_DIR:-}" ] || guest_ko=$VTRACE_L2_KMOD_DIR/vtrace_guest.ko
+"$tb/build-l2.sh" "$l2kver" "$guest_ko" || exit 1
+[ "$l2kver" = "$KVER" ] || export L2_KVER="$l2kver"
 
 echo "KTAP version 1"
-echo "# kernel $KVER"
+echo "# kernel $KVER, guests $l2kver"
 echo "1..${#suites[@]}"
 n=0 pass=0 fail=0 skip=0
 for s in "${suites[@]}"; do
@@ -46,7 +51,8 @@ for s in "${suites[@]}"; do
 	script=$here/vtrace/l1/$s.sh
 	out=$proj/build/testbed/$s
 	# another kernel than the default one: results of its own
-	[ "$KVER" = "$("$tb/default-kver.sh")" ] || out=$proj/build/testbed/$KVER/$s
+	[ "$KVER" = "$("$tb/default-kver.sh")" ] && [ "$l2kver" = "$KVER" ] ||
+		out=$proj/build/testbed/$KVER-$l2kver/$s
 	opts=$(sed -n 's/^# vtrace-l1: //p' "$script" 2>/dev/null | head -1)
 	start=$(date +%s)
 	# shellcheck disable=SC2086

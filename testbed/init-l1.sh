@@ -8,6 +8,7 @@
 #   vtrace_proj=DIR     absolute path of the project tree (exported read-write)
 #   vtrace_arg=ARG      passed to SCRIPT as $1
 #   vtrace_kmod=DIR     modules to test (VTRACE_KMOD_DIR), default: the tree's
+#   vtrace_l2kver=KVER  kernel of the L2 guests (L2_KVER), default: L1's
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 
@@ -19,7 +20,7 @@ for m in $(cat /lib/modules/order); do
 	insmod /lib/modules/$m || echo "vtrace-testbed: insmod $m failed"
 done
 
-run= out= proj= arg= kmod=
+run= out= proj= arg= kmod= l2kver=
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	vtrace_run=*)	run=${w#vtrace_run=} ;;
@@ -27,6 +28,7 @@ for w in $(cat /proc/cmdline); do
 	vtrace_proj=*)	proj=${w#vtrace_proj=} ;;
 	vtrace_arg=*)	arg=${w#vtrace_arg=} ;;
 	vtrace_kmod=*)	kmod=${w#vtrace_kmod=} ;;
+	vtrace_l2kver=*) l2kver=${w#vtrace_l2kver=} ;;
 	esac
 done
 
@@ -49,7 +51,7 @@ rc=1
 if [ -n "$run" ]; then
 	echo "vtrace-testbed: L1 up, running $run"
 	(chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-		VTRACE_OUT="$out" VTRACE_PROJ="$proj" VTRACE_IN_L1=1 VTRACE_KMOD_DIR="$kmod" \
+		VTRACE_OUT="$out" VTRACE_PROJ="$proj" VTRACE_IN_L1=1 VTRACE_KMOD_DIR="$kmod" L2_KVER="$l2kver" \
 		/bin/bash "$run" "$arg"; echo $? > /tmp/rc) > "/host$out/l1-script.out" 2>&1
 	rc=$(cat /tmp/rc)
 	echo "$rc" > "/host$out/l1-exit-code"

@@ -8,7 +8,9 @@
 VTRACE_PROJ=${VTRACE_PROJ:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 VTRACE_OUT=${VTRACE_OUT:-$VTRACE_PROJ/build/testbed/manual}
 KVER=${KVER:-$(uname -r)}
-L2_INITRD=${L2_INITRD:-$VTRACE_PROJ/build/testbed/initramfs-l2-$KVER.cpio.gz}
+# The guest's kernel: L1's own unless L2_KVER names another installed one
+L2_KVER=${L2_KVER:-$KVER}
+L2_INITRD=${L2_INITRD:-$VTRACE_PROJ/build/testbed/initramfs-l2-$L2_KVER.cpio.gz}
 # The host module under test: the tree's, or VTRACE_KMOD_DIR/vtrace_host.ko
 # (e.g. what DKMS built for this kernel).
 if [ -n "${VTRACE_KMOD_DIR:-}" ]; then
@@ -114,7 +116,7 @@ l2_start() {
 	local args=(-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m "$mem"
 		-display none -no-reboot -monitor none
 		-serial "file:$dir/console.log"
-		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD"
+		-kernel "/boot/vmlinuz-$L2_KVER" -initrd "$L2_INITRD"
 		-append "console=ttyS0 panic=-1 loglevel=6 ${L2_APPEND:-} vtrace_run=$script vtrace_arg=$arg")
 	if [ -n "$vtargs" ]; then
 		local opt
