@@ -47,13 +47,20 @@ build_modules() {
 	echo "modules: 1 passed, 0 failed"
 }
 
-# The kernel matrix: the default kernel gets every VM suite, the others
-# (VTRACE_KERNELS, default: Debian's 6.12 from linux-image-6.12-amd64)
-# the modules DKMS built for them and the suites in VTRACE_OTHER_SUITES.
+# The kernel matrix.  The default kernel (linux-image-amd64's) gets every
+# VM suite with the tree's modules.  Each entry of VTRACE_MATRIX,
+# "HOST[/GUEST]:SUITE,SUITE...", gets those suites with the modules DKMS
+# built for its kernels.  Default: Debian's 6.12 as host and guest, and a
+# 6.12 host with a 6.1 PREEMPT_RT guest.
 kver=${KVER:-$(testbed/default-kver.sh)}
-others=${VTRACE_KERNELS-$(dpkg-query -W -f='${Depends}' linux-image-6.12-amd64 2>/dev/null |
-	sed -n 's/.*linux-image-\([^ ,]*\).*/\1/p')}
-other_suites=${VTRACE_OTHER_SUITES:-smoke host guest align}
+pkg_kver() {	# the release a Debian kernel metapackage points to
+	dpkg-query -W -f='${Depends}' "$1" 2>/dev/null | sed -n 's/.*linux-image-\([^ ,]*\).*/\1/p'
+}
+k612=$(pkg_kver linux-image-6.12-amd64)
+krt=$(pkg_kver linux-image-rt-amd64)
+matrix=${VTRACE_MATRIX-${k612:+$k612:smoke,host,guest}${k612:+${krt:+ $k612/$krt:smoke,guest}}}
+others=$(for m in $matrix; do m=${m%%:*}; echo "${m%%/*}" "${m#*/}"; done | tr ' ' '\n' |
+	sort -u | grep -vx "$kver")
 
 part unit make -s check-unit
 part modules build_modules
@@ -62,10 +69,14 @@ part docs ./scripts/check-docs.sh
 part install ./selftests/install.sh "$kver" $others
 part bench ./bench/check.sh
 part vm ./selftests/run_vm_tests.sh
-for k in $others; do
+for m in $matrix; do
+	host=${m%%:*} suites=${m#*:} name=vm-${m%%:*}
+	guest=${host#*/} host=${host%%/*}
 	# shellcheck disable=SC2086
-	part "vm-$k" env KVER="$k" VTRACE_KMOD_DIR="$PWD/build/dkms/modules/$k" \
-		./selftests/run_vm_tests.sh $other_suites
+	part "${name//\//-}" env KVER="$host" L2_KVER="$guest" \
+		VTRACE_KMOD_DIR="$PWD/build/dkms/modules/$host" \
+		VTRACE_L2_KMOD_DIR="$PWD/build/dkms/modules/$guest" \
+		./selftests/run_vm_tests.sh ${suites//,/ }
 done
 
 echo
