@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* fuzz.h: helpers shared by the libFuzzer targets (temporary files, sinks). */
+#ifndef _VTRACE_FUZZ_H
+#define _VTRACE_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vtrace-util.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Every value a target reads goes here, so that no read is optimised away */
+extern volatile uint64_t fuzz_sink;
+
+/* One private directory per process, created on first use, never removed while running */
+const char *fuzz_dir(void);
+/* Write @len bytes to DIR/@name (replacing it); aborts on I/O errors */
+void fuzz_write(const char *name, const void *buf, size_t len);
+void fuzz_unlink(const char *name);
+/* DIR/@name in a static buffer */
+const char *fuzz_path(const char *name);
+
+/* Touch @len bytes of @p: ASan reports an overread at once */
+static inline void fuzz_touch(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < len; i++)
+		sum += c[i];
+	fuzz_sink += sum;
+}
+
+static inline uint32_t fuzz_le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#endif /* _VTRACE_FUZZ_H */

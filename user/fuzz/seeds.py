@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# seeds.py: seed corpora for the fuzz targets, cut from real captures.
+#
+#   fuzz/seeds.py OUT CAPTURE_DIR... [--offsets FILE...]
+#
+# For each capture (a dump folder with ctl and cpu0) it writes, under OUT:
+#   proto/NAME.ctl       the control stream with kallsyms, cmdlines and
+#                        printk_formats cut to a few lines (headers fixed up)
+#   proto/NAME.msgK      single messages of it (META_INFO, EOS, STARTED, ...)
+#   dump/NAME            fuzz-dump's layout: u32 ctl length, ctl, the first
+#                        two and the last page of cpu0
+#   meta/NAME.KIND...    fuzz-meta's layout: one META_FILE body per seed, and
+#                        one seed with all of them
+#   offsets/NAME         the offsets files given (cut to 40 records)
+# Every file stays under 64 KiB (the targets' -max_len).
+import os
+import struct
+import sys
+
+HDR = struct.Struct('<IHHIIQ')
+MF = struct.Struct('<IIQQ')
+META_FILE, META_INFO = 34, 33
+SEP = b'\n\x01vtrace-meta\x01\n'
+CUT = {5: 8, 6: 12, 7: 12}	# kind: lines kept (cmdlines, kallsyms, printk_formats)
+MAX = 65536
+
+
+def messages(ctl):
+    off = 0
+    while off + HDR.size <= len(ctl):
+        magic, ver, typ, flags, length, seq = HDR.unpack_from(ctl, off)
+        yield typ, ver, seq, ctl[off + HDR.size:off + HDR.size + length]
+        off += HDR.size + length
+
+
+def cut(typ, payload):
+    """A META_FILE with its text cut to a few lines; other messages as they are."""
+    if typ != META_FILE:
+        return payload
+    kind, name_len, data_len, res = MF.unpack_from(payload)
+    name = payload[MF.size:MF.size + name_len]
+    data = payload[MF.size + name_len:]
+    if kind in CUT:
+        data = b''.join(data.splitlines(True)[:CUT[kind]])
+    return MF.pack(kind, name_len, len(data), res) + name + data
+
+
+def write(path, data):
+    if len(data) > MAX:
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'wb') as f:
+        f.write(data)
+
+
+def capture(out, d):
+    name = os.path.basename(os.path.normpath(d))
+    ctl = open(os.path.join(d, 'ctl'), 'rb').read()
+    msgs, files = [], []
+    for typ, ver, seq, payload in messages(ctl):
+        payload = cut(typ, payload)
+        msgs.append(HDR.pack(0x43525456, ver, typ, 0, len(payload), seq) + payload)
+        if typ == META_FILE:
+            kind, name_len = MF.unpack_from(payload)[:2]
+            fname = payload[MF.size:MF.size + name_len].rstrip(b'\0')
+            files.append(bytes([kind]) + fname + b'\0' + payload[MF.size + name_len:])
+    small = b''.join(msgs)
+    write(f'{out}/proto/{name}.ctl', small)
+    seen = set()
+    for k, m in enumerate(msgs):
+        typ = HDR.unpack_from(m)[2]
+        if typ not in seen or typ == META_FILE and len(seen) < 40:
+            seen.add(typ)
+            write(f'{out}/proto/{name}.msg{k}', m)
+    cpu0 = os.path.join(d, 'cpu0')
+    pages = open(cpu0, 'rb').read() if os.path.exists(cpu0) else b''
+    pages = pages[:8192] + (pages[-4096:] if len(pages) > 12288 else b'')
+    write(f'{out}/dump/{name}', struct.pack('<I', len(small)) + small + pages)
+    for k, f in enumerate(files):
+        write(f'{out}/meta/{name}.{k}', f)
+    write(f'{out}/meta/{name}.all', SEP.join(files))
+
+
+def offsets(out, path):
+    lines = open(path, 'rb').read().splitlines(True)
+    name = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    write(f'{out}/offsets/{name}', b''.join(lines[:41]))
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) < 1:
+        sys.exit(__doc__ or 'usage: seeds.py OUT CAPTURE_DIR... [--offsets FILE...]')
+    out, mode = args.pop(0), 'capture'
+    for a in args:
+        if a == '--offsets':
+            mode = 'offsets'
+        elif mode == 'capture':
+            capture(out, a)
+        else:
+            offsets(out, a)
+
+
+main()

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test-fuzz-replay.c: the inputs the fuzzers found, replayed through the fuzz targets. */
+/*
+ * Each file of fixtures/fuzz/TARGET/ once made a fuzz target (user/fuzz/)
+ * crash, leak or hit undefined behaviour.  The targets themselves are
+ * compiled in here with a plain main(): every file must now go through
+ * its target.  "make test" catches crashes; "make test-asan" runs this
+ * very binary with AddressSanitizer and UndefinedBehaviorSanitizer, which
+ * catch the reads past a buffer and the UB the fuzzers reported.  The
+ * checks after the replay assert what the fixes do.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+
+#define FUZZ_PAGES "fixtures/debian-6.1/real-cpu0.pages"
+#define LLVMFuzzerTestOneInput fuzz_proto_one
+#include "../fuzz/fuzz.c"
+#include "../fuzz/fuzz-proto.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_dump_one
+#define print_event dump_print_event
+#define read_cpu dump_read_cpu
+#include "../fuzz/fuzz-dump.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_meta_one
+#define LLVMFuzzerInitialize fuzz_meta_init
+#include "../fuzz/fuzz-meta.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_offsets_one
+#include "../fuzz/fuzz-offsets.c"
+#undef LLVMFuzzerTestOneInput
+
+#include "vtrace-dump.h"
+#include "vtrace-tsc.h"
+#include "ktap.h"
+
+static const struct {
+	const char *name;
+	int (*one)(const uint8_t *data, size_t size);
+} targets[] = {
+	{ "proto",	fuzz_proto_one },
+	{ "dump",	fuzz_dump_one },
+	{ "meta",	fuzz_meta_one },
+	{ "offsets",	fuzz_offsets_one },
+};
+
+static int replay_dir(const char *target, int (*one)(const uint8_t *, size_t), int run)
+{
+	char dir[256], path[512], name[300];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "fixtures/fuzz/%s", target);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		uint64_t len;
+		char *buf;
+
+		if (de->d_name[0] == '.')
+			continue;
+		n++;
+		if (!run)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		snprintf(name, sizeof(name), "replay_%s_%s", target, de->d_name);
+		buf = vtrace_read_file(path, 1 << 20, &len);
+		if (!buf) {
+			ktap_check(0, name, "%s", vtrace_last_error());
+			continue;
+		}
+		one((const uint8_t *)buf, len);
+		free(buf);
+		ktap_check(1, name, "%s", "");
+	}
+	closedir(d);
+	return n;
+}
+
+/* A dump folder of @ctl: META_INFO, header_page and one printk_formats META_FILE */
+static struct vtrace_dump *dump_with_printk(const char *text)
+{
+	put_prologue();
+	put_meta_file(VTRACE_META_PRINTK_FORMATS, "printk_formats", text, strlen(text));
+	fuzz_write("ctl", ctl, ctl_len);
+	return vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS);
+}
+
+/* What libtraceevent registered, as tep_print_printk() prints it to stdout */
+static void registered_printk(struct tep_handle *tep, char *buf, size_t size)
+{
+	int fd = memfd_create("printk", 0), saved = dup(1);
+	ssize_t n;
+
+	fflush(stdout);
+	dup2(fd, 1);
+	tep_print_printk(tep);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	n = pread(fd, buf, size - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+static void test_printk_formats(void)
+{
+	struct vtrace_dump *d;
+	char got[256] = "";
+
+	d = dump_with_printk("0xffffffff81000000 : \"kept\"\nno colon here\n"
+			     "0xffffffff81000010 : \"\"\n0xffffffff81000020 :\n:\n0x1");
+	ktap_check(d != NULL, "printk_formats_malformed_lines_ignored", "%s",
+		   vtrace_last_error());
+	if (d)
+		registered_printk(vtrace_dump_tep(d), got, sizeof(got));
+	ktap_check(!strcmp(got, "ffffffff81000000 kept\n"), "printk_formats_good_line_kept",
+		   "registered: \"%s\"", got);
+	vtrace_dump_close(d);
+}
+
+static void test_offsets_without_records(void)
+{
+	static const char text[] = VTRACE_OFFSETS_HEADER "\n# nothing yet\n";
+	struct vtrace_offsets *o;
+
+	fuzz_write("tsc_offsets", text, sizeof(text) - 1);
+	o = vtrace_offsets_open(fuzz_path("tsc_offsets"));
+	ktap_check(o && vtrace_offsets_records(o) == 0 && !vtrace_offsets_has_pid(o, 1),
+		   "offsets_header_only_is_empty", "%s", o ? "" : vtrace_last_error());
+	vtrace_offsets_close(o);
+}
+
+int main(void)
+{
+	int n = 0;
+
+	vtrace_set_quiet(true);
+	fuzz_meta_init(NULL, NULL);
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		n += replay_dir(targets[i].name, targets[i].one, 0);
+	printf("KTAP version 1\n1..%d\n", n + 3);
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		replay_dir(targets[i].name, targets[i].one, 1);
+	test_printk_formats();
+	test_offsets_without_records();
+	return ktap_finish();
+}
