@@ -9,13 +9,16 @@
 # streams must be in time order, and equal once events of the same time
 # stamp are sorted (their order is either tool's choice).  trace-cmd also
 # shows the guest's page-flush fillers (print events "vtrace-flush-filler"),
-# which vtrace-merge leaves out: they are counted and dropped.  Exit 0 when
+# which vtrace-merge leaves out: they are counted and dropped.  After its
+# "CPU:N [K EVENTS DROPPED]" line trace-cmd prints the next event without
+# the file name: it is the same file's.  Exit 0 when
 # equal; a "# ..." summary line either way.
 import re
 import sys
 
 MERGE = re.compile(r'^(\S+)\s+\[(\d+)\]\s+(.*?)-(-?\d+)\s+(\d+):\s+(\S+):\s?(.*)$')
-REPORT = re.compile(r'^\s*(\S+?)\.dat:\s+(.*?)-(-?\d+)\s+\[(\d+)\]\s*([\d.]+):\s+(\S+):\s?(.*)$')
+REPORT = re.compile(r'^\s*(?:(\S+?)\.dat:)?\s+(.*?)-(-?\d+)\s+\[(\d+)\]\s*([\d.]+):\s+(\S+):\s?(.*)$')
+DROPPED = re.compile(r'^\s*(\S+?)\.dat: CPU:\d+ \[(\d+) EVENTS DROPPED\]')
 
 
 def ts_of(text):
@@ -38,13 +41,17 @@ def merge_events(path):
 
 
 def report_events(path):
-    out, fillers, other = [], 0, 0
+    out, fillers, other, last = [], 0, 0, None
     for line in open(path, errors='replace'):
+        d = DROPPED.match(line)
+        if d:           # the event after it comes without the file name
+            last = d.group(1)
         m = REPORT.match(line.rstrip('\n'))
         if not m:
             other += 1
             continue
         mach, _, pid, cpu, ts, ev, info = m.groups()
+        mach = mach or last
         if 'vtrace-flush-filler' in info:
             fillers += 1
             continue

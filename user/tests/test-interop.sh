@@ -33,6 +33,10 @@ run() {
 	timeout 20 "$M" "$@" > "$T/out" 2> "$T/err"
 	rc=$?
 }
+guests() {	# guests DIR: "--guest NAME=DIR ..." of a gen.py capture
+	python3 -c "import json,sys; print(' '.join('--guest ' + g for g in
+		json.load(open(sys.argv[1]))['guests']))" "$1/stats.json"
+}
 
 X=$T/explain
 $GEN make "$X" explain --events 100 || ok 1 gen_explain
@@ -187,25 +191,37 @@ V=$here/../vtrace
 if ! command -v trace-cmd > /dev/null; then
 	skip dat_report_order "trace-cmd not installed"
 else
-	for s in explain unstable jump; do
+	# multi: three guests, lost events, fillers, a TSC write
+	for s in explain unstable jump multi; do
 		D=$T/dat-$s
 		$GEN make "$D" $s --events 200 > /dev/null || ok 1 "dat_${s}_gen"
 		host_dat "$D"
 		ok $? "dat_${s}_host_dat_restored"
-		timeout 20 "$V" dat --guest g1="$D/g1" --offsets "$D/tsc_offsets" --host "$D/host.dat" \
+		timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host.dat" \
 			--out "$D/out" > "$T/out" 2> "$T/err"
 		ok $? "dat_${s}_exit" "$(head -c 300 "$T/err")"
-		timeout 20 trace-cmd report -t -i "$D/out/host.dat" -i "$D/out/g1.dat" \
-			> "$D/report" 2> "$T/err"
+		inputs=(-i "$D/out/host.dat")
+		for g in $(guests "$D"); do
+			[ "$g" = --guest ] || inputs+=(-i "$D/out/${g%%=*}.dat")
+		done
+		timeout 20 trace-cmd report -t "${inputs[@]}" > "$D/report" 2> "$T/err"
 		rc=$?
 		[ $rc -eq 0 ] && ! grep -qiE "error|fail|warn" "$T/err"
 		ok $? "dat_${s}_trace_cmd_report_clean" "rc $rc: $(head -c 300 "$T/err")"
-		run --host "$D/host.dat" --guest g1="$D/g1" --offsets "$D/tsc_offsets" --raw-tsc
+		run --host "$D/host.dat" $(guests "$D") --offsets "$D/tsc_offsets" --raw-tsc
 		cp "$T/out" "$D/merge"
 		python3 "$here/dat-compare.py" "$D/merge" "$D/report" > "$T/cmp"
 		ok $? "dat_${s}_same_events_same_order_as_vtrace_merge" "$(cat "$T/cmp")"
 		cat "$T/cmp"
 	done
+	# what TIME_SHIFT cannot express is refused, not approximated
+	D=$T/dat-scaling
+	$GEN make "$D" scaling --events 50 > /dev/null
+	timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --out "$D/out" \
+		> "$T/out" 2> "$T/err"
+	[ $? -eq 1 ] && grep -q "scales the TSC" "$T/err"
+	ok $? dat_scaled_tsc_is_refused "$(head -c 300 "$T/err")"
+	D=$T/dat-explain
 	trace-cmd dump --options -i "$D/out/host.dat" 2> /dev/null > "$T/opts"
 	grep -q "g1 \[Guest name\]" "$T/opts" && grep -q "  1 900 \[guest cpu, host pid\]" "$T/opts"
 	ok $? dat_host_copy_has_guest_option "$(grep -A5 GUEST "$T/opts" | tr '\n' '|')"

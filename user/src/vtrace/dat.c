@@ -21,8 +21,9 @@
  *
  *   host.dat (a copy of the host's version 7 trace.dat)
  *     one more options section at the end of the file, chained from the
- *     last one's DONE: GUEST (name, the guest's TRACEID, guest CPU -> host
- *     thread id of its vCPU) and TRACEID when the host file had none
+ *     last one's DONE: a GUEST per guest (name, the guest's TRACEID, guest
+ *     CPU -> host thread id of its vCPU) and TRACEID when the host file
+ *     had none
  *
  * trace-cmd turns a guest time stamp into the host's with the sample in
  * force: host = guest * scaling >> fraction + offset, for the sample with
@@ -72,15 +73,15 @@ enum {
 };
 
 static const char dat_usage[] =
-"usage: vtrace dat --guest NAME=DIR[,pid=PID] --offsets FILE [--host FILE] --out DIR\n"
+"usage: vtrace dat --guest NAME=DIR[,pid=PID]... --offsets FILE [--host FILE] --out DIR\n"
 "\n"
-"Write a guest capture as a trace-cmd trace.dat (DIR/NAME.dat, version 6) whose\n"
-"TIME_SHIFT option carries its vCPUs' whole TSC offset history, and with --host a\n"
-"copy of the host's trace.dat (DIR/host.dat) with the GUEST option, so that\n"
+"Write each guest capture as a trace-cmd trace.dat (DIR/NAME.dat, version 6) whose\n"
+"TIME_SHIFT option carries its vCPUs' TSC offset history, and with --host a copy\n"
+"of the host's trace.dat (DIR/host.dat) with a GUEST option per guest, so that\n"
 "\"trace-cmd report -i DIR/host.dat -i DIR/NAME.dat\" and KernelShark show both on\n"
 "the host's TSC.\n"
 "\n"
-"  --guest NAME=DIR[,pid=PID]  the guest dump folder (ctl, cpuK, qemu.pid)\n"
+"  --guest NAME=DIR[,pid=PID]  a guest dump folder (ctl, cpuK, qemu.pid); repeatable\n"
 "  --offsets FILE           vtrace_host's tsc_offsets file\n"
 "  --host FILE              the host's trace.dat (trace-cmd record -C x86-tsc, version 7)\n"
 "  --out DIR                output folder (created)\n";
@@ -93,6 +94,7 @@ struct meta {
 	uint64_t	len;
 };
 
+/* One guest (the command's options are copied into each) */
 struct dat {
 	const char			*name;
 	const char			*dir;
@@ -571,7 +573,7 @@ static int64_t last_done(int fd, const char *path, uint32_t *desc)
 	return -1;
 }
 
-static void put_guest_option(struct dat *d, FILE *f)
+static void put_guest_option(struct dat *g, FILE *f)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -579,88 +581,89 @@ static void put_guest_option(struct dat *d, FILE *f)
 
 	if (!m)
 		return;
-	put_str0(m, d->name);
-	put_le(m, d->guest_id, 8);
-	put_le(m, d->info->nr_cpus, 4);
-	for (unsigned int c = 0; c < d->info->nr_cpus; c++) {
+	put_str0(m, g->name);
+	put_le(m, g->guest_id, 8);
+	put_le(m, g->info->nr_cpus, 4);
+	for (unsigned int c = 0; c < g->info->nr_cpus; c++) {
 		put_le(m, c, 4);
-		put_le(m, d->vcpu_tid[c], 4);
+		put_le(m, g->vcpu_tid[c], 4);
 	}
 	fclose(m);
 	put_option(f, OPT_GUEST, buf, len);
 	free(buf);
 }
 
-static int write_host(struct dat *d, const char *path)
+/* The appended options section: header, a GUEST per guest, TRACEID if missing, DONE */
+static int host_section(struct dat *gs, int nr, uint32_t desc, char **sect, size_t *len)
 {
-	int in = -1, out = -1, ret = -1;
-	char *sect = NULL;
-	size_t len = 0;
-	uint32_t desc = 0;
-	int64_t done;
-	off_t end;
-	FILE *m;
+	char *opts = NULL;
+	size_t opts_len = 0;
+	FILE *m = open_memstream(&opts, &opts_len);
 
-	in = open(d->host, O_RDONLY);
-	if (in < 0) {
-		vtrace_set_error("%s: %s", d->host, strerror(errno));
-		return -1;
-	}
-	done = last_done(in, d->host, &desc);
-	if (done < 0)
-		goto out;
-	out = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (out < 0 || copy_file_range(in, NULL, out, NULL, SIZE_MAX, 0) < 0) {
-		vtrace_set_error("%s: %s", path, strerror(errno));
-		goto out;
-	}
-	end = lseek(out, 0, SEEK_END);
-	m = open_memstream(&sect, &len);
 	if (!m)
-		goto out;
-	put_guest_option(d, m);
-	if (!d->host_has_id) {
+		return -1;
+	for (int i = 0; i < nr; i++)
+		put_guest_option(&gs[i], m);
+	if (!gs[0].host_has_id) {
 		put_le(m, OPT_TRACEID, 2);
 		put_le(m, 8, 4);
-		put_le(m, d->host_id, 8);
+		put_le(m, gs[0].host_id, 8);
 	}
 	put_le(m, OPT_DONE, 2);
 	put_le(m, 8, 4);
 	put_le(m, 0, 8);
-	fclose(m);
-	m = open_memstream(&sect, &len);
-	if (!m)
-		goto out;
-	{
-		/* the section header, then the options written above */
-		char *opts = sect;
-		size_t opts_len = len;
-
-		sect = NULL;
-		put_le(m, 0, 2);
-		put_le(m, 0, 2);
-		put_le(m, desc, 4);
-		put_le(m, opts_len, 8);
-		fwrite(opts, 1, opts_len, m);
+	if (fclose(m))
+		return -1;
+	m = open_memstream(sect, len);
+	if (!m) {
 		free(opts);
+		return -1;
 	}
-	fclose(m);
-	{
-		unsigned char next[8];
+	put_le(m, 0, 2);		/* section id: options */
+	put_le(m, 0, 2);		/* flags: not compressed */
+	put_le(m, desc, 4);
+	put_le(m, opts_len, 8);
+	fwrite(opts, 1, opts_len, m);
+	free(opts);
+	return fclose(m);
+}
 
-		for (int i = 0; i < 8; i++)
-			next[i] = ((uint64_t)end >> (8 * i)) & 0xff;
-		if (pwrite(out, sect, len, end) != (ssize_t)len ||
-		    pwrite(out, next, 8, done) != 8) {
-			vtrace_set_error("%s: %s", path, strerror(errno));
-			goto out;
-		}
+/* A copy of the host's file, its last options section chained to a new one at the end */
+static int write_host(struct dat *gs, int nr, const char *path)
+{
+	const char *host = gs[0].host;
+	int in, out = -1, ret = -1;
+	unsigned char next[8];
+	char *sect = NULL;
+	uint32_t desc = 0;
+	size_t len = 0;
+	int64_t done;
+	off_t end;
+
+	in = open(host, O_RDONLY);
+	if (in < 0) {
+		vtrace_set_error("%s: %s", host, strerror(errno));
+		return -1;
 	}
+	done = last_done(in, host, &desc);
+	if (done < 0 || host_section(gs, nr, desc, &sect, &len))
+		goto out;
+	out = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (out < 0 || copy_file_range(in, NULL, out, NULL, SIZE_MAX, 0) < 0)
+		goto out_errno;
+	end = lseek(out, 0, SEEK_END);
+	for (int i = 0; i < 8; i++)
+		next[i] = ((uint64_t)end >> (8 * i)) & 0xff;
+	if (end < 0 || pwrite(out, sect, len, end) != (ssize_t)len ||
+	    pwrite(out, next, 8, done) != 8)
+		goto out_errno;
 	ret = 0;
+	goto out;
+out_errno:
+	vtrace_set_error("%s: %s", path, strerror(errno));
 out:
 	free(sect);
-	if (in >= 0)
-		close(in);
+	close(in);
 	if (out >= 0 && close(out) && !ret) {
 		vtrace_set_error("%s: %s", path, strerror(errno));
 		ret = -1;
@@ -700,25 +703,36 @@ static uint64_t fnv64(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
-static int read_host(struct dat *d)
+/* The host's TRACEID (made up if it has none) and each guest's vCPU threads */
+static int read_host(struct dat *gs, int nr)
 {
-	struct tracecmd_input *h;
+	const char *host = gs[0].host;
+	struct tracecmd_input *h = NULL;
+	bool has_id = false;
+	uint64_t id = 0;
 
-	if (!d->host) {
-		d->host_id = fnv64(0xcbf29ce484222325ULL, "host", 4);
-		return 0;
+	if (host) {
+		h = tracecmd_open(host, TRACECMD_FL_LOAD_NO_PLUGINS);
+		if (!h) {
+			vtrace_set_error("%s: trace-cmd cannot open it as a trace.dat", host);
+			return -1;
+		}
+		id = tracecmd_get_traceid(h);
+		has_id = id != 0;
 	}
-	h = tracecmd_open(d->host, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!h) {
-		vtrace_set_error("%s: trace-cmd cannot open it as a trace.dat", d->host);
-		return -1;
+	if (!host)
+		host = "host";
+	if (!id)
+		id = fnv64(0xcbf29ce484222325ULL, host, strlen(host));
+	for (int i = 0; i < nr; i++) {
+		gs[i].host_id = id;
+		gs[i].host_has_id = has_id;
+		gs[i].guest_id = fnv64(id, gs[i].name, strlen(gs[i].name)) | 1;
+		if (h)
+			find_vcpu_tids(&gs[i], tracecmd_get_tep(h));
 	}
-	d->host_id = tracecmd_get_traceid(h);
-	d->host_has_id = d->host_id != 0;
-	if (!d->host_id)
-		d->host_id = fnv64(0xcbf29ce484222325ULL, d->host, strlen(d->host));
-	find_vcpu_tids(d, tracecmd_get_tep(h));
-	tracecmd_close(h);
+	if (h)
+		tracecmd_close(h);
 	return 0;
 }
 
@@ -797,30 +811,53 @@ static int parse_guest(struct dat *d, char *arg)
 	return 0;
 }
 
-static int run(struct dat *d)
+static int run(struct dat *gs, int nr)
 {
 	char path[PATH_MAX];
 
-	if (open_guest(d) || read_host(d))
+	for (int i = 0; i < nr; i++)
+		if (open_guest(&gs[i]))
+			return -1;
+	if (read_host(gs, nr))
 		return -1;
-	d->guest_id = fnv64(d->host_id, d->name, strlen(d->name)) | 1;
-	if (mkdir(d->out, 0755) && errno != EEXIST) {
-		vtrace_set_error("%s: %s", d->out, strerror(errno));
+	if (mkdir(gs[0].out, 0755) && errno != EEXIST) {
+		vtrace_set_error("%s: %s", gs[0].out, strerror(errno));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s.dat", d->out, d->name);
-	if (write_guest(d, path))
-		return -1;
-	printf("%s: guest %s, %u CPUs, TIME_SHIFT from %s (pid %d)\n", path, d->name,
-	       d->info->nr_cpus, d->offsets_path, d->pid);
-	if (!d->host)
+	for (int i = 0; i < nr; i++) {
+		struct dat *g = &gs[i];
+
+		snprintf(path, sizeof(path), "%s/%s.dat", g->out, g->name);
+		if (write_guest(g, path))
+			return -1;
+		printf("%s: guest %s, %u CPUs, TIME_SHIFT from %s (pid %d), trace id 0x%" PRIx64
+		       "\n", path, g->name, g->info->nr_cpus, g->offsets_path, g->pid, g->guest_id);
+	}
+	if (!gs[0].host)
 		return 0;
-	snprintf(path, sizeof(path), "%s/host.dat", d->out);
-	if (write_host(d, path))
+	snprintf(path, sizeof(path), "%s/host.dat", gs[0].out);
+	if (write_host(gs, nr, path))
 		return -1;
-	printf("%s: %s with the GUEST option of %s (trace id 0x%" PRIx64 ")\n", path, d->host,
-	       d->name, d->guest_id);
+	printf("%s: %s with the GUEST option of %d guest%s\n", path, gs[0].host, nr,
+	       nr > 1 ? "s" : "");
 	return 0;
+}
+
+/* --guest NAME=DIR[,pid=PID]: one more guest */
+static struct dat *add_guest(struct dat **gs, int *nr, char *arg)
+{
+	struct dat *n = realloc(*gs, (*nr + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	*gs = n;
+	memset(&n[*nr], 0, sizeof(*n));
+	if (parse_guest(&n[*nr], arg))
+		return NULL;
+	for (int i = 0; i < *nr; i++)
+		if (!strcmp(n[i].name, n[*nr].name))
+			return NULL;
+	return &n[(*nr)++];
 }
 
 int vtrace_cmd_dat(int argc, char **argv)
@@ -833,34 +870,43 @@ int vtrace_cmd_dat(int argc, char **argv)
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dat d = { 0 };
-	int opt, ret;
+	struct dat common = { 0 }, *gs = NULL;
+	int opt, ret, nr = 0;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'g':
-			if (parse_guest(&d, optarg)) {
+			if (!add_guest(&gs, &nr, optarg)) {
 				fprintf(stderr, "vtrace dat: --guest %s: expected"
-					" NAME=DIR[,pid=PID]\n", optarg);
+					" NAME=DIR[,pid=PID], NAME not used before\n", optarg);
+				free(gs);
 				return 2;
 			}
 			break;
-		case 'o':	d.offsets_path = optarg; break;
-		case 'H':	d.host = optarg; break;
-		case 'O':	d.out = optarg; break;
-		case 'h':	fputs(dat_usage, stdout); return 0;
-		default:	fputs(dat_usage, stderr); return 2;
+		case 'o':	common.offsets_path = optarg; break;
+		case 'H':	common.host = optarg; break;
+		case 'O':	common.out = optarg; break;
+		case 'h':	fputs(dat_usage, stdout); free(gs); return 0;
+		default:	fputs(dat_usage, stderr); free(gs); return 2;
 		}
 	}
-	if (optind < argc || !d.name || !d.offsets_path || !d.out) {
+	if (optind < argc || !nr || !common.offsets_path || !common.out) {
 		fprintf(stderr, "vtrace dat: --guest, --offsets and --out are needed\n%s",
 			dat_usage);
+		free(gs);
 		return 2;
 	}
+	for (int i = 0; i < nr; i++) {
+		gs[i].offsets_path = common.offsets_path;
+		gs[i].host = common.host;
+		gs[i].out = common.out;
+	}
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
-	ret = run(&d);
+	ret = run(gs, nr);
 	if (ret)
 		fprintf(stderr, "vtrace dat: error: %s\n", vtrace_last_error());
-	dat_free(&d);
+	for (int i = 0; i < nr; i++)
+		dat_free(&gs[i]);
+	free(gs);
 	return ret ? 1 : 0;
 }
