@@ -63,6 +63,7 @@ others=$(for m in $matrix; do m=${m%%:*}; echo "${m%%/*}" "${m#*/}"; done | tr '
 	sort -u | grep -vx "$kver")
 
 part unit make -s check-unit
+part sanitizers make -s -C user test-asan
 part modules build_modules
 part docs ./scripts/check-docs.sh
 # shellcheck disable=SC2086
