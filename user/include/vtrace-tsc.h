@@ -12,6 +12,7 @@ enum vtrace_tsc_kind {
 	VTRACE_TSC_SNAPSHOT	= 1,
 	VTRACE_TSC_MULTIPLIER	= 2,
 	VTRACE_TSC_ASSUMED	= 3,	/* before the first record: its prev_offset */
+	VTRACE_TSC_CONSTANT	= 4,	/* given by the user for all time (offset=) */
 };
 
 /**

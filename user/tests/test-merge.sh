@@ -390,6 +390,20 @@ run --guest g1="$T/sessions" --offsets "$B/tsc_offsets" --stats
 grep -q '^g1 \+0 ' "$T/out" && ! grep -q MISMATCH "$T/out"
 ok $? two_sessions_formats_of_both "rc $rc $(head -c 300 "$T/err")"
 
+# offset=N: a constant offset for a VM without records (KVM's debugfs tsc-offset)
+off0=$(awk '$3 == 4242 && $5 == 0 { print $8 }' "$B/tsc_offsets")
+run --guest "g1=$B/g1,offset=$off0" --tsc-khz 2500000 --format jsonl
+python3 - "$T/out" "$B/truth.jsonl" <<'EOF2'
+import json, sys
+got = {(e['cpu'], e['fields']['buf'].strip()): e['host_tsc'] for e in map(json.loads, open(sys.argv[1]))}
+want = {(e['cpu'], e['text']): e['tsc'] for e in map(json.loads, open(sys.argv[2])) if e['machine'] == 'g1'}
+sys.exit(0 if all(got[k] == want[k] for k in want if k[0] == 0) and len(got) == len(want) else 1)
+EOF2
+[ $? -eq 0 ] && grep -q "constant offset $off0 for every vCPU" "$T/err"
+ok $? guest_constant_offset "rc $rc $(head -c 300 "$T/err")"
+expect_error guest_bad_option_value 'offset=12x: expected a signed decimal offset' \
+	--guest "g1=$B/g1,offset=12x" --tsc-khz 1
+
 # empty or missing cpu files: said, not silently merged as "nothing happened"
 mk emptycpu; : > "$T/emptycpu/cpu0"; rm "$T/emptycpu/cpu1"
 run --guest g1="$T/emptycpu" --offsets "$B/tsc_offsets" --stats

@@ -106,9 +106,11 @@ void vtrace_tsc_map_init(struct vtrace_tsc_map *map, const struct vtrace_vcpu_hi
 	};
 }
 
-/* Guest TSC at which interval @i starts */
+/* Guest TSC at which interval @i starts (a constant offset holds for all time) */
 static uint64_t start_guest(const struct vtrace_vcpu_history *h, size_t i)
 {
+	if (h->iv[i].kind == VTRACE_TSC_CONSTANT)
+		return 0;
 	return vtrace_tsc_guest(&h->iv[i], h->iv[i].host_tsc);
 }
 

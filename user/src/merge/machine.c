@@ -114,61 +114,105 @@ struct machine *machine_open_host(const char *path, const struct merge_opts *opt
 	return m;
 }
 
-/* NAME=DIR[,pid=PID] */
-static int parse_guest_spec(const char *spec, char **name, char **dir, int *pid)
+struct guest_spec {
+	char	*name;
+	char	*dir;
+	int	pid;
+	bool	has_offset;
+	int64_t	offset;
+};
+
+/* pid=PID or offset=N after the folder */
+static int parse_guest_option(const char *spec, const char *opt, struct guest_spec *g)
 {
-	const char *eq = strchr(spec, '=');
-	const char *comma;
 	uint64_t v;
 
-	*pid = -1;
+	if (!strncmp(opt, "pid=", 4)) {
+		if (vtrace_parse_u64(opt + 4, &v) || !v || v > 0x7fffffff) {
+			vtrace_set_error("--guest %s: %s: expected a process id", spec, opt);
+			return -1;
+		}
+		g->pid = v;
+		return 0;
+	}
+	if (!strncmp(opt, "offset=", 7)) {
+		if (vtrace_parse_s64(opt + 7, &g->offset)) {
+			vtrace_set_error("--guest %s: %s: expected a signed decimal offset", spec,
+					 opt);
+			return -1;
+		}
+		g->has_offset = true;
+		return 0;
+	}
+	vtrace_set_error("--guest %s: unknown option \"%s\", expected pid=PID or offset=N", spec,
+			 opt);
+	return -1;
+}
+
+/* NAME=DIR[,pid=PID][,offset=N] */
+static int parse_guest_spec(const char *spec, struct guest_spec *g)
+{
+	const char *eq = strchr(spec, '=');
+	const char *end, *o;
+	char *opts, *save = NULL;
+	int ret = 0;
+
+	g->pid = -1;
 	if (!eq || eq == spec) {
-		vtrace_set_error("--guest %s: expected NAME=DIR[,pid=PID]", spec);
+		vtrace_set_error("--guest %s: expected NAME=DIR[,pid=PID][,offset=N]", spec);
 		return -1;
 	}
-	*name = strndup(spec, eq - spec);
-	comma = strstr(eq + 1, ",pid=");
-	*dir = comma ? strndup(eq + 1, comma - eq - 1) : strdup(eq + 1);
-	if (!*name || !*dir)
+	g->name = strndup(spec, eq - spec);
+	/* the folder ends where the first option starts */
+	end = eq + 1 + strlen(eq + 1);
+	o = strstr(eq + 1, ",pid=");
+	if (o)
+		end = o;
+	o = strstr(eq + 1, ",offset=");
+	if (o && o < end)
+		end = o;
+	g->dir = strndup(eq + 1, end - eq - 1);
+	if (!g->name || !g->dir)
 		return -1;
-	if (!strcmp(*name, "host") || strpbrk(*name, " \t\"\\")) {
+	if (!strcmp(g->name, "host") || strpbrk(g->name, " \t\"\\")) {
 		vtrace_set_error("--guest %s: NAME must not be \"host\" or hold blanks or quotes",
 				 spec);
 		return -1;
 	}
-	if (comma) {
-		if (vtrace_parse_u64(comma + 5, &v) || !v || v > 0x7fffffff) {
-			vtrace_set_error("--guest %s: pid=%s: expected a process id", spec,
-					 comma + 5);
-			return -1;
-		}
-		*pid = v;
-	}
-	return 0;
+	if (!*end)
+		return 0;
+	opts = strdup(end + 1);
+	if (!opts)
+		return -1;
+	for (char *t = strtok_r(opts, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save))
+		ret = parse_guest_option(spec, t, g);
+	free(opts);
+	return ret;
 }
 
 struct machine *machine_open_guest(const char *spec, const struct merge_opts *opts)
 {
-	char *name = NULL, *dir = NULL;
+	struct guest_spec g = { 0 };
 	struct machine *m = NULL;
-	int pid;
 
-	if (parse_guest_spec(spec, &name, &dir, &pid))
+	if (parse_guest_spec(spec, &g))
 		goto error;
-	m = machine_alloc(name, dir);
+	m = machine_alloc(g.name, g.dir);
 	if (!m)
 		goto error;
 	m->guest = true;
+	m->has_offset = g.has_offset;
+	m->offset = g.offset;
 	if (open_dump(m, opts))
 		goto error;
-	m->pid = pid > 0 ? pid : vtrace_dump_qemu_pid(m->dump);
-	free(name);
-	free(dir);
+	m->pid = g.pid > 0 ? g.pid : vtrace_dump_qemu_pid(m->dump);
+	free(g.name);
+	free(g.dir);
 	return m;
 error:
 	machine_close(m);
-	free(name);
-	free(dir);
+	free(g.name);
+	free(g.dir);
 	return NULL;
 }
 
@@ -188,6 +232,8 @@ void machine_close(struct machine *m)
 	if (m->dat)
 		tracecmd_close(m->dat);
 	free(m->event_ok);
+	free(m->const_hist);
+	free(m->const_iv);
 	free(m->name);
 	free(m->path);
 	free(m);
@@ -287,6 +333,29 @@ static int find_drops(struct source *s)
 	return 0;
 }
 
+/*
+ * --guest NAME=DIR,offset=N: no records for this VM (vtrace_host loaded with
+ * snapshot=0, or its records dropped); N is KVM's debugfs tsc-offset read
+ * during the recording.  One interval from host TSC 0, no scaling: changes
+ * of the offset are not known (warned).
+ */
+static int bind_constant(struct machine *m, const struct merge_opts *opts)
+{
+	m->const_hist = calloc(1, sizeof(*m->const_hist));
+	m->const_iv = calloc(1, sizeof(*m->const_iv));
+	if (!m->const_hist || !m->const_iv)
+		return -1;
+	*m->const_iv = (struct vtrace_tsc_interval){ .offset = (uint64_t)m->offset, .mult = 1,
+						     .kind = VTRACE_TSC_CONSTANT };
+	*m->const_hist = (struct vtrace_vcpu_history){ .pid = m->pid, .vcpu_idx = -1, .nr = 1,
+						       .iv = m->const_iv };
+	for (int i = 0; i < m->nr_cpus; i++)
+		vtrace_tsc_map_init(&m->cpus[i].map, m->const_hist, opts->assume_constant);
+	vtrace_warn("guest %s: constant offset %lld for every vCPU (offset=): offset changes"
+		    " during the recording are not known", m->name, (long long)m->offset);
+	return 0;
+}
+
 /* Guest CPU K -> its vCPU (APIC id from META_INFO) -> its offset history */
 int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			 const struct merge_opts *opts)
@@ -295,6 +364,8 @@ int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 
 	if (!m->guest)
 		return 0;
+	if (m->has_offset)
+		return bind_constant(m, opts);
 	if (!offsets) {
 		vtrace_set_error("guest %s: no --offsets file: cannot put its events on the host's"
 				 " clock", m->name);

@@ -15,13 +15,16 @@
 #include "vtrace-util.h"
 
 static const char usage_text[] =
-"usage: vtrace-merge [--host FILE|DIR] [--guest NAME=DIR[,pid=PID]]... [--offsets FILE]\n"
+"usage: vtrace-merge [--host FILE|DIR] [--guest NAME=DIR[,pid=PID][,offset=N]]...\n"
+"                    [--offsets FILE]\n"
 "                    [--tsc-khz KHZ|FILE] [OPTIONS]\n"
 "\n"
 "Merge the host's trace and guest dumps into one stream on the host's TSC.\n"
 "\n"
 "  --host FILE|DIR          host trace.dat (trace-cmd record -C x86-tsc) or host dump folder\n"
-"  --guest NAME=DIR[,pid=PID]  a guest dump folder (ctl, cpuK, qemu.pid); repeatable\n"
+"  --guest NAME=DIR[,pid=PID][,offset=N]  a guest dump folder (ctl, cpuK, qemu.pid);\n"
+"                           repeatable; offset=N: a constant TSC offset (KVM's debugfs\n"
+"                           tsc-offset) for a VM without offset records\n"
 "  --offsets FILE           vtrace_host's tsc_offsets file\n"
 "  --tsc-khz KHZ|FILE       host TSC frequency (default: the offsets folder's tsc_khz,\n"
 "                           or a host dump's META_INFO)\n"

@@ -105,6 +105,10 @@ struct machine {
 	int			max_id;
 	const char		*vmlinux;
 	void			*symbols;
+	bool			has_offset;	/* --guest ...,offset=N */
+	int64_t			offset;
+	struct vtrace_vcpu_history	*const_hist;
+	struct vtrace_tsc_interval	*const_iv;
 };
 
 /* machine.c */
