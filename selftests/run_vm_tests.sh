@@ -53,6 +53,7 @@ for s in "${suites[@]}"; do
 	# another kernel than the default one: results of its own
 	[ "$KVER" = "$("$tb/default-kver.sh")" ] && [ "$l2kver" = "$KVER" ] ||
 		out=$proj/build/testbed/$KVER-$l2kver/$s
+	mkdir -p "$out"
 	opts=$(sed -n 's/^# vtrace-l1: //p' "$script" 2>/dev/null | head -1)
 	start=$(date +%s)
 	# shellcheck disable=SC2086
