@@ -214,6 +214,21 @@ else
 		ok $? "dat_${s}_same_events_same_order_as_vtrace_merge" "$(cat "$T/cmp")"
 		cat "$T/cmp"
 	done
+	# a version 6 host file (trace-cmd convert): the options go in before its CPU table
+	D=$T/dat-explain
+	trace-cmd convert -i "$D/host.dat" -o "$D/host6.dat" --file-version 6 \
+		--compression none > /dev/null 2>&1
+	timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host6.dat" \
+		--out "$D/out6" > "$T/out" 2> "$T/err" &&
+		timeout 20 trace-cmd report -t -i "$D/out6/host.dat" -i "$D/out6/g1.dat" \
+			> "$D/report6" 2> "$T/err" && ! grep -qiE "error|fail|warn" "$T/err" &&
+		trace-cmd dump --options -i "$D/out6/host.dat" 2> /dev/null | grep -q "Guest name"
+	ok $? dat_host_version_6 "$(head -c 300 "$T/err")"
+	python3 "$here/dat-compare.py" "$D/merge" "$D/report6" > "$T/cmp"
+	ok $? dat_host_version_6_same_events_same_order "$(cat "$T/cmp")"
+	cmp -s <(trace-cmd report -i "$D/host6.dat" 2>&1) <(trace-cmd report -i "$D/out6/host.dat" 2>&1)
+	ok $? dat_host_version_6_copy_has_the_same_events
+
 	# what TIME_SHIFT cannot express is refused, not approximated
 	D=$T/dat-scaling
 	$GEN make "$D" scaling --events 50 > /dev/null
