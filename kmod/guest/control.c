@@ -81,23 +81,30 @@ static bool vtg_has_requests(void)
 	return ret;
 }
 
+/* bounce buffer, filler text, one page per CPU */
+static size_t vtg_map_size(void)
+{
+	return VTG_UBUF_SIZE + PAGE_SIZE + nr_cpu_ids * PAGE_SIZE;
+}
+
 /* Bounce buffer + filler text area in the borrowed mm, pages populated */
 static int vtg_map_buffers(void)
 {
 	unsigned long addr;
 
-	addr = vm_mmap(NULL, 0, VTG_UBUF_SIZE + PAGE_SIZE, PROT_READ | PROT_WRITE,
+	addr = vm_mmap(NULL, 0, vtg_map_size(), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, 0);
 	if (IS_ERR_VALUE(addr))
 		return (int)addr;
 	vtg.ubuf = (char __user *)addr;
 	vtg.fillers_ubuf = vtg.ubuf + VTG_UBUF_SIZE;
+	vtg.cpu_ubuf = vtg.fillers_ubuf + PAGE_SIZE;
 	return 0;
 }
 
 static void vtg_unmap_buffers(void)
 {
-	vm_munmap((unsigned long)vtg.ubuf, VTG_UBUF_SIZE + PAGE_SIZE);
+	vm_munmap((unsigned long)vtg.ubuf, vtg_map_size());
 }
 
 static int vtg_ctl_setup(void)

@@ -25,6 +25,7 @@
  *                    port->f_op->splice_write(pipe, vtrace.cpuK)
  *       -EAGAIN from the port: retry for port_timeout_ms, then count lost
  *       stop: on CPU K write filler markers to trace_marker, drain to -EAGAIN
+ *             (CPU K offline: drain, then read() its last partial page)
  *
  * Why a borrowed mm: virtio_console ports and tracefs control files have
  * only ->read/->write with user pointers, so kernel_read()/kernel_write()
@@ -33,8 +34,9 @@
  * and call those ->read/->write methods with real user pointers, exactly as
  * a process writing "x86-tsc" to trace_clock does.  The mm is that of the
  * process that loaded the module; the module holds it (mmget) until exit.
- * Page data never goes through it: pages move pipe-to-port in the kernel
- * (one memcpy a page in virtio_console's pipe_to_sg).
+ * Page data does not go through it: pages move pipe-to-port in the kernel
+ * (one memcpy a page in virtio_console's pipe_to_sg); the one exception is
+ * the last partial page of a CPU that is offline at stop (stream.c).
  *
  * Paths: the ports are opened as /dev/vportNpM under the loader's root, so
  * /dev must be a devtmpfs (or hold those nodes); /sys and /proc must be

@@ -31,7 +31,8 @@
  * writer leaves the page holding the last real events, which then becomes
  * readable by splice.  The thread drains until -EAGAIN and exits.  The
  * fillers themselves are counted (fillers_sent) and dropped by the merger.
- * An offline CPU gets no fillers: its last partial page stays in the ring.
+ * An offline CPU cannot run the thread: its full pages are spliced, then
+ * its last partial page is read() through the borrowed mm (full=0 read).
  */
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -208,14 +209,63 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 		pr_warn_ratelimited("vtrace_guest: cpu%u: reading trace_pipe_raw: %zd\n", c->cpu, ret);
 }
 
+/* ->write of one page from the borrowed mm; -EAGAIN retried up to the timeout */
+static ssize_t vtg_port_write_user(struct vtg_cpu *c, const char __user *ubuf)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
+	loff_t pos = 0;
+	ssize_t ret;
+
+	for (;;) {
+		ret = c->port->f_op->write(c->port, ubuf, PAGE_SIZE, &pos);
+		if (ret != -EAGAIN)
+			return ret;
+		if (c->stalled || time_after(jiffies, deadline)) {
+			c->stalled = true;
+			return -ETIMEDOUT;
+		}
+		usleep_range(1000, 2000);
+	}
+}
+
+/*
+ * An offline CPU cannot get fillers.  Its last, partly filled page comes
+ * out of read() instead (ring_buffer_read_page() with full=0), through
+ * this CPU's page in the borrowed mm: one extra copy, at stop only.
+ */
+static void vtg_flush_by_read(struct vtg_cpu *c)
+{
+	char __user *ubuf = vtg.cpu_ubuf + c->cpu * PAGE_SIZE;
+	u8 *page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	loff_t pos = 0;
+	ssize_t ret;
+
+	if (!page)
+		return;
+	kthread_use_mm(vtg.mm);
+	while (c->raw->f_op->read(c->raw, ubuf, PAGE_SIZE, &pos) == PAGE_SIZE) {
+		if (copy_from_user(page, ubuf, PAGE_SIZE))
+			break;
+		vtg_count_page(page, PAGE_SIZE, &c->pending[0]);
+		ret = vtg_port_write_user(c, ubuf);
+		if (ret != PAGE_SIZE && ret != -ETIMEDOUT)
+			c->st.port_errors++;
+		vtg_account(c, 0, 1, ret == PAGE_SIZE);
+	}
+	kthread_unuse_mm(vtg.mm);
+	kfree(page);
+}
+
 /* On the CPU itself: push the writer off the page holding the last events */
-static void vtg_write_fillers(struct vtg_cpu *c)
+static int vtg_write_fillers(struct vtg_cpu *c)
 {
 	unsigned int i;
 	ssize_t ret;
 
-	if (!vtg.marker || set_cpus_allowed_ptr(current, cpumask_of(c->cpu)))
-		return;
+	if (!vtg.marker)
+		return 0;
+	if (set_cpus_allowed_ptr(current, cpumask_of(c->cpu)))
+		return -ENODEV;
 	kthread_use_mm(vtg.mm);
 	for (i = 0; i < VTG_NR_FILLERS; i++) {
 		ret = vtg_write_user(vtg.marker, vtg.fillers_ubuf, VTG_FILLER_LEN);
@@ -225,6 +275,7 @@ static void vtg_write_fillers(struct vtg_cpu *c)
 		}
 	}
 	kthread_unuse_mm(vtg.mm);
+	return 0;
 }
 
 static int vtg_drain_thread(void *data)
@@ -238,8 +289,12 @@ static int vtg_drain_thread(void *data)
 						 msecs_to_jiffies(vtg_drain_ms));
 	}
 	if (READ_ONCE(vtg.stopping)) {
-		vtg_write_fillers(c);
-		vtg_drain(c, true);
+		if (vtg_write_fillers(c)) {
+			vtg_drain(c, true);
+			vtg_flush_by_read(c);
+		} else {
+			vtg_drain(c, true);
+		}
 	}
 	complete(&c->flushed);
 	while (!kthread_should_stop()) {

@@ -105,6 +105,8 @@ struct vtg_req {
  * @ctl_task:	the control thread
  * @ubuf:	control thread's bounce buffer in @mm, %VTG_UBUF_SIZE bytes
  * @fillers_ubuf: %VTG_FILLER_LEN bytes of filler text in @mm
+ * @cpu_ubuf:	one page per CPU in @mm, for the read() of an offline CPU's
+ *		last page (stream.c)
  * @marker:	the instance's trace_marker (tracing only)
  * @state:	&enum vtrace_state
  * @session:	current or last session number
@@ -142,6 +144,7 @@ struct vtg {
 	struct task_struct *ctl_task;
 	char __user *ubuf;
 	char __user *fillers_ubuf;
+	char __user *cpu_ubuf;
 	struct file *marker;
 	u32 state;
 	u64 session;

@@ -106,9 +106,11 @@ def walk_page(page, print_id):
         off += elen
 
 
-def check_pages(d, cpu, page_size, print_id, markers, eos):
+def check_pages(d, cpu, page_size, print_id, markers, eos, first=0, count=None):
     path = os.path.join(d, "cpu%d" % cpu)
     raw = open(path, "rb").read() if os.path.exists(path) else b""
+    if count is not None:
+        raw = raw[first * page_size:(first + count) * page_size]
     if len(raw) % page_size:
         fail("cpu%d: %d bytes, not whole pages" % (cpu, len(raw)))
     events = fillers = 0
@@ -133,10 +135,12 @@ def check_pages(d, cpu, page_size, print_id, markers, eos):
     if stray:
         fail("cpu%d: %d markers of another CPU" % (cpu, stray))
     if markers is not None:
-        if seqs == list(range(markers)):
-            ok("cpu%d: markers 0..%d exactly once, in order" % (cpu, markers - 1))
+        want = list(range(markers)) if isinstance(markers, int) else markers
+        if seqs == want:
+            ok("cpu%d: %d markers %d..%d, each exactly once, in order" %
+               (cpu, len(want), want[0], want[-1]))
         else:
-            missing = sorted(set(range(markers)) - set(seqs))
+            missing = sorted(set(want) - set(seqs))
             dup = len(seqs) - len(set(seqs))
             fail("cpu%d: %d markers, %d missing (first %s), %d duplicated, in order: %s" %
                  (cpu, len(seqs), len(missing), missing[:5], dup, seqs == sorted(seqs)))
@@ -180,6 +184,10 @@ def main():
     ap.add_argument("--cpus")
     ap.add_argument("--console")
     ap.add_argument("--sessions", type=int, default=1)
+    ap.add_argument("--session", type=int,
+                    help="check only the pages of the N-th EOS (1-based) of the ctl stream")
+    ap.add_argument("--expect", action="append", default=[],
+                    help="CPU:FIRST-LAST[+FIRST-LAST...]: the markers of that CPU")
     ap.add_argument("--ctl-only", action="store_true",
                     help="only check that ctl holds whole messages, STARTED/EOS pairs")
     ap.add_argument("--seq-gaps", action="store_true",
@@ -206,10 +214,16 @@ def main():
             ok("ctl: %d sessions, each STARTED then EOS, no stray bytes" % a.sessions)
         return 1 if fails else 0
     seqs = [s for _, s, _ in msgs]
-    if a.seq_gaps and seqs != sorted(set(seqs)):
-        fail("ctl: guest seq not increasing")
-    elif not a.seq_gaps and seqs != list(range(1, len(seqs) + 1)):
-        fail("ctl: guest seq not 1, 2, 3, ...")
+    runs = []                       # one per module load: seq restarts at 1
+    for q in seqs:
+        if q == 1 or not runs:
+            runs.append([])
+        runs[-1].append(q)
+    for r in runs:
+        if a.seq_gaps and r != sorted(set(r)):
+            fail("ctl: guest seq not increasing")
+        elif not a.seq_gaps and r != list(range(1, len(r) + 1)):
+            fail("ctl: guest seq not 1, 2, 3, ...")
     if types.count(35) != a.sessions or types.count(36) != a.sessions:
         fail("ctl: %d STARTED, %d EOS, expected %d" % (types.count(35), types.count(36),
                                                        a.sessions))
@@ -226,10 +240,24 @@ def main():
         fail("no ftrace/print format in META_FILEs")
         return 1
     print_id = int(m.group(1))
-    eos = cpu_stats([p for t, _, p in msgs if t == 36][-1]) if 36 in types else None
+    eos_all = [cpu_stats(p) for t, _, p in msgs if t == 36]
+    eos = eos_all[-1] if eos_all else None
     cpus = [int(c) for c in a.cpus.split(",")] if a.cpus else sorted(eos) if eos else [0]
-    for cpu in cpus:
-        check_pages(a.dir, cpu, page_size, print_id, a.markers, eos if a.sessions == 1 else None)
+    if a.session:
+        eos = eos_all[a.session - 1]
+        expect = {}
+        for e in a.expect:
+            cpu, spec = e.split(":")
+            expect[int(cpu)] = [n for r in spec.split("+")
+                                for n in range(int(r.split("-")[0]), int(r.split("-")[1]) + 1)]
+        for cpu in cpus:
+            first = sum(x[cpu]["pages_sent"] for x in eos_all[:a.session - 1])
+            check_pages(a.dir, cpu, page_size, print_id, expect.get(cpu, a.markers), eos,
+                        first, eos[cpu]["pages_sent"])
+    else:
+        for cpu in cpus:
+            check_pages(a.dir, cpu, page_size, print_id, a.markers,
+                        eos if a.sessions == 1 else None)
     if a.console:
         check_md5(files, a.console)
     print("# %s" % ("PASS" if not fails else "%d failures" % fails))

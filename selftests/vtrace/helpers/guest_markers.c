@@ -4,7 +4,8 @@
  *   guest_markers COUNT [CPU...]     default: every online CPU
  *
  * One child per CPU, pinned with sched_setaffinity(), writes COUNT markers
- * "vtg-mark cpu=K seq=N" (N = 0..COUNT-1) to the instance's trace_marker.
+ * "vtg-mark cpu=K seq=N" (N = BASE..BASE+COUNT-1, BASE from the environment
+ * variable MARK_BASE, default 0) to the instance's trace_marker.
  * Prints "markers cpu=K written=N" per CPU; exit 1 if any write failed.
  */
 #define _GNU_SOURCE
@@ -18,7 +19,7 @@
 
 #define MARKER	"/sys/kernel/tracing/instances/vtrace/trace_marker"
 
-static int write_markers(int cpu, long count)
+static int write_markers(int cpu, long base, long count)
 {
 	char buf[64];
 	cpu_set_t set;
@@ -37,7 +38,7 @@ static int write_markers(int cpu, long count)
 		return 1;
 	}
 	for (n = 0; n < count; n++) {
-		len = snprintf(buf, sizeof(buf), "vtg-mark cpu=%d seq=%ld", cpu, n);
+		len = snprintf(buf, sizeof(buf), "vtg-mark cpu=%d seq=%ld", cpu, base + n);
 		if (write(fd, buf, len) != len) {
 			perror("write");
 			break;
@@ -51,6 +52,7 @@ static int write_markers(int cpu, long count)
 int main(int argc, char **argv)
 {
 	long count = argc > 1 ? atol(argv[1]) : 1000;
+	long base = getenv("MARK_BASE") ? atol(getenv("MARK_BASE")) : 0;
 	int cpus[256], nr = 0, i, status, rc = 0;
 	cpu_set_t set;
 
@@ -66,7 +68,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	for (i = 0; i < nr; i++)
 		if (fork() == 0)
-			exit(write_markers(cpus[i], count));
+			exit(write_markers(cpus[i], base, count));
 	while (wait(&status) > 0)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			rc = 1;

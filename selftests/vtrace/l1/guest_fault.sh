@@ -78,7 +78,7 @@ except socket.timeout:
 PY
 }
 
-ktap_header 41
+ktap_header 42
 modprobe kvm_amd
 
 l2_start_noconn gnoconn /tests/guest_noconn.sh
@@ -99,6 +99,12 @@ out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault
 rc=$?
 echo "$out" | sed 's/^/# /'
 ktap_result $rc "fault_ctl_stream_whole"
+# session 51: cpu1 offline, online, then offline at the stop (read() flush)
+out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault" \
+	--sessions 54 --session 51 --cpus 0,1 --expect 0:0-899 --expect 1:0-299+600-999 2>&1)
+rc=$?
+echo "$out" | grep -v '^# ctl:' | sed 's/^/# /'
+ktap_result $rc "fault_hotplug_session_markers_all_arrived"
 
 l2_start_unplug gunplug /tests/guest_unplug.sh
 for i in $(seq 1 120); do

@@ -29,17 +29,22 @@ done
 [ $i -eq 50 ]
 t $? enable_disable_loop_50
 
+# session 51 (the host checks its markers): cpu1 goes offline, comes back,
+# and is offline again when tracing stops (its last page cannot get fillers)
 echo 1 > $D/enable
 guest_markers 300 0 1 2 > /dev/null
 echo 0 > $C1
 t $? cpu1_offline_while_streaming
-guest_markers 300 0 2 > /dev/null
+MARK_BASE=300 guest_markers 300 0 2 > /dev/null
 echo 1 > $C1
 t $? cpu1_online_while_streaming
-guest_markers 300 0 1 2 > /dev/null
+MARK_BASE=600 guest_markers 300 0 1 2 > /dev/null &&
+	MARK_BASE=900 guest_markers 100 1 > /dev/null
 t $? markers_around_hotplug
+echo 0 > $C1
 echo 0 > $D/enable
-t $? disable_after_hotplug
+t $? disable_with_cpu1_offline
+echo 1 > $C1
 sed 's/^/vtg-status: /' $D/status
 [ "$(col 0 8)" = 0 ] && [ "$(col 1 8)" = 0 ] && [ "$(col 0 4)" -gt 0 ] && [ "$(col 1 4)" -gt 0 ]
 t $? hotplug_pages_sent_none_lost
