@@ -228,6 +228,17 @@ else
 	ok $? dat_host_version_6_same_events_same_order "$(cat "$T/cmp")"
 	cmp -s <(trace-cmd report -i "$D/host6.dat" 2>&1) <(trace-cmd report -i "$D/out6/host.dat" 2>&1)
 	ok $? dat_host_version_6_copy_has_the_same_events
+	# 150 GUEST options do not fit before its CPU data: the data moves by whole pages
+	many=()
+	for ((i = 1; i <= 150; i++)); do many+=(--guest "guest_number_$i=$D/g1"); done
+	timeout 60 "$V" dat "${many[@]}" --offsets "$D/tsc_offsets" --host "$D/host6.dat" \
+		--out "$D/many" > /dev/null 2> "$T/err" &&
+		cmp -s <(trace-cmd report -i "$D/host6.dat" 2>&1) \
+		       <(trace-cmd report -i "$D/many/host.dat" 2>&1) &&
+		[ "$(stat -c %s "$D/many/host.dat")" -gt "$(stat -c %s "$D/host6.dat")" ] &&
+		trace-cmd dump --options -i "$D/many/host.dat" 2> /dev/null |
+		grep -c "Guest name" | grep -qx 150
+	ok $? dat_host_version_6_cpu_data_moved_for_long_options "$(head -c 300 "$T/err")"
 
 	# what TIME_SHIFT cannot express is refused, not approximated
 	D=$T/dat-scaling
