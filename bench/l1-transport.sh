@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run in L1 by bench/transport.sh: one L2 per method, the same marker load in each.
+#   ARG: key=value pairs joined by commas (no spaces: it travels on L1's kernel
+#   command line): methods=vtrace:splice:agent size=BYTES rate=PER_CPU
+#   count=PER_CPU runs=N sweep=R1:R2:... scount=PER_CPU settle=SEC bufkb=KIB
+# Writes $VTRACE_OUT/results.txt: the guests' "vtg-bench:" lines, plus
+# "vtg-bench-file:" lines (the agent's guest trace file sizes, in L1).
+# the initramfs bench/transport.sh built (testbed/build-l2.sh's may be rebuilt by others meanwhile)
+L2_INITRD=$VTRACE_PROJ/build/bench/initramfs-l2-$(uname -r).cpio.gz
+. "$VTRACE_PROJ/testbed/lib.sh"
+set -u
+methods=vtrace:splice:agent size=256 rate=2000 count=2000 runs=1 sweep= scount=4000 settle=2 bufkb=512
+IFS=, read -ra kv <<< "${1:-}"
+for w in "${kv[@]}"; do
+	case "$w" in
+	methods=*|size=*|rate=*|count=*|runs=*|sweep=*|scount=*|settle=*|bufkb=*) eval "${w%%=*}=\${w#*=}" ;;
+	*) echo "l1-transport: unknown $w" >&2; exit 2 ;;
+	esac
+done
+jobs=
+for ((i = 0; i < runs; i++)); do jobs+=",${rate}x$count"; done
+for r in ${sweep//:/ }; do jobs+=",${r}x$scount"; done
+garg="$size,$settle,$bufkb$jobs"
+njobs=$(( runs + $(wc -w <<< "${sweep//:/ }") ))
+res=$VTRACE_OUT/results.txt
+: > "$res"
+echo "# L1 $(uname -r), jobs per method: $njobs ($garg)"
+modprobe kvm_amd || exit 1
+tmo=$(( 300 + njobs * (count > scount ? count : scount) * 3 / (rate > 0 ? rate : 1000) + njobs * 90 ))
+
+# wait_console NAME PATTERN SECONDS
+wait_console() {
+	local i
+	for ((i = 0; i < $3 * 2; i++)); do
+		grep -q "$2" "$VTRACE_OUT/$1/console.log" 2>/dev/null && return 0
+		kill -0 "$L2_PID" 2>/dev/null || return 1
+		sleep 0.5
+	done
+	return 1
+}
+
+# agent_jobs: for each agent job the guest announces, run trace-cmd record -A
+# in L1, tell the guest "go" on bench.ctl, stop the recording once it is done
+agent_jobs() {
+	local name=$1 fifo=$2 tdir=/tmp/bench-agent j rec try f
+	for ((j = 1; j <= njobs; j++)); do
+		wait_console $name "vtg-bench-agent-ready: $j\\b" 900 || { echo "# agent job $j: guest not ready"; return 1; }
+		for ((try = 1; try <= 10; try++)); do
+			rm -rf $tdir
+			mkdir -p $tdir
+			(cd $tdir && exec trace-cmd record -C x86-tsc -e sched:sched_process_exec \
+				-A @3 -C x86-tsc -e sched:sched_process_exec -o $tdir/trace.dat) \
+				> "$VTRACE_OUT/$name/record-$j.log" 2>&1 &
+			rec=$!
+			sleep 5
+			kill -0 $rec 2>/dev/null && break
+			wait $rec
+			echo "# agent job $j: trace-cmd record ended at once (try $try): $(tail -2 "$VTRACE_OUT/$name/record-$j.log" | tr '\n' ' ')"
+			sleep 3
+		done
+		echo "go $j" > $fifo.in
+		wait_console $name "vtg-bench-done: $j\\b" 900 || echo "# agent job $j did not finish"
+		kill -INT $rec 2>/dev/null
+		wait $rec
+		ls -l $tdir >> "$VTRACE_OUT/$name/record-$j.log"
+		for f in $tdir/trace-*.dat; do
+			[ -f "$f" ] && echo "vtg-bench-file: method=agent job=$j bytes=$(stat -c %s "$f")" >> "$res"
+		done
+	done
+	rm -rf $tdir
+}
+
+name=bench fifo=/run/bench-ctl
+modprobe vhost_vsock || echo "# no vhost_vsock in L1"
+rm -f $fifo.in $fifo.out
+mkfifo $fifo.in $fifo.out
+echo "# L2 start $(date +%T)"
+l2_start $name /tests/bench_transport.sh --hostroot --vtrace-args --cpus 2 --timeout "$tmo" \
+	--qemu "-device vhost-vsock-pci,guest-cid=3 -device virtio-serial-pci,id=bser -chardev pipe,id=bctl,path=$fifo -device virtserialport,bus=bser.0,chardev=bctl,name=bench.ctl" \
+	--arg "$methods,$garg"
+cat $fifo.out > /dev/null &
+drain=$!
+case ":$methods:" in *:agent:*) agent_jobs $name $fifo ;; esac
+rc=0
+l2_wait || rc=$?
+kill $drain 2>/dev/null
+echo "# L2 end $(date +%T), qemu exit $rc"
+sed -n 's/\r$//; /^vtg-bench/p' "$VTRACE_OUT/$name/console.log" | tee -a "$res" | sed 's/^/# /'
+save_dmesg l1-dmesg
+exit 0

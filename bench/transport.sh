@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench/transport.sh: guest CPU time and events lost moving a guest's trace out, per transport.
+#
+#   bench/transport.sh [--mb N] [--runs R] [--rate R] [--size B] [--sweep R1,R2,...]
+#                      [--methods vtrace,splice,agent] [--kver KVER] [--tiny] [--out DIR]
+#
+# Boots the test bed's L1 (testbed/run-l1.sh) and, in it, one L2 (2 vCPUs)
+# per method; each L2 runs the same load: bench_load writes fixed-size
+# trace_marker events (--size, default 256 bytes) at --rate events/s on each
+# CPU (default 2000) until --mb MB of marker payload (default 50) are written,
+# --runs times (default 3), then once at each --sweep rate (a short run of
+# 4x the ring buffer each) for the highest rate without loss. Methods:
+#   vtrace  vtrace_guest: its kthreads (vtrace-ctl, vtrace-cpuK) splice the
+#           instance's pages into the virtio-serial ports
+#   splice  bench_splice: a user-space splice loop trace_pipe_raw -> pipe ->
+#           the same ports, one thread per CPU (the historical virtio-trace design)
+#   agent   trace-cmd agent in L2 over vsock (vhost_vsock in L1), L1 runs
+#           trace-cmd record -A @3
+# Guest CPU = run time of the method's threads/processes in L2 (schedstat)
+# from the start of the load to 2 s after its end; lost = ring-buffer
+# overruns + drops (+ pages a port refused, for vtrace). Prints a table of
+# medians and the ratios to vtrace. Figures of a real run and the machine:
+# Documentation/benchmarks.rst. Not a test: no pass/fail on the figures.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+mb=50 runs=3 rate=2000 size=256 sweep=2000,4000,8000,16000 methods=vtrace,splice,agent
+kver=${KVER:-} out=$here/build/bench/transport bufkb=512
+while [ $# -gt 0 ]; do
+	case $1 in
+	--mb)		mb=$2; shift 2 ;;
+	--runs)		runs=$2; shift 2 ;;
+	--rate)		rate=$2; shift 2 ;;
+	--size)		size=$2; shift 2 ;;
+	--sweep)	sweep=$2; shift 2 ;;
+	--methods)	methods=$2; shift 2 ;;
+	--kver)		kver=$2; shift 2 ;;
+	--out)		out=$2; shift 2 ;;
+	--tiny)		mb=1 runs=1 rate=1000 sweep=2000 bufkb=128; shift ;;
+	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR]" >&2; exit 2 ;;
+	esac
+done
+[ -n "$kver" ] || kver=$("$here/testbed/default-kver.sh")
+ko=$here/kmod/guest/vtrace_guest.ko
+[ -f "$ko" ] || make -s -C "$here" modules
+[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] ||
+	{ echo "bench: $ko is not built for $kver (make modules, or --kver)" >&2; exit 2; }
+command -v trace-cmd > /dev/null || { echo "bench: trace-cmd not installed" >&2; exit 2; }
+
+# per CPU (2 vCPUs): enough markers for --mb MB of payload in all
+count=$(( mb * 1000000 / size / 2 ))
+# a sweep run: 4x what the ring buffer of one CPU holds
+scount=$(( bufkb * 1024 * 4 / (size + 16) ))
+
+# the L2 image: the tree's helpers, L2 scripts and guest module, built here
+# (not testbed/build-l2.sh's file, which other test runs may rebuild meanwhile)
+mkdir -p "$here/build/bench"
+initrd=$here/build/bench/initramfs-l2-$kver.cpio.gz
+"$here/selftests/vtrace/build-helpers.sh" "$here/build/helpers"
+extra=("$ko=lib/vtrace/vtrace_guest.ko")
+for f in "$here"/selftests/vtrace/l2/*.sh; do extra+=("$f=tests/$(basename "$f")"); done
+for f in "$here"/build/helpers/*; do extra+=("$f=bin/$(basename "$f")"); done
+"$here/testbed/mkinitramfs.sh" "$kver" l2 "$initrd" "${extra[@]}" > /dev/null
+
+arg="methods=${methods//,/:},size=$size,rate=$rate,count=$count,runs=$runs,sweep=${sweep//,/:},scount=$scount,bufkb=$bufkb"
+echo "bench: transport, L1/L2 kernel $kver, 2 vCPUs, $mb MB of ${size}-byte markers at $rate/s per CPU, $runs runs; sweep $sweep/s per CPU ($scount markers each); ring buffer $bufkb KiB per CPU"
+echo "bench: logs in $out"
+rc=0
+KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout 7200 "$here/bench/l1-transport.sh" "$arg" || rc=$?
+[ "$rc" -eq 0 ] || echo "bench: run-l1 exit $rc (see $out)" >&2
+[ -s "$out/results.txt" ] || { echo "bench: no results" >&2; exit 1; }
+
+python3 - "$out/results.txt" "$runs" "$methods" <<'PY'
+import sys, statistics
+path, runs, methods = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(',')
+rows, files = {}, {}
+for line in open(path):
+    line = line.strip()
+    kind, _, rest = line.partition(': ')
+    kv = dict(w.split('=', 1) for w in rest.split() if '=' in w)
+    if kind == 'vtg-bench':
+        rows.setdefault(kv['method'], []).append(kv)
+    elif kind == 'vtg-bench-file':
+        files[(kv['method'], kv['job'])] = int(kv['bytes'])
+names = {'vtrace': 'vtrace_guest (kthreads)', 'splice': 'user splice loop',
+         'agent': 'trace-cmd agent/vsock'}
+summary = {}
+for m in methods:
+    r = rows.get(m, [])
+    main, sw = r[:runs], r[runs:]
+    if not main:
+        continue
+    for kv in r:
+        if m == 'agent':
+            kv['moved'] = str(files.get(('agent', kv['job']), 0))
+    mbs = [int(k['written']) * int(k['size']) / 1e6 for k in main]
+    cpu = [int(k['cpu_ns']) / 1e6 / x for k, x in zip(main, mbs) if x]
+    lost = [int(k['lost']) for k in main]
+    moved = [int(k['moved']) / 1e6 for k in main]
+    rate = [int(k['written']) / (int(k['usec']) / 1e6) for k in main if int(k['usec'])]
+    best = None
+    for k in sw:
+        if int(k['lost']) == 0 and int(k['written']) == 2 * int(k['count']):
+            got = int(k['written']) / (int(k['usec']) / 1e6)
+            best = max(best or 0, got)
+    summary[m] = dict(mb=statistics.median(mbs), cpu=statistics.median(cpu),
+                      lost=statistics.median(lost), moved=statistics.median(moved),
+                      rate=statistics.median(rate), best=best,
+                      sweep=' '.join('%s:%s' % (k['rate'], k['lost']) for k in sw))
+print()
+print('%-24s %8s %9s %9s %12s %10s %10s %12s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace', 'lost', 'max ev/s 0-loss'))
+ref = summary.get('vtrace')
+for m, s in summary.items():
+    ratio = s['cpu'] / ref['cpu'] if ref and ref['cpu'] else float('nan')
+    print('%-24s %8.1f %9.1f %9.0f %12.2f %9.2fx %10d %12s' % (
+        names.get(m, m), s['mb'], s['moved'], s['rate'], s['cpu'], ratio, s['lost'],
+        '%.0f' % s['best'] if s['best'] else '-'))
+print()
+for m, s in summary.items():
+    print('sweep %-8s (rate per CPU:events lost) %s' % (m, s['sweep'] or '-'))
+if ref:
+    for m, s in summary.items():
+        if m != 'vtrace':
+            print('ratio %s/vtrace: CPU per MB %.2fx, events lost %d vs %d' % (
+                m, s['cpu'] / ref['cpu'] if ref['cpu'] else float('nan'), s['lost'], ref['lost']))
+PY
