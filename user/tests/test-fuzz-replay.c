@@ -119,6 +119,15 @@ static void test_printk_formats(void)
 	ktap_check(!strcmp(got, "ffffffff81000000 kept\n"), "printk_formats_good_line_kept",
 		   "registered: \"%s\"", got);
 	vtrace_dump_close(d);
+
+	/* the last line kept has no '\n': the filter once wrote one past the text */
+	d = dump_with_printk("0xffffffff81000000 : \"last\"");
+	got[0] = '\0';
+	if (d)
+		registered_printk(vtrace_dump_tep(d), got, sizeof(got));
+	ktap_check(!strcmp(got, "ffffffff81000000 last\n"), "printk_formats_last_line_kept",
+		   "registered: \"%s\"", got);
+	vtrace_dump_close(d);
 }
 
 static void test_offsets_without_records(void)
@@ -141,7 +150,7 @@ int main(void)
 	fuzz_meta_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 3);
+	printf("KTAP version 1\n1..%d\n", n + 4);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();

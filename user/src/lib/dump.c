@@ -136,20 +136,19 @@ static unsigned int printk_formats_filter(char *text)
 	unsigned int dropped = 0;
 
 	while (*in) {
-		size_t len = strcspn(in, "\n");
+		size_t len = strcspn(in, "\n"), next = len + (in[len] == '\n');
 		char *colon = memchr(in, ':', len);
 		const char *fmt = colon && colon != in && colon + 1 < in + len ? colon + 2 : NULL;
 
 		if (fmt && *fmt == '"')
 			fmt++;
 		if (fmt && in + len - fmt >= 3) {
-			memmove(out, in, len);
-			out += len;
-			*out++ = '\n';
+			memmove(out, in, next);		/* the line and its '\n', if it has one */
+			out += next;
 		} else if (len) {
 			dropped++;
 		}
-		in += len + (in[len] == '\n');
+		in += next;
 	}
 	*out = '\0';
 	return dropped;
