@@ -236,6 +236,9 @@ grep -q 'host thread "CPU 1/KVM" (tid 900), on host cpu 1' "$T/out" &&
 	grep -q '4.705 ms  e2e_hog (pid 777)  <- ran instead of the vCPU' "$T/out" &&
 	grep -q 'ran other tasks 4.705 ms, the vCPU 0.042 ms' "$T/out"
 ok $? explain_names_host_task "$(sed -n 8,13p "$T/out" | tr '\n' '|')"
+grep -q '^Verdict: host task e2e_hog (pid 777) took host cpu 1 from the vCPU for 4.705 ms.$' \
+	"$T/out"
+ok $? explain_verdict_names_the_host_task "$(grep Verdict "$T/out")"
 grep -q '^g1   \[001\] .*hrtimer_expire_entry' "$T/out" && grep -q '^host \[001\] .*e2e_hog' "$T/out"
 ok $? explain_prints_timeline
 run --guest g1="$X/g1" --offsets "$X/tsc_offsets" --tsc-khz 2500000 --explain --task nosuchtask

@@ -498,9 +498,36 @@ static void print_guest_side(struct explain *x, FILE *out)
 	fputs("  sched_switch to the task\n\n", out);
 }
 
+/* The one-line answer: what took most of the delay. */
+static void print_verdict(struct explain *x, FILE *out, uint64_t ran, uint64_t other,
+			  uint64_t idle, int top, uint64_t top_len)
+{
+	fputs("Verdict: ", out);
+	if (top >= 0 && other >= idle && other >= ran) {
+		fprintf(out, "host task %s (pid %d) took host cpu %d from the vCPU for ",
+			x->slices[top].comm, x->slices[top].pid, x->host_cpu);
+		print_ms(out, top_len);
+		if (other > top_len) {
+			fputs(" (other host tasks ", out);
+			print_ms(out, other - top_len);
+			fputs(" more)", out);
+		}
+		fputs(".\n\n", out);
+	} else if (idle >= ran) {
+		fprintf(out, "host cpu %d sat idle for ", x->host_cpu);
+		print_ms(out, idle);
+		fputs(" while the vCPU waited: no host task took it; the host itself was not "
+		      "running (its own hypervisor or firmware took the CPU).\n\n", out);
+	} else {
+		fputs("the vCPU thread ran for most of the delay: the time went inside the "
+		      "guest, or to exits the host handled for it.\n\n", out);
+	}
+}
+
 static void print_host_side(struct explain *x, FILE *out, bool have_host)
 {
-	uint64_t ran = 0, other = 0;
+	uint64_t ran = 0, other = 0, idle = 0, top_len = 0;
+	int top = -1;
 
 	if (!have_host) {
 		fputs("No host trace given (--host): what the host ran is unknown.\n", out);
@@ -530,17 +557,27 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 		fprintf(out, "  %s (pid %d)%s\n", x->slices[i].comm, x->slices[i].pid,
 			vcpu ? "  the vCPU" : x->slices[i].pid ? "  <- ran instead of the vCPU" :
 			"  idle");
-		if (vcpu)
+		if (vcpu) {
 			ran += to > from ? to - from : 0;
-		else if (x->slices[i].pid)
+		} else if (x->slices[i].pid) {
 			other += to > from ? to - from : 0;
+			if (to > from && to - from > top_len) {
+				top_len = to - from;
+				top = i;
+			}
+		} else {
+			idle += to > from ? to - from : 0;
+		}
 	}
 	fputs("Of the delay, host cpu ", out);
 	fprintf(out, "%d ran other tasks ", x->host_cpu);
 	print_ms(out, other);
 	fputs(", the vCPU ", out);
 	print_ms(out, ran);
-	fputs(".\n\n", out);
+	fputs(", nothing ", out);
+	print_ms(out, idle);
+	fputs(".\n", out);
+	print_verdict(x, out, ran, other, idle, top, top_len);
 }
 
 /**
