@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Alignment selftest, host side (sourced by l1/align*.sh inside L1).
 #
-# align_case NAME GUESTS COUNT TSCWRITE: run GUESTS guests at once (1 or 2), each
-# emitting COUNT numbered marker pairs per vCPU around a hypercall; record
+# align_case NAME COUNT TSCWRITE...: run one guest per TSCWRITE argument, all at
+# once, each emitting COUNT numbered marker pairs per vCPU around a
+# hypercall (TSCWRITE 1: that guest adds 3e9 cycles to its vCPU 1's TSC
+# half-way through, 0: its offsets never change); record
 # the host's kvm_hypercall events with trace-cmd (-C x86-tsc), merge with
 # vtrace-merge, and check every hypercall falls between its two markers.
 # Prints KTAP results; the checker's report (ordered %, slack, the
@@ -12,7 +14,9 @@ ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
 ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
 
 align_case() {
-	local name=$1 guests=$2 count=$3 tscwrite=$4
+	local name=$1 count=$2
+	shift 2
+	local tscwrites=("$@") guests=$#
 	local dir=$VTRACE_OUT/$name g pids=() rc args=()
 
 	mkdir -p "$dir"
@@ -27,7 +31,7 @@ align_case() {
 
 	for ((g = 1; g <= guests; g++)); do
 		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 --vtrace-args \
-			--arg "$count,$g,$tscwrite"
+			--arg "$count,$g,${tscwrites[g - 1]}"
 		pids+=("$L2_PID")
 	done
 	for g in "${pids[@]}"; do

@@ -117,18 +117,8 @@ def naive_check(samples, hist, rng):
     return wrong, total
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("jsonl")
-    ap.add_argument("--samples", type=int, required=True, help="samples per guest CPU")
-    ap.add_argument("--guests", type=int, default=1)
-    ap.add_argument("--cpus", type=int, default=2)
-    ap.add_argument("--offsets", help="tsc_offsets file, for the start/end comparison")
-    ap.add_argument("--khz", type=int, default=0)
-    a = ap.parse_args()
-
-    samples, rng = load(a.jsonl)
-    expected = a.samples * a.guests * a.cpus
+def report(label, samples, expected, khz, hist, rng):
+    """Print one guest's (or all guests') figures; True when all expected samples are ordered."""
     complete = ordered = 0
     slack = []
     missing = []
@@ -141,29 +131,52 @@ def main():
         if b < h < e:
             ordered += 1
         slack.append(h - b)
-    print("samples expected %d, complete %d, ordered %d (%.1f%%)" %
-          (expected, complete, ordered, 100.0 * ordered / max(complete, 1)))
+    print("%s: samples expected %d, complete %d, ordered %d (%.1f%%)" %
+          (label, expected, complete, ordered, 100.0 * ordered / max(complete, 1)))
     if missing:
-        print("incomplete samples: %d, first: %s" % (len(missing), missing[:5]))
+        print("%s: incomplete samples: %d, first: %s" % (label, len(missing), missing[:5]))
     if slack:
         slack.sort()
         q = lambda p: slack[min(len(slack) - 1, int(p * len(slack)))]
-        print("slack (host hypercall - guest before marker), TSC cycles: "
-              "min %d p50 %d p90 %d p99 %d max %d" %
-              (slack[0], q(0.5), q(0.9), q(0.99), slack[-1]))
-        if a.khz:
-            us = lambda c: c * 1000.0 / a.khz
-            print("slack in microseconds: min %.1f p50 %.1f p90 %.1f p99 %.1f max %.1f" %
-                  (us(slack[0]), us(q(0.5)), us(q(0.9)), us(q(0.99)), us(slack[-1])))
+        if khz:
+            us = lambda c: c * 1000.0 / khz
+            print("%s: slack (host hypercall - guest before marker), us: min %.1f p50 %.1f "
+                  "p90 %.1f p99 %.1f max %.1f" % (label, us(slack[0]), us(q(0.5)), us(q(0.9)),
+                                                  us(q(0.99)), us(slack[-1])))
+        else:
+            print("%s: slack (host hypercall - guest before marker), TSC cycles: min %d p50 %d "
+                  "p90 %d p99 %d max %d" % (label, slack[0], q(0.5), q(0.9), q(0.99), slack[-1]))
         neg = sum(1 for x in slack if x <= 0)
-        print("samples with hypercall at or before its before-marker: %d" % neg)
-    if a.offsets:
-        wrong, total = naive_check(samples, load_offsets(a.offsets), rng)
+        print("%s: samples with hypercall at or before its before-marker: %d" % (label, neg))
+    if hist:
+        wrong, total = naive_check(samples, hist, rng)
         if total:
-            print("start/end offset samples, interpolated (trace-cmd style), same data: "
+            print("%s: start/end offset samples, interpolated (trace-cmd style), same data: "
                   "%d of %d ordered (%.1f%%), %d wrong" %
-                  (total - wrong, total, 100.0 * (total - wrong) / total, wrong))
-    ok = complete == expected and ordered == complete
+                  (label, total - wrong, total, 100.0 * (total - wrong) / total, wrong))
+    return complete == expected and ordered == complete
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("jsonl")
+    ap.add_argument("--samples", type=int, required=True, help="samples per guest CPU")
+    ap.add_argument("--guests", type=int, default=1)
+    ap.add_argument("--cpus", type=int, default=2)
+    ap.add_argument("--offsets", help="tsc_offsets file, for the start/end comparison")
+    ap.add_argument("--khz", type=int, default=0)
+    a = ap.parse_args()
+
+    samples, rng = load(a.jsonl)
+    hist = load_offsets(a.offsets) if a.offsets else None
+    ok = True
+    for g in range(1, a.guests + 1):
+        mine = {k: v for k, v in samples.items() if k[0] == "g%d" % g}
+        ok = report("g%d" % g, mine, a.samples * a.cpus, a.khz, hist, rng) and ok
+    stray = [k for k in samples if k[0] not in ["g%d" % g for g in range(1, a.guests + 1)]]
+    if stray:
+        print("samples of unknown guests: %d, first: %s" % (len(stray), stray[:5]))
+        ok = False
     print("RESULT: %s" % ("ok" if ok else "FAIL"))
     return 0 if ok else 1
 

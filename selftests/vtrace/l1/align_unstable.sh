@@ -8,7 +8,7 @@
 
 ktap_header 2
 modprobe kvm_amd
-align_case align-unstable 1 1000 0
+align_case align-unstable 1000 0
 save_dmesg l1-dmesg
 "$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/l1-dmesg.log "$VTRACE_OUT"/*/console.log
 ktap_result $? "no_kernel_splat"
