@@ -130,6 +130,39 @@ static void test_printk_formats(void)
 	vtrace_dump_close(d);
 }
 
+/* ftrace's kernel_stack format, its print fmt naming REC->@field under __print_flags() */
+static struct vtrace_dump *dump_with_flags_of(const char *field)
+{
+	char fmt[1024];
+
+	snprintf(fmt, sizeof(fmt), "name: kernel_stack\nID: 4\nformat:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		 "\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+		 "\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
+		 "print fmt: \"%%s\", __print_flags(REC->%s, \"|\", { 1, \"A\" })\n", field);
+	put_prologue();
+	put_meta_file(VTRACE_META_FTRACE_FORMAT, "ftrace/kernel_stack", fmt, strlen(fmt));
+	fuzz_write("ctl", ctl, ctl_len);
+	return vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS);
+}
+
+static void test_print_fmt_fields(void)
+{
+	struct vtrace_dump *d = dump_with_flags_of("size");
+
+	ktap_check(d != NULL, "format_flags_of_own_field_parses", "%s", vtrace_last_error());
+	vtrace_dump_close(d);
+	/* libtraceevent would write through a NULL field here */
+	d = dump_with_flags_of("nosuch");
+	ktap_check(!d && strstr(vtrace_last_error(), "REC->nosuch, not a field of the format"),
+		   "format_flags_of_unknown_field_refused", "%s",
+		   d ? "opened" : vtrace_last_error());
+	vtrace_dump_close(d);
+}
+
 static void test_offsets_without_records(void)
 {
 	static const char text[] = VTRACE_OFFSETS_HEADER "\n# nothing yet\n";
@@ -150,10 +183,11 @@ int main(void)
 	fuzz_meta_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 4);
+	printf("KTAP version 1\n1..%d\n", n + 6);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
+	test_print_fmt_fields();
 	test_offsets_without_records();
 	return ktap_finish();
 }

@@ -85,6 +85,109 @@ static int meta_error(struct vtrace_dump *d, const struct vtrace_msg *msg, const
 	return -1;
 }
 
+/*
+ * A format's "print fmt" may only name its own fields as REC->NAME.
+ * libtraceevent (1.7.1 to 1.8.4) writes through a NULL field when
+ * __print_flags() or __print_symbolic() names one the format does not
+ * declare (process_entry()), so a guest could crash the host's tools with
+ * one line.  The kernel's formats always name their own fields.
+ */
+#define FORMAT_MAX_FIELDS	1024
+
+static bool is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+static const char *skip_space(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* The name a "field:TYPE NAME[N];" line declares, from @p to its ';' */
+static void field_name(const char *p, const char *semi, const char **name, size_t *len)
+{
+	const char *e = semi;
+
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (e > p && e[-1] == ']')
+		while (e > p && *--e != '[')
+			;
+	*len = 0;
+	while (e > p && is_ident(e[-1]))
+		e--, (*len)++;
+	*name = e;
+}
+
+/* The names of the "field" lines before @print: returns their number, -1 if too many */
+static int format_fields(const char *p, const char *print, const char **names, size_t *lens)
+{
+	int n = 0;
+
+	while (p < print) {
+		const char *nl = memchr(p, '\n', print - p), *end = nl ? nl : print;
+		const char *s = skip_space(p, end), *semi = memchr(s, ';', end - s);
+
+		if (semi && end - s > 5 && !memcmp(s, "field", 5)) {
+			if (n == FORMAT_MAX_FIELDS)
+				return -1;
+			field_name(s, semi, &names[n], &lens[n]);
+			n++;
+		}
+		p = end + 1;
+	}
+	return n;
+}
+
+static int check_rec_fields(const char *data, uint64_t len, char *bad, size_t bad_len)
+{
+	const char *end = data + len, *print = memmem(data, len, "print fmt:", 10), *p;
+	const char **names = malloc(FORMAT_MAX_FIELDS * sizeof(*names));
+	size_t *lens = malloc(FORMAT_MAX_FIELDS * sizeof(*lens));
+	int n, ret = 0;
+
+	if (!names || !lens || !print) {
+		free(names);
+		free(lens);
+		snprintf(bad, bad_len, "%s", strerror(ENOMEM));
+		return names && lens ? 0 : -1;
+	}
+	n = format_fields(data, print, names, lens);
+	if (n < 0) {
+		snprintf(bad, bad_len, "more than %d fields", FORMAT_MAX_FIELDS);
+		ret = -1;
+	}
+	for (p = print; !ret && (p = memmem(p, end - p, "REC", 3)); p += 3) {
+		const char *q = skip_space(p + 3, end), *id;
+		int i;
+
+		if ((p > data && is_ident(p[-1])) || (p + 3 < end && is_ident(p[3])))
+			continue;
+		if (q < end && *q == ')')
+			q = skip_space(q + 1, end);
+		if (end - q < 2 || memcmp(q, "->", 2))
+			continue;
+		id = q = skip_space(q + 2, end);
+		while (q < end && is_ident(*q))
+			q++;
+		for (i = 0; i < n; i++)
+			if (lens[i] == (size_t)(q - id) && !memcmp(names[i], id, q - id))
+				break;
+		if (i == n) {
+			snprintf(bad, bad_len, "print fmt uses REC->%.*s, not a field of the format",
+				 (int)(q - id < 64 ? q - id : 64), id);
+			ret = -1;
+		}
+	}
+	free(names);
+	free(lens);
+	return ret;
+}
+
 static int parse_format(struct vtrace_dump *d, const struct vtrace_msg *msg, const char *name,
 			const char *data, uint64_t len, const char *system)
 {
@@ -99,6 +202,8 @@ static int parse_format(struct vtrace_dump *d, const struct vtrace_msg *msg, con
 		sys[slash - name] = '\0';
 		system = sys;
 	}
+	if (check_rec_fields(data, len, reason, sizeof(reason)))
+		return meta_error(d, msg, name, reason);
 	ret = tep_parse_event(d->tep, data, len, system);
 	if (ret) {
 		char what[400];
