@@ -57,7 +57,11 @@ align_case() {
 		ktap_result 1 "$name" "vtrace-merge failed ($rc):" "$(head -5 "$dir/merge.err")"
 		return
 	fi
-	python3 "$ALIGN_CHECK" --offsets "$dir/tsc_offsets" --samples "$count" \
+	local pidargs=()
+	for ((g = 1; g <= guests; g++)); do
+		pidargs+=(--pid "g$g=$(cat "$VTRACE_OUT/$name-g$g/qemu.pid")")
+	done
+	python3 "$ALIGN_CHECK" --offsets "$dir/tsc_offsets" --samples "$count" "${pidargs[@]}" \
 		--khz "$(cat "$dir/tsc_khz")" \
 		--guests "$guests" "$dir/merged.jsonl" > "$dir/check.txt" 2>&1
 	rc=$?

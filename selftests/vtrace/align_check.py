@@ -74,19 +74,15 @@ def in_force(h, tsc):
     return off
 
 
-def naive_check(samples, hist, rng):
+def naive_check(samples, hist, rng, pids):
     """Re-time guest markers from two offset samples; count misordered samples.
 
     Like a tool that reads each vCPU's offset when the recording starts and
     when it ends and interpolates linearly in between (on the guest's own
     timestamps), as trace-cmd does between its time-sync samples.
+    @pids maps a guest name ("g1") to its QEMU pid in the offsets file.
     """
     lo, hi = rng
-    # vCPU histories in start order: guest gK is the K-th VM that started
-    first = {}
-    for (pid, _), h in hist.items():
-        first[pid] = min(first.get(pid, h[0][0]), h[0][0])
-    vms = sorted(first, key=first.get)
     # each guest CPU's first and last marker (guest TSC), for the interpolation
     span = {}
     for (guest, cpu, _), s in samples.items():
@@ -99,10 +95,9 @@ def naive_check(samples, hist, rng):
     for (guest, cpu, n), s in samples.items():
         if not all(k in s for k in ("before", "host", "after")):
             continue
-        k = int(guest[1:]) - 1
-        if k >= len(vms) or (vms[k], cpu) not in hist:
+        if (pids.get(guest), cpu) not in hist:
             continue
-        h = hist[(vms[k], cpu)]
+        h = hist[(pids[guest], cpu)]
         start, end = in_force(h, lo), in_force(h, hi)
         g0, g1 = span[(guest, cpu)]
 
@@ -117,7 +112,7 @@ def naive_check(samples, hist, rng):
     return wrong, total
 
 
-def report(label, samples, expected, khz, hist, rng):
+def report(label, samples, expected, khz, hist, rng, pids):
     """Print one guest's (or all guests') figures; True when all expected samples are ordered."""
     complete = ordered = 0
     slack = []
@@ -149,7 +144,7 @@ def report(label, samples, expected, khz, hist, rng):
         neg = sum(1 for x in slack if x <= 0)
         print("%s: samples with hypercall at or before its before-marker: %d" % (label, neg))
     if hist:
-        wrong, total = naive_check(samples, hist, rng)
+        wrong, total = naive_check(samples, hist, rng, pids)
         if total:
             print("%s: start/end offset samples, interpolated (trace-cmd style), same data: "
                   "%d of %d ordered (%.1f%%), %d wrong" %
@@ -165,14 +160,17 @@ def main():
     ap.add_argument("--cpus", type=int, default=2)
     ap.add_argument("--offsets", help="tsc_offsets file, for the start/end comparison")
     ap.add_argument("--khz", type=int, default=0)
+    ap.add_argument("--pid", action="append", default=[],
+                    help="NAME=PID: the guest's QEMU pid in the offsets file")
     a = ap.parse_args()
+    pids = dict((n, int(p)) for n, p in (x.split("=") for x in a.pid))
 
     samples, rng = load(a.jsonl)
     hist = load_offsets(a.offsets) if a.offsets else None
     ok = True
     for g in range(1, a.guests + 1):
         mine = {k: v for k, v in samples.items() if k[0] == "g%d" % g}
-        ok = report("g%d" % g, mine, a.samples * a.cpus, a.khz, hist, rng) and ok
+        ok = report("g%d" % g, mine, a.samples * a.cpus, a.khz, hist, rng, pids) and ok
     stray = [k for k in samples if k[0] not in ["g%d" % g for g in range(1, a.guests + 1)]]
     if stray:
         print("samples of unknown guests: %d, first: %s" % (len(stray), stray[:5]))
