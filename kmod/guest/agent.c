@@ -33,6 +33,7 @@
 #include "vtg.h"
 
 #define VTG_RX_TIMEOUT_MS	1000
+#define VTG_RX_OLD_MS		200
 #define VTG_RX_SIZE		(sizeof(struct vtrace_msg_hdr) + VTRACE_CMD_MAX_PAYLOAD)
 
 static void vtg_rx_drop(size_t n)
@@ -52,6 +53,7 @@ static void vtg_reply_error(const struct vtrace_msg_hdr *h, int error, const cha
 /* Read what the host sent; a read of 0 means the host end is closed */
 static void vtg_rx_fill(void)
 {
+	bool got = false;
 	loff_t pos = 0;
 	ssize_t ret;
 
@@ -60,9 +62,16 @@ static void vtg_rx_fill(void)
 					  min_t(size_t, VTG_RX_SIZE - vtg.rx_len, VTG_UBUF_SIZE),
 					  &pos);
 		if (ret == 0) {
-			/* host disconnected: the next client starts afresh */
-			vtg.rx_len = 0;
+			/*
+			 * Host end closed: the next client starts afresh.  A new
+			 * client's first bytes can arrive before the guest learns
+			 * it connected (reads then still say "closed"): only bytes
+			 * older than VTG_RX_OLD_MS are a departed client's.
+			 */
 			vtg.host_seq = 0;
+			if (!got && time_after(jiffies, vtg.rx_since +
+					       msecs_to_jiffies(VTG_RX_OLD_MS)))
+				vtg.rx_len = 0;
 			return;
 		}
 		if (ret == -ENODEV) {
@@ -82,6 +91,9 @@ static void vtg_rx_fill(void)
 			return;
 		vtg.rx_len += ret;
 		vtg.rx_since = jiffies;
+		got = true;
+		/* someone is there: replies get the full port_timeout_ms again */
+		vtg.ctl_stalled = false;
 	}
 }
 

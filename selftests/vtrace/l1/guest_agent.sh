@@ -81,7 +81,7 @@ agent() {	# agent TEST EXPECT COMMAND...: run vtrace agent, its output must matc
 }
 agent agent_events "ACK: SET_EVENTS" events "sched:sched_switch"
 agent agent_start "STARTED: session 1" start
-sleep 8
+sleep 4
 agent agent_status_tracing "STATUS: state tracing" status
 agent agent_stop "EOS: state idle" stop
 python3 "$VTRACE_PROJ/selftests/vtrace/guest_agent_fuzz.py" "$sock" "$dir/fuzz.ctl" > "$dir/fuzz.out" 2>&1
