@@ -163,6 +163,38 @@ static void test_print_fmt_fields(void)
 	vtrace_dump_close(d);
 }
 
+/* A format @tail completes after the common_type field */
+static struct vtrace_dump *dump_with_fields(const char *tail, size_t len)
+{
+	static const char head[] = "name: ev\nID: 9\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n";
+	char fmt[512];
+
+	memcpy(fmt, head, sizeof(head) - 1);
+	memcpy(fmt + sizeof(head) - 1, tail, len);
+	put_prologue();
+	put_meta_file(VTRACE_META_EVENT_FORMAT, "sys/ev", fmt, sizeof(head) - 1 + len);
+	fuzz_write("ctl", ctl, ctl_len);
+	return vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS);
+}
+
+/* libtraceevent calls strcmp() on a NULL token in both cases */
+static void test_format_text(void)
+{
+	static const char open_at_end[] = "\tfield:char x[";
+	static const char binary[] = "\tfield:char x[\xb1" "6];\toffset:2;\tsize:16;\tsigned:1;\n";
+	struct vtrace_dump *d;
+
+	d = dump_with_fields(open_at_end, sizeof(open_at_end) - 1);
+	ktap_check(!d && strstr(vtrace_last_error(), "'[' without its ']'"),
+		   "format_open_bracket_refused", "%s", d ? "opened" : vtrace_last_error());
+	vtrace_dump_close(d);
+	d = dump_with_fields(binary, sizeof(binary) - 1);
+	ktap_check(!d && strstr(vtrace_last_error(), "byte 0xb1"), "format_binary_byte_refused",
+		   "%s", d ? "opened" : vtrace_last_error());
+	vtrace_dump_close(d);
+}
+
 static void test_offsets_without_records(void)
 {
 	static const char text[] = VTRACE_OFFSETS_HEADER "\n# nothing yet\n";
@@ -183,11 +215,12 @@ int main(void)
 	fuzz_meta_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 6);
+	printf("KTAP version 1\n1..%d\n", n + 8);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
 	test_print_fmt_fields();
+	test_format_text();
 	test_offsets_without_records();
 	return ktap_finish();
 }

@@ -86,7 +86,10 @@ static int meta_error(struct vtrace_dump *d, const struct vtrace_msg *msg, const
 }
 
 /*
- * A format's "print fmt" may only name its own fields as REC->NAME.
+ * What libtraceevent cannot be trusted with, checked before it parses a
+ * format: bytes other than printable ASCII, tab and newline, and array
+ * brackets left open (both give it NULL tokens it passes to strcmp()).
+ * And a format's "print fmt" may only name its own fields as REC->NAME.
  * libtraceevent (1.7.1 to 1.8.4) writes through a NULL field when
  * __print_flags() or __print_symbolic() names one the format does not
  * declare (process_entry()), so a guest could crash the host's tools with
@@ -123,8 +126,29 @@ static void field_name(const char *p, const char *semi, const char **name, size_
 	*name = e;
 }
 
-/* The names of the "field" lines before @print: returns their number, -1 if too many */
-static int format_fields(const char *p, const char *print, const char **names, size_t *lens)
+/*
+ * Every '[' closed on its line, nothing quoted in between: libtraceevent
+ * reads an array size up to a "]" token and calls strcmp() on the NULL
+ * token of the end of the text when there is none (event_read_fields()).
+ */
+static bool brackets_closed(const char *p, const char *end)
+{
+	while ((p = memchr(p, '[', end - p))) {
+		const char *close = memchr(p, ']', end - p);
+
+		if (!close || memchr(p, '"', close - p) || memchr(p, '\'', close - p))
+			return false;
+		p = close;
+	}
+	return true;
+}
+
+/*
+ * The names of the "field" lines before @print: returns their number,
+ * -1 if there are too many (@bad says why) or a line's brackets are open.
+ */
+static int format_fields(const char *p, const char *print, const char **names, size_t *lens,
+			 char *bad, size_t bad_len)
 {
 	int n = 0;
 
@@ -132,9 +156,16 @@ static int format_fields(const char *p, const char *print, const char **names, s
 		const char *nl = memchr(p, '\n', print - p), *end = nl ? nl : print;
 		const char *s = skip_space(p, end), *semi = memchr(s, ';', end - s);
 
+		if (!brackets_closed(s, end)) {
+			snprintf(bad, bad_len, "a '[' without its ']' in \"%.*s\"",
+				 (int)(end - s < 64 ? end - s : 64), s);
+			return -1;
+		}
 		if (semi && end - s > 5 && !memcmp(s, "field", 5)) {
-			if (n == FORMAT_MAX_FIELDS)
+			if (n == FORMAT_MAX_FIELDS) {
+				snprintf(bad, bad_len, "more than %d fields", FORMAT_MAX_FIELDS);
 				return -1;
+			}
 			field_name(s, semi, &names[n], &lens[n]);
 			n++;
 		}
@@ -150,17 +181,26 @@ static int check_rec_fields(const char *data, uint64_t len, char *bad, size_t ba
 	size_t *lens = malloc(FORMAT_MAX_FIELDS * sizeof(*lens));
 	int n, ret = 0;
 
-	if (!names || !lens || !print) {
+	if (!names || !lens) {
 		free(names);
 		free(lens);
 		snprintf(bad, bad_len, "%s", strerror(ENOMEM));
-		return names && lens ? 0 : -1;
+		return -1;
 	}
-	n = format_fields(data, print, names, lens);
-	if (n < 0) {
-		snprintf(bad, bad_len, "more than %d fields", FORMAT_MAX_FIELDS);
+	for (p = data; p < end; p++) {
+		/* libtraceevent's tokenizer yields NULL tokens for these */
+		if ((*p < 0x20 || *p > 0x7e) && *p != '\t' && *p != '\n') {
+			snprintf(bad, bad_len, "byte 0x%02x at %zu, expected printable text",
+				 (unsigned char)*p, (size_t)(p - data));
+			ret = -1;
+			goto out;
+		}
+	}
+	if (!print)
+		print = end;	/* libtraceevent refuses it, after reading the fields */
+	n = format_fields(data, print, names, lens, bad, bad_len);
+	if (n < 0)
 		ret = -1;
-	}
 	for (p = print; !ret && (p = memmem(p, end - p, "REC", 3)); p += 3) {
 		const char *q = skip_space(p + 3, end), *id;
 		int i;
@@ -183,6 +223,7 @@ static int check_rec_fields(const char *data, uint64_t len, char *bad, size_t ba
 			ret = -1;
 		}
 	}
+out:
 	free(names);
 	free(lens);
 	return ret;
