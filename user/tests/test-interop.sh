@@ -8,7 +8,7 @@
 # Artifacts (a PNG of the SVG) go to $VTRACE_ARTIFACTS (default ../../build/interop).
 cd "$(dirname "$0")" || exit 1
 here=$PWD
-M=$here/../vtrace-merge
+M=${VTRACE_BINDIR:-$here/..}/vtrace-merge
 GEN="python3 $here/gen.py"
 ART=${VTRACE_ARTIFACTS:-$here/../../build/interop}
 T=$(mktemp -d /tmp/vtrace-test-interop.XXXXXX)
@@ -187,7 +187,7 @@ host_dat() {	# host_dat DIR: DIR/host.dat from DIR/host/cpu* (trace-cmd restore,
 		> /dev/null 2>&1 &&
 	trace-cmd restore -i "$d/head.dat" -o "$d/host.dat" "$d"/host/cpu* > /dev/null 2>&1
 }
-V=$here/../vtrace
+V=${VTRACE_BINDIR:-$here/..}/vtrace
 if ! command -v trace-cmd > /dev/null; then
 	skip dat_report_order "trace-cmd not installed"
 else

@@ -396,6 +396,7 @@ static void free_cmdline(struct cmdline *c)
 	free(c->vmlinux);
 	free_list(c->opts.machines);
 	free_list(c->opts.events);
+	free(c->opts.explain_text);
 }
 
 int main(int argc, char **argv)
