@@ -46,6 +46,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,20 @@ struct dat {
 	size_t				*first;
 	size_t				*last;
 };
+
+/* vtrace_warn() says "vtrace-merge": this command's own warnings */
+static void dat_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void dat_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("vtrace dat: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 /* ---- little-endian writers into a FILE (open_memstream or the output) */
 
@@ -313,7 +328,7 @@ static int check_history(struct dat *d, int cpu)
 			return -1;
 		}
 		if (i > d->first[cpu] && start < prev)
-			vtrace_warn("guest %s cpu %d: the guest TSC went back at record %" PRIu64
+			dat_warn("guest %s cpu %d: the guest TSC went back at record %" PRIu64
 				    ": trace-cmd maps by guest time and misplaces the events of"
 				    " the overlap (vtrace-merge does not)", d->name, cpu, iv->seq);
 		prev = start;
@@ -945,10 +960,10 @@ static void find_vcpu_tids(struct dat *d, struct tep_handle *tep)
 				d->vcpu_tid[c] = tep_cmdline_pid(tep, cl);
 		}
 		if (n > 1)
-			vtrace_warn("host: %d threads named \"%s\": guest %s cpu %d is taken to be"
+			dat_warn("host: %d threads named \"%s\": guest %s cpu %d is taken to be"
 				    " tid %d", n, comm, d->name, c, d->vcpu_tid[c]);
 		if (!n)
-			vtrace_warn("host: no thread \"%s\" in the saved cmdlines: guest %s cpu %d"
+			dat_warn("host: no thread \"%s\" in the saved cmdlines: guest %s cpu %d"
 				    " has host pid 0 in the GUEST option", comm, d->name, c);
 	}
 }
