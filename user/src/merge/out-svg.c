@@ -70,6 +70,8 @@ struct window {
 	int		host_cpu;
 	char		delay[32];
 	char		comm[SCHED_COMM_LEN + 1];
+	uint64_t	irq;		/* timer irq, 0: none */
+	uint64_t	woken;		/* sched_wakeup, 0: none */
 };
 
 struct svg {
@@ -369,6 +371,20 @@ static void draw_legend(struct svg *g, int y)
 	free(sum);
 }
 
+/* A dashed line at @ns across the lanes, @what at its foot, left or right of it */
+static void draw_mark(struct svg *g, uint64_t ns, const char *what, int bottom, bool left)
+{
+	double x = x_of(g, ns);
+
+	if (!ns)
+		return;
+	fprintf(g->out, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" class=\"mark2\"/>"
+		"<text x=\"%.2f\" y=\"%d\" class=\"ml\" text-anchor=\"%s\"><title>", x,
+		TOP - 4, x, bottom, left ? x - 2 : x + 2, bottom - 3, left ? "end" : "start");
+	put_ns(g->out, ns);
+	fprintf(g->out, "</title>%s</text>\n", what);
+}
+
 static void draw_window(struct svg *g, int bottom)
 {
 	struct window *w = &g->win;
@@ -391,6 +407,8 @@ static void draw_window(struct svg *g, int bottom)
 	fputs(" late by ", g->out);
 	put_text(g->out, w->delay);
 	fputs("</text>\n", g->out);
+	draw_mark(g, w->irq, "timer irq", bottom, true);
+	draw_mark(g, w->woken, "woken", bottom, false);
 	for (int i = 0; i < sched_tracker_machines(g->d.t); i++) {
 		struct machine *m = sched_tracker_machine(g->d.t, i);
 
@@ -443,6 +461,7 @@ static void put_head(struct svg *g, int height)
 	      ".win{fill:#e45756;fill-opacity:0.15}.edge{stroke:#c0392b;stroke-width:1.5}\n"
 	      ".wl{font-size:11px;fill:#c0392b;font-weight:bold}\n"
 	      ".mark{fill:none;stroke:#c0392b;stroke-width:2}\n"
+	      ".mark2{stroke:#c0392b;stroke-dasharray:4,3}.ml{font-size:10px;fill:#c0392b}\n"
 	      ".ex{font-family:DejaVu Sans Mono, monospace;font-size:12px;fill:#222}\n"
 	      ".title{font-size:15px;font-weight:bold}\n"
 	      "</style>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", g->out);
@@ -556,6 +575,10 @@ static void parse_window(struct window *w, const char *text)
 	p = strstr(text, "), on host cpu ");
 	if (p)
 		sscanf(p, "), on host cpu %d", &w->host_cpu);
+	if (!find_time(text, "\n  timer irq", &w->irq))
+		w->irq = 0;
+	if (!find_time(text, "\n  woken", &w->woken))
+		w->woken = 0;
 	w->found = true;
 }
 
