@@ -43,11 +43,16 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/splice.h>
+#include <linux/trace_events.h>
 
 #include "vtg.h"
 
-/* trace_entry (8 bytes) + ip, then the marker text */
-#define VTG_PRINT_TEXT_OFF	16
+/*
+ * A trace_marker event is struct print_entry: struct trace_entry, the ip
+ * (unsigned long, naturally aligned), then the text.  trace_entry is 8
+ * bytes, 12 on PREEMPT_RT kernels (preempt_lazy_count): 16 or 24 here.
+ */
+#define VTG_PRINT_TEXT_OFF	(ALIGN(sizeof(struct trace_entry), sizeof(long)) + sizeof(long))
 #define VTG_RB_MISSED_FLAGS	(3UL << 30)
 #define VTG_RB_PADDING		29
 #define VTG_RB_TIME_EXTEND	30

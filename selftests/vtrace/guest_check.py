@@ -23,6 +23,8 @@ import struct
 import sys
 
 MAGIC = 0x43525456
+BUF_OFF = 16  # offset of print_entry.buf, from the guest's ftrace/print format
+
 TYPES = {1: "HELLO", 2: "ACK", 3: "ERROR", 16: "START", 17: "STOP", 18: "SET_EVENTS",
          19: "SET_BUFFER_SIZE", 20: "STATUS_REQ", 32: "STATUS", 33: "META_INFO",
          34: "META_FILE", 35: "STARTED", 36: "EOS"}
@@ -118,9 +120,9 @@ def check_pages(d, cpu, page_size, print_id, markers, eos, first=0, count=None):
     for p in range(len(raw) // page_size):
         for body in walk_page(raw[p * page_size:(p + 1) * page_size], print_id):
             events += 1
-            if len(body) < 16 or struct.unpack_from("<H", body, 0)[0] != print_id:
+            if len(body) < BUF_OFF or struct.unpack_from("<H", body, 0)[0] != print_id:
                 continue
-            text = body[16:].split(b"\0", 1)[0]
+            text = body[BUF_OFF:].split(b"\0", 1)[0]
             if text.startswith(FILLER):
                 fillers += 1
                 continue
@@ -240,6 +242,10 @@ def main():
         fail("no ftrace/print format in META_FILEs")
         return 1
     print_id = int(m.group(1))
+    # where the text starts: 16, or 24 on PREEMPT_RT (a bigger trace_entry)
+    global BUF_OFF
+    m = re.search(r"field:char buf\[\];\s*offset:(\d+);", fmt)
+    BUF_OFF = int(m.group(1)) if m else 16
     eos_all = [cpu_stats(p) for t, _, p in msgs if t == 36]
     eos = eos_all[-1] if eos_all else None
     cpus = [int(c) for c in a.cpus.split(",")] if a.cpus else sorted(eos) if eos else [0]
