@@ -37,6 +37,8 @@ merge=(user/vtrace-merge --host "$out/host.dat" --offsets "$out/tsc_offsets"
 "${merge[@]}" > "$out/merged.txt"
 "${merge[@]}" --stats > "$out/stats.txt"
 "${merge[@]}" --explain --task cyclictest > "$out/explain.txt"
+"${merge[@]}" --explain --task cyclictest --format svg > "$out/explain.svg"
+rsvg-convert -o "$out/explain.png" "$out/explain.svg" || true
 echo
 cat "$out/explain.txt"
 echo
@@ -47,3 +49,4 @@ echo "  guest/ctl, cpuK    what the guest's vtrace ports carried (vtrace_guest)"
 echo "  merged.txt         host and guest on one timeline (vtrace-merge)"
 echo "  stats.txt          events, losses and offset intervals per machine and CPU"
 echo "  explain.txt        the explanation above"
+echo "  explain.svg, .png  the same as a picture: host CPUs and guest vCPUs around the delay"
