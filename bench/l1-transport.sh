@@ -49,7 +49,7 @@ agent_jobs() {
 		for ((try = 1; try <= 10; try++)); do
 			rm -rf $tdir
 			mkdir -p $tdir
-			(cd $tdir && exec trace-cmd record -C x86-tsc -e sched:sched_process_exec \
+			(cd $tdir && exec trace-cmd record --tsync-interval -1 -C x86-tsc -e sched:sched_process_exec \
 				-A @3 -C x86-tsc -e sched:sched_process_exec -o $tdir/trace.dat) \
 				> "$VTRACE_OUT/$name/record-$j.log" 2>&1 &
 			rec=$!

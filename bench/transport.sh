@@ -24,7 +24,7 @@
 # Documentation/benchmarks.rst. Not a test: no pass/fail on the figures.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-mb=50 runs=3 rate=2000 size=256 sweep=2000,4000,8000,16000 methods=vtrace,splice,agent
+mb=50 runs=3 rate=2000 size=256 sweep=2000,4000,8000,16000 methods=vtrace,splice
 kver=${KVER:-} out=$here/build/bench/transport bufkb=512
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -72,6 +72,8 @@ KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout 7200 "$here/bench/l1
 
 python3 - "$out/results.txt" "$runs" "$methods" <<'PY'
 import sys, statistics
+def med(v):
+    return statistics.median(v) if v else 0
 path, runs, methods = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(',')
 rows, files = {}, {}
 for line in open(path):
@@ -98,26 +100,30 @@ for m in methods:
     lost = [int(k['lost']) for k in main]
     moved = [int(k['moved']) / 1e6 for k in main]
     rate = [int(k['written']) / (int(k['usec']) / 1e6) for k in main if int(k['usec'])]
-    best = None
+    best = None  # the achieved rate of the last sweep step before the first loss
     for k in sw:
-        if int(k['lost']) == 0 and int(k['written']) == 2 * int(k['count']):
-            got = int(k['written']) / (int(k['usec']) / 1e6)
-            best = max(best or 0, got)
-    summary[m] = dict(mb=statistics.median(mbs), cpu=statistics.median(cpu),
-                      lost=statistics.median(lost), moved=statistics.median(moved),
-                      rate=statistics.median(rate), best=best,
+        if int(k['lost']) != 0 or int(k['written']) != 2 * int(k['count']):
+            break
+        best = max(best or 0, int(k['written']) / (int(k['usec']) / 1e6))
+    drain = [int(k.get('drain_ns', 0)) / 1e6 / x for k, x in zip(main, mbs) if x]
+    summary[m] = dict(mb=med(mbs), cpu=med(cpu), drain=med(drain), lost=med(lost), moved=med(moved),
+                      rate=med(rate), best=best,
                       sweep=' '.join('%s:%s' % (k['rate'], k['lost']) for k in sw))
 print()
-print('%-24s %8s %9s %9s %12s %10s %10s %12s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace', 'lost', 'max ev/s 0-loss'))
+print('%-24s %8s %9s %9s %12s %10s %10s %16s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace', 'lost', 'max ev/s 0-loss'))
 ref = summary.get('vtrace')
 for m, s in summary.items():
     ratio = s['cpu'] / ref['cpu'] if ref and ref['cpu'] else float('nan')
-    print('%-24s %8.1f %9.1f %9.0f %12.2f %9.2fx %10d %12s' % (
+    print('%-24s %8.1f %9.1f %9.0f %12.2f %9.2fx %10d %16s' % (
         names.get(m, m), s['mb'], s['moved'], s['rate'], s['cpu'], ratio, s['lost'],
         '%.0f' % s['best'] if s['best'] else '-'))
 print()
+print('sweep: events lost at each rate (per CPU, short runs of 4x the ring buffer); max ev/s 0-loss:')
+print('the achieved rate (both CPUs) of the last step before the first loss')
 for m, s in summary.items():
     print('sweep %-8s (rate per CPU:events lost) %s' % (m, s['sweep'] or '-'))
+if ref and ref['drain']:
+    print('vtrace_guest: drain threads alone %.2f CPU ms/MB (the rest is vtrace-ctl, polling the control port)' % ref['drain'])
 if ref:
     for m, s in summary.items():
         if m != 'vtrace':

@@ -6,8 +6,9 @@
 #   into the same ports), agent (trace-cmd agent over vsock; L1 records, and
 #   says "go" on the port bench.ctl before each job).
 # Per job one line "vtg-bench: method=M job=J rate=R count=C size=S written=W
-#   usec=T cpu_ns=N lost=L moved=B": cpu_ns is the CPU time of the method's
-#   threads from the start of the load to SETTLE seconds after its end.
+#   usec=T cpu_ns=N drain_ns=N lost=L moved=B": cpu_ns is the CPU time of the
+#   method's threads from the start of the load to SETTLE seconds after its
+#   end; drain_ns, for vtrace, that of the drain threads alone (not vtrace-ctl).
 IFS=, read -r methods size settle bufkb jobs <<EOF2
 $1
 EOF2
@@ -62,7 +63,16 @@ for method in $(echo "$methods" | tr : " "); do
 		I=$T
 		chroot /host modprobe vmw_vsock_virtio_transport || { echo "vtg-bench-error: vsock"; exit 1; }
 		echo "$bufkb" > $T/buffer_size_kb
-		chroot /host trace-cmd agent > /tmp/agent.log 2>&1 &
+		# cwd: a writable tmpfs of the outer root (the rest is read-only 9p)
+		chroot /host sh -c 'cd /tmp && exec trace-cmd agent' > /tmp/agent.log 2>&1 &
+		apid=$!
+		# ready once it waits in accept() (it loads from the outer root over 9p)
+		i=0
+		until grep -q accept /proc/$apid/wchan 2>/dev/null || [ $i -ge 1200 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		echo "vtg-bench-info: trace-cmd agent pid $apid waits in $(cat /proc/$apid/wchan) after $((i / 10)) s"
 		port=
 		for v in /sys/class/virtio-ports/*; do
 			[ "$(cat "$v/name")" = bench.ctl ] && port=/dev/${v##*/}
@@ -79,15 +89,17 @@ for method in $(echo "$methods" | tr : " "); do
 		j=$((j + 1))
 		rate=${job%x*}
 		count=${job#*x}
-		moved=0
+		moved=0 d0=0 d1=0
 		case "$method" in
 		vtrace)
 			echo 1 > $D/enable || { echo "vtg-bench-error: enable"; exit 1; }
 			sleep 1
 			c0=$(cpu_ns 'vtrace-*')
+			d0=$(cpu_ns 'vtrace-cpu*')
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
 			c1=$(cpu_ns 'vtrace-*')
+			d1=$(cpu_ns 'vtrace-cpu*')
 			echo 0 > $D/enable
 			lost=$(awk '$2 == "yes" || $2 == "no" { s += $9 + $10 } END { print s + 0 }' $D/status)
 			moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)
@@ -113,8 +125,9 @@ for method in $(echo "$methods" | tr : " "); do
 			echo "vtg-bench-agent-ready: $aj"
 			read -r cmd <&3
 			i=0
-			while [ "$(cat $T/tracing_on)" != 1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-			[ $i -lt 300 ] || echo "vtg-bench-error: agent job $aj: tracing_on stayed 0 ($cmd)"
+			while [ "$(cat $T/tracing_on)" != 1 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+			[ $i -lt 600 ] || { echo "vtg-bench-error: agent job $aj: tracing_on stayed 0 ($cmd)"
+				sed 's/^/vtg-bench-agent-log: /' /tmp/agent.log; }
 			sleep 1
 			l0=$(ring_lost $I)
 			c0=$(cpu_ns 'trace-cmd')
@@ -124,7 +137,7 @@ for method in $(echo "$methods" | tr : " "); do
 			lost=$(( $(ring_lost $I) - l0 ))
 			;;
 		esac
-		say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) lost=$lost moved=$moved"
+		say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) lost=$lost moved=$moved"
 		[ "$method" = agent ] && echo 0 > $T/tracing_on && echo "vtg-bench-done: $aj"
 	done
 	case "$method" in
