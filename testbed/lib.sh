@@ -85,7 +85,8 @@ save_dmesg() {	# save_dmesg NAME
 # L2's CPU is "host,xsave=off": KVM nested under TCG reports an XSAVE area size
 # that does not match XCR0, and the guest kernel WARNs at boot with XSAVE on.
 # Files land in $VTRACE_OUT/NAME/: console.log, ctl, cpuK, qemu.pid, qemu.log;
-# with --ctl socket, the control socket is NAME/ctl.sock (QEMU is the server).
+# with --ctl socket, the control socket is /run/vtrace-NAME.sock (QEMU is the
+# server; unix sockets cannot live on the 9p share), linked from NAME/ctl.sock.
 # Sets L2_PID to the pid of the timeout wrapper.
 l2_start() {
 	local name=$1 script=$2
@@ -119,11 +120,13 @@ l2_start() {
 		-kernel "/boot/vmlinuz-$L2_KVER" -initrd "$L2_INITRD"
 		-append "console=ttyS0 panic=-1 loglevel=6 ${L2_APPEND:-} vtrace_run=$script vtrace_arg=$arg")
 	if [ -n "$vtargs" ]; then
-		local opt
-		opt=$([ "$ctl" = socket ] && echo --agent)
+		if [ "$ctl" = socket ]; then
+			echo "l2_start: --vtrace-args puts the socket on the 9p share: use --ctl file" >&2
+			return 2
+		fi
 		# shellcheck disable=SC2207
 		args+=($("$VTRACE_PROJ/user/vtrace" qemu-args --cpus "$cpus" --out "$dir" \
-			--name "$name" $opt)) || return 1
+			--name "$name")) || return 1
 		ports=0 ctl=none
 	else
 		args+=(-name "$name,debug-threads=on" -pidfile "$dir/qemu.pid"
@@ -131,7 +134,10 @@ l2_start() {
 	fi
 	case "$ctl" in
 	file)	args+=(-chardev "file,id=vtctl,path=$dir/ctl") ;;
-	socket)	args+=(-chardev "socket,id=vtctl,path=$dir/ctl.sock,server=on,wait=off") ;;
+	socket)	# QEMU cannot create a unix socket on the 9p share: it lives in
+		# L1's /run, and NAME/ctl.sock points to it
+		ln -sf "/run/vtrace-$name.sock" "$dir/ctl.sock"
+		args+=(-chardev "socket,id=vtctl,path=/run/vtrace-$name.sock,server=on,wait=off") ;;
 	none)	;;
 	esac
 	[ "$ctl" = none ] ||
