@@ -9,9 +9,15 @@
  * vtrace-merge reads the same file whether ctl was a chardev file or this
  * socket.
  *
- *   vtrace agent --socket PATH --out DIR [--timeout SEC] COMMAND...
+ *   vtrace agent --socket PATH --out DIR [--socket PATH --out DIR ...]
+ *                [--timeout SEC] COMMAND...
  *     hello | start | stop | status | events SPEC | buffer-size KB
  *     | raw-file FILE | listen SEC
+ *
+ * With several guests (--socket/--out pairs), each command goes to every
+ * guest before any reply is awaited, so that "start" and "stop" reach all
+ * of them within a few milliseconds; then the replies are collected guest
+ * by guest, each under a "== DIR" line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,13 +39,16 @@
 #include "vtrace-local.h"
 
 static const char agent_usage[] =
-"usage: vtrace agent --socket PATH --out DIR [--timeout SEC] [-q] COMMAND...\n"
+"usage: vtrace agent --socket PATH --out DIR [--socket PATH --out DIR ...]\n"
+"                    [--timeout SEC] [-q] COMMAND...\n"
 "\n"
-"Drive vtrace_guest in a guest through the host end of its vtrace.ctl port.\n"
-"Everything the guest sends is appended to DIR/ctl.\n"
+"Drive vtrace_guest in one or several guests through the host ends of their\n"
+"vtrace.ctl ports.  Everything a guest sends is appended to its DIR/ctl.\n"
 "\n"
 "  -s, --socket PATH   QEMU's unix socket for vtrace.ctl (server=on)\n"
-"  -o, --out DIR       folder for the ctl stream (created if needed)\n"
+"  -o, --out DIR       folder for that guest's ctl stream (created if needed);\n"
+"                      repeat the pair for each guest: every command goes to\n"
+"                      all of them at once\n"
 "  -t, --timeout SEC   wait at most SEC for each reply (default 60)\n"
 "  -q, --quiet         print only replies, not metadata messages\n"
 "\n"
@@ -52,7 +61,11 @@ static const char agent_usage[] =
 "  raw-file FILE       send FILE's bytes as they are, print what comes back\n"
 "  listen SEC          print what the guest sends for SEC seconds\n";
 
+#define AGENT_MAX_GUESTS	64
+
 struct agent {
+	const char	*name;		/* its --out folder, for "== DIR" lines */
+	const char	*path;		/* its --socket */
 	int		sock;
 	int		out;
 	uint64_t	seq;
@@ -337,8 +350,8 @@ static int agent_send_file(struct agent *a, const char *path)
 	return agent_wait(a, 0, 0, 2000);
 }
 
-/* Send one command and wait for its reply; returns 0 on ACK */
-static int agent_command(struct agent *a, uint16_t type, const void *p, uint32_t len)
+/* Send one command; returns its seq, 0 when it could not be sent */
+static uint64_t agent_send(struct agent *a, uint16_t type, const void *p, uint32_t len)
 {
 	uint64_t seq = ++a->seq;
 	int ret;
@@ -348,43 +361,77 @@ static int agent_command(struct agent *a, uint16_t type, const void *p, uint32_t
 	else
 		ret = vtrace_msg_write(a->sock, type, seq, p, len);
 	if (ret) {
-		fprintf(stderr, "vtrace agent: sending %s: %s\n", vtrace_msg_type_name(type),
-			strerror(errno));
-		return 1;
+		fprintf(stderr, "vtrace agent: %s: sending %s: %s\n", a->name,
+			vtrace_msg_type_name(type), strerror(errno));
+		return 0;
 	}
-	return agent_wait(a, seq, type, a->timeout_ms);
+	return seq;
+}
+
+/*
+ * Send one command to every guest, then wait for each one's reply;
+ * returns 0 when every guest answered ACK.
+ */
+static int agent_command(struct agent *as, int nr, uint16_t type, const void *p, uint32_t len)
+{
+	uint64_t seq[AGENT_MAX_GUESTS];
+	int i, ret = 0;
+
+	for (i = 0; i < nr; i++)
+		seq[i] = agent_send(&as[i], type, p, len);
+	for (i = 0; i < nr; i++) {
+		if (nr > 1)
+			printf("== %s\n", as[i].name);
+		if (!seq[i] || agent_wait(&as[i], seq[i], type, as[i].timeout_ms))
+			ret = 1;
+	}
+	return ret;
+}
+
+/* A command that is not a message: each guest in turn */
+static int agent_each(struct agent *as, int nr, const char *cmd, const char *arg)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (nr > 1)
+			printf("== %s\n", as[i].name);
+		if (!strcmp(cmd, "raw-file"))
+			ret |= agent_send_file(&as[i], arg);
+		else
+			ret |= agent_wait(&as[i], 0, 0, atoi(arg) * 1000);
+	}
+	return ret;
 }
 
 /* One command word (and its argument); *used: argv entries consumed */
-static int agent_run(struct agent *a, char **argv, int argc, int *used)
+static int agent_run(struct agent *as, int nr, char **argv, int argc, int *used)
 {
 	const char *cmd = argv[0];
 	struct vtrace_buffer_size b = { 0 };
 
 	*used = 1;
 	if (!strcmp(cmd, "hello"))
-		return agent_command(a, VTRACE_MSG_HELLO, NULL, 0);
+		return agent_command(as, nr, VTRACE_MSG_HELLO, NULL, 0);
 	if (!strcmp(cmd, "start"))
-		return agent_command(a, VTRACE_MSG_START, NULL, 0);
+		return agent_command(as, nr, VTRACE_MSG_START, NULL, 0);
 	if (!strcmp(cmd, "stop"))
-		return agent_command(a, VTRACE_MSG_STOP, NULL, 0);
+		return agent_command(as, nr, VTRACE_MSG_STOP, NULL, 0);
 	if (!strcmp(cmd, "status"))
-		return agent_command(a, VTRACE_MSG_STATUS_REQ, NULL, 0);
+		return agent_command(as, nr, VTRACE_MSG_STATUS_REQ, NULL, 0);
 	if (argc < 2) {
 		fprintf(stderr, "vtrace agent: '%s' needs an argument (or is unknown)\n", cmd);
 		return 2;
 	}
 	*used = 2;
 	if (!strcmp(cmd, "events"))
-		return agent_command(a, VTRACE_MSG_SET_EVENTS, argv[1], strlen(argv[1]));
+		return agent_command(as, nr, VTRACE_MSG_SET_EVENTS, argv[1], strlen(argv[1]));
 	if (!strcmp(cmd, "buffer-size")) {
 		b.size_kb = strtoul(argv[1], NULL, 0);
-		return agent_command(a, VTRACE_MSG_SET_BUFFER_SIZE, &b, sizeof(b));
+		return agent_command(as, nr, VTRACE_MSG_SET_BUFFER_SIZE, &b, sizeof(b));
 	}
-	if (!strcmp(cmd, "raw-file"))
-		return agent_send_file(a, argv[1]);
-	if (!strcmp(cmd, "listen"))
-		return agent_wait(a, 0, 0, atoi(argv[1]) * 1000);
+	if (!strcmp(cmd, "raw-file") || !strcmp(cmd, "listen"))
+		return agent_each(as, nr, cmd, argv[1]);
 	fprintf(stderr, "vtrace agent: unknown command '%s'\n", cmd);
 	return 2;
 }
@@ -398,41 +445,69 @@ static const struct option agent_opts[] = {
 	{ NULL,		0,			NULL, 0 },
 };
 
-int vtrace_cmd_agent(int argc, char **argv)
+/* Fill @as from the --socket/--out pairs; returns the number of guests, -1 on misuse */
+static int agent_parse_args(int argc, char **argv, struct agent *as, int *timeout_ms, bool *quiet)
 {
-	struct agent a = { .sock = -1, .out = -1, .timeout_ms = 60000 };
-	const char *sock = NULL, *out = NULL;
-	int c, used, ret = 0;
+	int c, nr_sock = 0, nr_out = 0;
 
 	while ((c = getopt_long(argc, argv, "s:o:t:qh", agent_opts, NULL)) != -1) {
 		switch (c) {
-		case 's': sock = optarg; break;
-		case 'o': out = optarg; break;
-		case 't': a.timeout_ms = atoi(optarg) * 1000; break;
-		case 'q': a.quiet = true; break;
-		case 'h': fputs(agent_usage, stdout); return 0;
-		default: fputs(agent_usage, stderr); return 2;
+		case 's':
+		case 'o':
+			if ((c == 's' ? nr_sock : nr_out) == AGENT_MAX_GUESTS) {
+				fprintf(stderr, "vtrace agent: at most %d guests\n", AGENT_MAX_GUESTS);
+				return -1;
+			}
+			if (c == 's')
+				as[nr_sock++].path = optarg;
+			else
+				as[nr_out++].name = optarg;
+			break;
+		case 't': *timeout_ms = atoi(optarg) * 1000; break;
+		case 'q': *quiet = true; break;
+		case 'h': fputs(agent_usage, stdout); exit(0);
+		default: return -1;
 		}
 	}
-	if (!sock || !out || optind >= argc) {
+	if (!nr_sock || nr_sock != nr_out || optind >= argc) {
+		if (nr_sock != nr_out)
+			fprintf(stderr, "vtrace agent: give one --out DIR per --socket PATH\n\n");
+		return -1;
+	}
+	return nr_sock;
+}
+
+int vtrace_cmd_agent(int argc, char **argv)
+{
+	static struct agent as[AGENT_MAX_GUESTS];
+	int timeout_ms = 60000, nr, i, used, ret = 0;
+	bool quiet = false;
+
+	for (i = 0; i < AGENT_MAX_GUESTS; i++)
+		as[i] = (struct agent){ .sock = -1, .out = -1 };
+	nr = agent_parse_args(argc, argv, as, &timeout_ms, &quiet);
+	if (nr < 0) {
 		fputs(agent_usage, stderr);
 		return 2;
 	}
-	if (agent_open_out(&a, out) || agent_connect(&a, sock)) {
-		ret = 1;
-		goto out_close;
+	for (i = 0; i < nr && !ret; i++) {
+		as[i].timeout_ms = timeout_ms;
+		as[i].quiet = quiet;
+		if (agent_open_out(&as[i], as[i].name) || agent_connect(&as[i], as[i].path))
+			ret = 1;
 	}
-	if (strcmp(argv[optind], "hello") && strcmp(argv[optind], "raw-file"))
-		ret = agent_command(&a, VTRACE_MSG_HELLO, NULL, 0);
+	if (!ret && strcmp(argv[optind], "hello") && strcmp(argv[optind], "raw-file"))
+		ret = agent_command(as, nr, VTRACE_MSG_HELLO, NULL, 0);
 	while (!ret && optind < argc) {
-		ret = agent_run(&a, argv + optind, argc - optind, &used);
+		ret = agent_run(as, nr, argv + optind, argc - optind, &used);
 		optind += used;
 	}
-out_close:
-	if (a.sock >= 0)
-		close(a.sock);
-	if (a.out >= 0)
-		close(a.out);
-	free(a.buf);
+	for (i = 0; i < nr; i++) {
+		if (as[i].sock >= 0)
+			close(as[i].sock);
+		if (as[i].out >= 0)
+			close(as[i].out);
+		free(as[i].buf);
+	}
 	return ret;
 }
