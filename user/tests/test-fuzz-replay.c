@@ -195,6 +195,54 @@ static void test_format_text(void)
 	vtrace_dump_close(d);
 }
 
+/* One page of CPU 0 holding a single 8-byte event of id 9 */
+static void write_one_event_page(void)
+{
+	static uint8_t page[4096];
+	uint64_t commit = 12;
+	uint32_t ev_hdr = 2;		/* type_len 2: 8 bytes of data, time delta 0 */
+	uint16_t id = 9;
+
+	memcpy(page + 8, &commit, 8);
+	memcpy(page + 16, &ev_hdr, 4);
+	memcpy(page + 20, &id, 2);
+	fuzz_write("cpu0", page, sizeof(page));
+}
+
+/* The first event of a dump whose format for id 9 ends with @field */
+static int read_event_with(const char *field)
+{
+	char fmt[512];
+	struct vtrace_cpu_reader *r;
+	struct tep_record *rec;
+	struct vtrace_dump *d;
+	int filler, ret = -2;
+
+	snprintf(fmt, sizeof(fmt), "\t%s\n\nprint fmt: \"%%s\", REC->x\n", field);
+	d = dump_with_fields(fmt, strlen(fmt));
+	r = d ? vtrace_cpu_reader_open(d, 0) : NULL;
+	if (r)
+		ret = vtrace_cpu_reader_next(r, &rec, &filler);
+	vtrace_cpu_reader_close(r);
+	vtrace_dump_close(d);
+	return ret;
+}
+
+/* libtraceevent prints fields past the record without looking at its size */
+static void test_fields_past_record(void)
+{
+	write_one_event_page();
+	ktap_check(read_event_with("field:char x[4];\toffset:4;\tsize:4;\tsigned:1;") == 1,
+		   "event_fields_inside_record_read", "%s", vtrace_last_error());
+	ktap_check(read_event_with("field:char x[];\toffset:200;\tsize:0;\tsigned:1;") == -1 &&
+		   strstr(vtrace_last_error(), "last field starts at 200"),
+		   "event_shorter_than_its_rest_field_refused", "%s", vtrace_last_error());
+	ktap_check(read_event_with("field:char x[4];\toffset:5000;\tsize:4;\tsigned:1;") == -1 &&
+		   strstr(vtrace_last_error(), "reaches byte 5004, past a page"),
+		   "format_field_past_a_page_refused", "%s", vtrace_last_error());
+	fuzz_unlink("cpu0");
+}
+
 static void test_offsets_without_records(void)
 {
 	static const char text[] = VTRACE_OFFSETS_HEADER "\n# nothing yet\n";
@@ -215,12 +263,13 @@ int main(void)
 	fuzz_meta_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 8);
+	printf("KTAP version 1\n1..%d\n", n + 11);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
 	test_print_fmt_fields();
 	test_format_text();
+	test_fields_past_record();
 	test_offsets_without_records();
 	return ktap_finish();
 }

@@ -687,8 +687,12 @@ struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *d, unsigned
 		r->path = NULL;
 		goto error;
 	}
-	/* slack after the page: kbuffer may read an event header past the commit */
-	r->page = calloc(1, d->info.page_size + 64);
+	/*
+	 * Slack after the page: kbuffer may read an event header past the
+	 * commit, and libtraceevent reads an event's fields (up to a page,
+	 * check_events()) without checking them against the record's size.
+	 */
+	r->page = calloc(1, 2 * (size_t)d->info.page_size + 64);
 	r->kbuf = kbuffer_alloc(d->info.long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 				KBUFFER_ENDIAN_LITTLE);
 	if (!r->page || !r->kbuf)
@@ -758,7 +762,48 @@ static int check_header(struct vtrace_cpu_reader *r)
 	return 0;
 }
 
-/* Walk every event of the loaded page once: bounds and event ids */
+/*
+ * How far an event's fixed fields reach from the start of its record
+ * (INT64_MAX for a negative offset or size), and the offset of its
+ * zero-sized field (the rest of the record), -1 if none.  libtraceevent
+ * prints both without looking at the record's size: a field past it is
+ * read from the rest of the page (r->page has a page of slack), a
+ * zero-sized one past it has a negative length (a 4 GiB malloc + memcpy).
+ */
+static int64_t fields_extent(const struct tep_event *ev, int64_t *rest)
+{
+	const struct tep_format_field *lists[] = { ev->format.common_fields, ev->format.fields };
+	int64_t need = 0;
+
+	*rest = -1;
+	for (int i = 0; i < 2; i++) {
+		for (const struct tep_format_field *f = lists[i]; f; f = f->next) {
+			if (f->offset < 0 || f->size < 0)
+				return INT64_MAX;
+			if ((int64_t)f->offset + f->size > need)
+				need = (int64_t)f->offset + f->size;
+			if (!f->size && f->offset > *rest)
+				*rest = f->offset;
+		}
+	}
+	return need;
+}
+
+static int check_fields(struct vtrace_cpu_reader *r, const struct tep_event *ev, int len)
+{
+	uint64_t at = r->page_offset + kbuffer_curr_offset(r->kbuf);
+	int64_t rest, need = fields_extent(ev, &rest);
+
+	if (need > r->dump->info.page_size)
+		return bad_page(r, at, "the format of its event reaches byte %llu, past a page of %llu",
+				need, r->dump->info.page_size);
+	if (rest > len)
+		return bad_page(r, at, "event of %llu bytes, its format's last field starts at %llu",
+				len, rest);
+	return 0;
+}
+
+/* Walk every event of the loaded page once: bounds, event ids and fields */
 static int check_events(struct vtrace_cpu_reader *r)
 {
 	struct tep_handle *tep = r->dump->tep;
@@ -771,6 +816,7 @@ static int check_events(struct vtrace_cpu_reader *r)
 		int start = kbuffer_curr_index(r->kbuf);
 		int len = kbuffer_event_size(r->kbuf);
 		int end = start + kbuffer_curr_size(r->kbuf);
+		struct tep_event *ev;
 		int id;
 
 		if (end > size || len < 2 || len > size)
@@ -778,10 +824,13 @@ static int check_events(struct vtrace_cpu_reader *r)
 					"event of %llu bytes runs past the commit size %llu",
 					len, size);
 		id = tep_data_type(tep, &(struct tep_record){ .data = data, .size = len });
-		if (!tep_find_event(tep, id))
+		ev = tep_find_event(tep, id);
+		if (!ev)
 			return bad_page(r, r->page_offset + kbuffer_curr_offset(r->kbuf),
 					"unknown event id %llu (no format for it in the metadata)%.0llu",
 					id, 0);
+		if (check_fields(r, ev, len))
+			return -1;
 	}
 	return 0;
 }
@@ -806,7 +855,7 @@ static int load_page(struct vtrace_cpu_reader *r)
 		r->page_offset = r->offset;
 		r->offset += n;
 		r->counts.pages++;
-		memset(r->page + n, 0, psize + 64 - n);
+		memset(r->page + n, 0, 2 * (size_t)psize + 64 - n);
 		if ((uint32_t)n < psize) {
 			r->counts.truncated += n;
 			bad_page(r, r->page_offset, "truncated page: %llu of %llu bytes", n, psize);
