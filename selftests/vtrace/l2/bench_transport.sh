@@ -124,9 +124,11 @@ for method in $(echo "$methods" | tr : " "); do
 			aj=$((aj + 1))
 			echo "vtg-bench-agent-ready: $aj"
 			read -r cmd <&3
-			i=0
-			while [ "$(cat $T/tracing_on)" != 1 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-			[ $i -lt 600 ] || { echo "vtg-bench-error: agent job $aj: tracing_on stayed 0 ($cmd)"
+			t0=$(date +%s)
+			while read -r on < $T/tracing_on; [ "$on" != 1 ] && [ $(($(date +%s) - t0)) -lt 60 ]; do
+				sleep 0.2
+			done
+			[ "$on" = 1 ] || { echo "vtg-bench-error: agent job $aj: tracing_on stayed 0 ($cmd)"
 				sed 's/^/vtg-bench-agent-log: /' /tmp/agent.log; }
 			sleep 1
 			l0=$(ring_lost $I)
