@@ -243,6 +243,20 @@ static void test_fields_past_record(void)
 	fuzz_unlink("cpu0");
 }
 
+/* ftrace bprint with "R%EC->fmt": libtraceevent computes a modulo by zero, a SIGFPE */
+static void test_division_by_zero(void)
+{
+	static const char tail[] = "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:const char * fmt;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:u32 buf[];\toffset:24;\tsize:0;\tsigned:0;\n\n"
+		"print fmt: \"%ps: %s\", (void *)REC->ip, R%EC->fmt\n";
+	struct vtrace_dump *d = dump_with_fields(tail, sizeof(tail) - 1);
+
+	ktap_check(!d && strstr(vtrace_last_error(), "print fmt divides by \"EC->fmt"),
+		   "format_modulo_by_zero_refused", "%s", d ? "opened" : vtrace_last_error());
+	vtrace_dump_close(d);
+}
+
 static void test_offsets_without_records(void)
 {
 	static const char text[] = VTRACE_OFFSETS_HEADER "\n# nothing yet\n";
@@ -263,13 +277,14 @@ int main(void)
 	fuzz_meta_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 11);
+	printf("KTAP version 1\n1..%d\n", n + 12);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
 	test_print_fmt_fields();
 	test_format_text();
 	test_fields_past_record();
+	test_division_by_zero();
 	test_offsets_without_records();
 	return ktap_finish();
 }

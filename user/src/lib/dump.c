@@ -174,6 +174,48 @@ static int format_fields(const char *p, const char *print, const char **names, s
 	return n;
 }
 
+/*
+ * Division and modulo in a print fmt, outside its strings, only by a
+ * non-zero number or a sizeof(): libtraceevent divides without looking at
+ * the divisor, both when it folds constants and when it prints an event
+ * (REC->a / REC->b): a SIGFPE.  The kernel's formats divide by constants.
+ */
+static int check_divisors(const char *p, const char *end, char *bad, size_t bad_len)
+{
+	bool quoted = false;
+
+	for (; p < end; p++) {
+		const char *q;
+
+		if (quoted && *p == '\\') {
+			p++;
+			continue;
+		}
+		if (*p == '"')
+			quoted = !quoted;
+		if (quoted || (*p != '/' && *p != '%'))
+			continue;
+		q = skip_space(p + 1, end);
+		if (end - q >= 7 && !memcmp(q, "sizeof(", 7))
+			continue;
+		if (q < end && *q >= '1' && *q <= '9')
+			continue;
+		if (end - q >= 2 && !memcmp(q, "0x", 2)) {
+			const char *h = q + 2;
+
+			while (h < end && *h == '0')
+				h++;
+			if (h < end && ((*h >= '1' && *h <= '9') || (*h >= 'a' && *h <= 'f') ||
+					(*h >= 'A' && *h <= 'F')))
+				continue;
+		}
+		snprintf(bad, bad_len, "print fmt divides by \"%.16s\", expected a non-zero number",
+			 q);
+		return -1;
+	}
+	return 0;
+}
+
 static int check_rec_fields(const char *data, uint64_t len, char *bad, size_t bad_len)
 {
 	const char *end = data + len, *print = memmem(data, len, "print fmt:", 10), *p;
@@ -199,7 +241,7 @@ static int check_rec_fields(const char *data, uint64_t len, char *bad, size_t ba
 	if (!print)
 		print = end;	/* libtraceevent refuses it, after reading the fields */
 	n = format_fields(data, print, names, lens, bad, bad_len);
-	if (n < 0)
+	if (n < 0 || check_divisors(print, end, bad, bad_len))
 		ret = -1;
 	for (p = print; !ret && (p = memmem(p, end - p, "REC", 3)); p += 3) {
 		const char *q = skip_space(p + 3, end), *id;
