@@ -209,8 +209,8 @@ static int check_divisors(const char *p, const char *end, char *bad, size_t bad_
 					(*h >= 'A' && *h <= 'F')))
 				continue;
 		}
-		snprintf(bad, bad_len, "print fmt divides by \"%.16s\", expected a non-zero number",
-			 q);
+		snprintf(bad, bad_len, "print fmt divides by \"%.*s\", expected a non-zero number",
+			 (int)(end - q < 16 ? end - q : 16), q);
 		return -1;
 	}
 	return 0;
