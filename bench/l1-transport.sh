@@ -49,8 +49,9 @@ agent_jobs() {
 		for ((try = 1; try <= 10; try++)); do
 			rm -rf $tdir
 			mkdir -p $tdir
-			(cd $tdir && exec trace-cmd record --tsync-interval -1 -C x86-tsc -e sched:sched_process_exec \
-				-A @3 -C x86-tsc -e sched:sched_process_exec -o $tdir/trace.dat) \
+			# host options before -A, the guest's after it
+			(cd $tdir && exec trace-cmd record --tsync-interval -1 -o $tdir/trace.dat \
+				-C x86-tsc -e sched:sched_process_exec -A @3 -C x86-tsc -e sched:sched_process_exec) \
 				> "$VTRACE_OUT/$name/record-$j.log" 2>&1 &
 			rec=$!
 			sleep 5
