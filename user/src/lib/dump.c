@@ -175,7 +175,9 @@ static int format_fields(const char *p, const char *print, const char **names, s
 }
 
 /*
- * Division and modulo in a print fmt, outside its strings, only by a
+ * No '#', '@', '$', '`' or '\\' outside the print fmt's strings: libtraceevent
+ * takes them for operators and then dereferences a NULL operand
+ * (process_op()).  Division and modulo in a print fmt, outside its strings, only by a
  * non-zero number or a sizeof(): libtraceevent divides without looking at
  * the divisor, both when it folds constants and when it prints an event
  * (REC->a / REC->b): a SIGFPE.  The kernel's formats divide by constants.
@@ -193,6 +195,11 @@ static int check_divisors(const char *p, const char *end, char *bad, size_t bad_
 		}
 		if (*p == '"')
 			quoted = !quoted;
+		/* not C: libtraceevent makes an operator of it, without operands */
+		if (!quoted && memchr("#@$`\\", *p, 5)) {
+			snprintf(bad, bad_len, "print fmt has a '%c' outside its strings", *p);
+			return -1;
+		}
 		if (quoted || (*p != '/' && *p != '%'))
 			continue;
 		q = skip_space(p + 1, end);
