@@ -5,11 +5,7 @@
 V=${VTRACE_BINDIR:-..}/vtrace
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() {	# ok RC NAME [DIAG]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else [ -n "${3:-}" ] && echo "# $3"; echo "not ok $n $2"; fi
-}
+. "$(dirname "$0")/ktap.sh"
 
 for g in 1 2 3; do
 	python3 fake-guest.py "$T/s$g" "$T/log$g" &

@@ -12,19 +12,7 @@ trap 'rm -rf "$T"' EXIT
 n=0
 
 echo "KTAP version 1"
-ok() {	# ok CONDITION-EXIT-CODE NAME [DIAGNOSTIC]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n $2"
-	else
-		[ -n "${3:-}" ] && echo "# $3"
-		echo "not ok $n $2"
-	fi
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n $1 # SKIP $2"
-}
+. "$here/ktap.sh"
 # renumber the KTAP lines of a sub-check
 relay() {
 	while IFS= read -r line; do
