@@ -21,7 +21,7 @@ sleep 3
 step "starting the guest: 2 vCPUs, cyclictest on vCPU 1 for ${secs}s"
 l2_start guest /tests/e2e_cyclic.sh --hostroot --vtrace-args --cpus 2 --mem 768 --arg "$secs" \
 	--timeout $((secs + 120))
-for ((i = 0; i < 60; i++)); do
+for ((i = 0; i < 200; i++)); do
 	grep -q "# tracing" "$out/guest/console.log" 2>/dev/null && break
 	sleep 1
 done

@@ -55,6 +55,7 @@ for s in "${suites[@]}"; do
 		out=$proj/build/testbed/$KVER-$l2kver/$s
 	mkdir -p "$out"
 	opts=$(sed -n 's/^# vtrace-l1: //p' "$script" 2>/dev/null | head -1)
+	rm -f "$out/l2-boot-watchdog.txt"
 	start=$(date +%s)
 	# shellcheck disable=SC2086
 	"$tb/run-l1.sh" --out "$out" $opts "$script" > "$out.run.log" 2>&1
@@ -62,6 +63,8 @@ for s in "${suites[@]}"; do
 	secs=$(($(date +%s) - start))
 	sed 's/^/    /' "$out/l1-script.out" 2>/dev/null
 	sed 's/^/    # /' "$out.run.log"
+	# a guest restarted by the boot watchdog (testbed/lib.sh, l2_exec)
+	sed 's/^/    # /' "$out/l2-boot-watchdog.txt" 2>/dev/null
 	p=$(grep -c '^ok ' "$out/l1-script.out" 2>/dev/null)
 	f=$(grep -c '^not ok ' "$out/l1-script.out" 2>/dev/null)
 	k=$(grep -c '^ok .*# SKIP' "$out/l1-script.out" 2>/dev/null)

@@ -20,7 +20,7 @@ for m in $(cat /lib/modules/order); do
 	insmod /lib/modules/$m || echo "vtrace-testbed: insmod $m failed"
 done
 
-run= out= proj= arg= kmod= l2kver=
+run= out= proj= arg= kmod= l2kver= l2wd=
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	vtrace_run=*)	run=${w#vtrace_run=} ;;
@@ -29,6 +29,7 @@ for w in $(cat /proc/cmdline); do
 	vtrace_arg=*)	arg=${w#vtrace_arg=} ;;
 	vtrace_kmod=*)	kmod=${w#vtrace_kmod=} ;;
 	vtrace_l2kver=*) l2kver=${w#vtrace_l2kver=} ;;
+	vtrace_l2wd=*)	l2wd=${w#vtrace_l2wd=} ;;
 	esac
 done
 
@@ -52,6 +53,7 @@ if [ -n "$run" ]; then
 	echo "vtrace-testbed: L1 up, running $run"
 	(chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 		VTRACE_OUT="$out" VTRACE_PROJ="$proj" VTRACE_IN_L1=1 VTRACE_KMOD_DIR="$kmod" L2_KVER="$l2kver" \
+		L2_BOOT_WATCHDOG="$l2wd" \
 		/bin/bash "$run" "$arg"; echo $? > /tmp/rc) > "/host$out/l1-script.out" 2>&1
 	rc=$(cat /tmp/rc)
 	echo "$rc" > "/host$out/l1-exit-code"

@@ -14,7 +14,8 @@
 # read-only over 9p), with the project tree writable at its usual path.
 # L1's console lands in DIR/l1-console.log, the script's output in
 # DIR/l1-script.out.  VTRACE_KMOD_DIR (environment) names the folder of the
-# modules to test, when not the tree's own; L2_KVER the guests' kernel.
+# modules to test, when not the tree's own; L2_KVER the guests' kernel;
+# L2_BOOT_WATCHDOG the guests' boot watchdog (testbed/lib.sh, l2_exec).
 # Exit status: the script's, 124 on timeout, and 1 when any kernel log in
 # DIR shows a splat (testbed/splat-check.sh).
 set -eu
@@ -63,7 +64,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-display none -no-reboot -monitor none \
 	-serial "file:$out/l1-console.log" \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-}" \
+	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-} vtrace_l2wd=${L2_BOOT_WATCHDOG:-}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$proj,mount_tag=project,security_model=none,multidevs=remap" \
 	|| rc=$?

@@ -48,8 +48,7 @@ l2_start_sock() {
 		args+=(-chardev "file,id=vtc$k,path=$dir/cpu$k"
 		       -device "virtserialport,bus=vser0.0,chardev=vtc$k,name=vtrace.cpu$k")
 	done
-	timeout -k 5 240 qemu-system-x86_64 "${args[@]}" > "$dir/qemu.log" 2>&1 &
-	L2_PID=$!
+	l2_exec 240 "$dir" "${args[@]}"
 }
 ktap_header 34
 modprobe kvm_amd
@@ -61,7 +60,7 @@ l2_start_sock $name /tests/guest_agent.sh 2 500 "$sock"
 
 # the guest is up once it answers HELLO
 ok=1
-for i in $(seq 1 90); do
+for i in $(seq 1 200); do
 	if [ -S "$sock" ] && $VT agent -s "$sock" -o "$dir" -t 2 hello > "$dir/agent-hello.out" 2>&1; then
 		ok=0
 		break

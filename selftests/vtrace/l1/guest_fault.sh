@@ -22,7 +22,7 @@ l2_start_noconn() {
 	local name=$1 script=$2 dir=$VTRACE_OUT/$1
 	rm -rf "$dir" /run/vtrace-"$name"-*.sock
 	mkdir -p "$dir"
-	timeout -k 5 200 qemu-system-x86_64 -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
+	l2_exec 200 "$dir" -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
 		-smp 2 -m 512 -display none -no-reboot -monitor none \
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
@@ -33,9 +33,7 @@ l2_start_noconn() {
 		-chardev "file,id=vtc0,path=$dir/cpu0" \
 		-device virtserialport,bus=vser0.0,chardev=vtc0,name=vtrace.cpu0 \
 		-chardev "socket,id=vtc1,path=/run/vtrace-$name-cpu1.sock,server=on,wait=off" \
-		-device virtserialport,bus=vser0.0,chardev=vtc1,name=vtrace.cpu1 \
-		> "$dir/qemu.log" 2>&1 &
-	L2_PID=$!
+		-device virtserialport,bus=vser0.0,chardev=vtc1,name=vtrace.cpu1
 }
 
 # l2_start_unplug NAME SCRIPT: 2 CPUs, file ends, vtrace.cpu1 with id vtp1,
@@ -44,7 +42,7 @@ l2_start_unplug() {
 	local name=$1 script=$2 dir=$VTRACE_OUT/$1
 	rm -rf "$dir" "/run/vtrace-$name.mon"
 	mkdir -p "$dir"
-	timeout -k 5 200 qemu-system-x86_64 -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
+	l2_exec 200 "$dir" -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
 		-smp 2 -m 512 -display none -no-reboot \
 		-monitor "unix:/run/vtrace-$name.mon,server=on,wait=off" \
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
@@ -56,9 +54,7 @@ l2_start_unplug() {
 		-chardev "file,id=vtc0,path=$dir/cpu0" \
 		-device virtserialport,bus=vser0.0,chardev=vtc0,name=vtrace.cpu0 \
 		-chardev "file,id=vtc1,path=$dir/cpu1" \
-		-device virtserialport,bus=vser0.0,chardev=vtc1,name=vtrace.cpu1,id=vtp1 \
-		> "$dir/qemu.log" 2>&1 &
-	L2_PID=$!
+		-device virtserialport,bus=vser0.0,chardev=vtc1,name=vtrace.cpu1,id=vtp1
 }
 
 # monitor SOCKET COMMAND: one human-monitor command
@@ -107,7 +103,7 @@ echo "$out" | grep -v '^# ctl:' | sed 's/^/# /'
 ktap_result $rc "fault_hotplug_session_markers_all_arrived"
 
 l2_start_unplug gunplug /tests/guest_unplug.sh
-for i in $(seq 1 120); do
+for i in $(seq 1 200); do
 	grep -q '^vtg-phase: streaming' "$VTRACE_OUT/gunplug/console.log" 2>/dev/null && break
 	sleep 1
 done

@@ -254,7 +254,7 @@ t_unload_loop() {
 		insmod "$KO" && rmmod vtrace_host || { stop_guest d; l2_wait; return 1; }
 	done
 	insmod "$KO" || return 1
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		console_has d "vtg: booted" && break
 		sleep 0.5
 	done
