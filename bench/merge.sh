@@ -3,6 +3,7 @@
 # bench/merge.sh: vtrace-merge throughput and memory next to trace-cmd report.
 #
 #   bench/merge.sh [--events N] [--runs R] [--keep DIR]
+#   bench/merge.sh --scale "N1 N2 ..." [--runs R] [--keep DIR]
 #
 # Generates a host (2 CPUs) and a guest (2 CPUs) trace of N events in all
 # (default 1000000; half sched_switch, half trace_marker prints) with
@@ -10,19 +11,31 @@
 # "trace-cmd restore", then times on the same data:
 #   trace-cmd report -i host.dat -i guest.dat     (its own multi-file merge)
 #   vtrace-merge --host host.dat --guest g1=DIR   (text, jsonl, --stats)
-# and the host alone.  Prints seconds, events/s, ratio to trace-cmd and the
-# peak RSS of each run (/usr/bin/time -v), best of --runs (3) runs.  Not a test: no pass/fail.
+# and the host alone.  Each command runs --runs (5) times in turn, output to
+# /dev/null; printed are the medians of wall-clock and CPU (user + sys)
+# seconds, events per CPU second, the ratios to trace-cmd report (its
+# seconds / these; higher is faster) and the largest peak RSS of the runs
+# (/usr/bin/time -v).  The CPU ratio is the one to read on a shared machine:
+# wall clock also counts the time other processes held the CPU.
+#
+# --scale: the same for each size in the list ("250000 500000 1000000" or
+# "0.25M 1M 10M"), text output and --stats only, one line per size, to show
+# time linear in events and memory flat.
+# Not a test: no pass/fail (make check runs it once, tiny: bench/check.sh).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 events=1000000
-runs=3
+runs=5
 keep=
+scale=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--events)	events=$2; shift 2 ;;
 	--keep)		keep=$2; shift 2 ;;
 	--runs)		runs=$2; shift 2 ;;
-	*)		echo "usage: $0 [--events N] [--runs R] [--keep DIR]" >&2; exit 2 ;;
+	--scale)	scale=$2; shift 2 ;;
+	*)		echo "usage: $0 [--events N | --scale 'N1 N2 ...'] [--runs R] [--keep DIR]" >&2
+			exit 2 ;;
 	esac
 done
 command -v trace-cmd > /dev/null || { echo "bench: trace-cmd not installed" >&2; exit 2; }
@@ -33,53 +46,129 @@ if [ -n "$keep" ]; then D=$keep; mkdir -p "$D"; else D=$(mktemp -d /tmp/vtrace-b
 [ -n "$keep" ] || trap 'rm -rf "$D"' EXIT
 FX=$here/user/tests/fixtures/debian-6.1
 
-echo "bench: generating $events events in $D"
-python3 "$here/user/tests/gen.py" make "$D" bench --events $((events / 4))
-
-# a tracefs look-alike from the fixtures, for "trace-cmd restore -c"
-tr=$D/tracefs
-mkdir -p "$tr/events"
-cp "$FX/header_page" "$FX/header_event" "$tr/events/"
-for e in ftrace/print sched/sched_switch; do
-	mkdir -p "$tr/events/$e"
-	cp "$FX/$e.format" "$tr/events/$e/format"
-done
-for c in 0 1; do echo "$((1000 + c)) task-$c"; done > "$tr/saved_cmdlines"
-echo "local global counter uptime perf mono mono_raw boot [x86-tsc]" > "$tr/trace_clock"
-cp "$FX/printk_formats" "$tr/"
-trace-cmd restore -c -t "$tr" -k "$FX/kallsyms" -o "$D/head.dat" > /dev/null 2>&1
-trace-cmd restore -i "$D/head.dat" -o "$D/host.dat" "$D"/host/cpu* > /dev/null 2>&1
-trace-cmd restore -i "$D/head.dat" -o "$D/guest.dat" "$D"/g1/cpu* > /dev/null 2>&1
-
-base=
-measure() {	# measure NAME EVENTS CMD...: best of $runs timed runs, output to /dev/null
-	local name=$1 n=$2 r wall rss secs=
-	shift 2
-	for r in $(seq $runs); do
-		/usr/bin/time -v -o "$D/time" "$@" > /dev/null 2> "$D/stderr" ||
-			{ echo "bench: $name failed: $(head -3 "$D/stderr")" >&2; return 1; }
-		wall=$(sed -n 's/.*Elapsed (wall clock) time.*: //p' "$D/time")
-		rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$D/time")
-		wall=$(awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }' \
-			<<< "$wall")
-		secs=$(awk -v a="${secs:-$wall}" -v b="$wall" 'BEGIN { print (b < a) ? b : a }')
-	done
-	[ -n "$base" ] || base=$secs
-	awk -v name="$name" -v n="$n" -v s="$secs" -v b="$base" -v rss="$rss" 'BEGIN {
-		if (s <= 0) s = 0.005
-		printf "%-36s %9d %8.2f %12.0f %8.2fx %9d\n", name, n, s, n / s, b / s, rss }'
+count() {	# "0.25M" -> 250000
+	awk -v n="$1" 'BEGIN { m = 1; if (n ~ /[mM]$/) { m = 1000000; sub(/[mM]$/, "", n) }
+		if (n ~ /[kK]$/) { m = 1000; sub(/[kK]$/, "", n) }; printf "%d\n", n * m }'
 }
 
-printf "%-36s %9s %8s %12s %9s %9s\n" run events seconds events/s "vs t-c" "RSS(KiB)"
-echo "host + guest:"
-base=
-measure "  trace-cmd report (2 files)" "$events" trace-cmd report -i "$D/host.dat" -i "$D/guest.dat"
-G="--host $D/host.dat --guest g1=$D/g1 --offsets $D/tsc_offsets --no-progress"
-measure "  vtrace-merge (text)" "$events" "$M" $G
-measure "  vtrace-merge --format jsonl" "$events" "$M" $G --format jsonl
-measure "  vtrace-merge --stats" "$events" "$M" $G --stats
-echo "host alone:"
-base=
-measure "  trace-cmd report" "$((events / 2))" trace-cmd report -i "$D/host.dat"
-measure "  vtrace-merge (text)" "$((events / 2))" "$M" --host "$D/host.dat" --tsc-khz 2500000
-echo "bench: ratio = trace-cmd report seconds / vtrace-merge seconds (higher is faster)"
+# generate DIR N: host and guest dumps of N events, and their trace.dat files
+generate() {
+	local dir=$1 n=$2 tr=$1/tracefs
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "bench: generating $n events in $dir" >&2
+	python3 "$here/user/tests/gen.py" make "$dir" bench --events $((n / 4))
+	rm -f "$dir/truth.jsonl"	# the merge's ground truth: not needed, as big as the trace
+	# a tracefs look-alike from the fixtures, for "trace-cmd restore -c"
+	mkdir -p "$tr/events"
+	cp "$FX/header_page" "$FX/header_event" "$tr/events/"
+	for e in ftrace/print sched/sched_switch; do
+		mkdir -p "$tr/events/$e"
+		cp "$FX/$e.format" "$tr/events/$e/format"
+	done
+	for c in 0 1; do echo "$((1000 + c)) task-$c"; done > "$tr/saved_cmdlines"
+	echo "local global counter uptime perf mono mono_raw boot [x86-tsc]" > "$tr/trace_clock"
+	cp "$FX/printk_formats" "$tr/"
+	trace-cmd restore -c -t "$tr" -k "$FX/kallsyms" -o "$dir/head.dat" > /dev/null 2>&1
+	trace-cmd restore -i "$dir/head.dat" -o "$dir/host.dat" "$dir"/host/cpu* > /dev/null 2>&1
+	trace-cmd restore -i "$dir/head.dat" -o "$dir/guest.dat" "$dir"/g1/cpu* > /dev/null 2>&1
+}
+
+median() {
+	sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# time_runs CMD...: $runs runs; sets wall, cpu (medians, seconds) and rss (max, KiB)
+time_runs() {
+	local r t=$D/time
+	: > "$D/walls"; : > "$D/cpus"; rss=0
+	for r in $(seq "$runs"); do
+		/usr/bin/time -v -o "$t" "$@" > /dev/null 2> "$D/stderr" ||
+			{ echo "bench: $1 failed: $(head -3 "$D/stderr")" >&2; return 1; }
+		sed -n 's/.*Elapsed (wall clock) time.*: //p' "$t" |
+			awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }' \
+			>> "$D/walls"
+		awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$t" >> "$D/cpus"
+		r=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$t")
+		[ "$r" -gt "$rss" ] && rss=$r
+	done
+	wall=$(median < "$D/walls")
+	cpu=$(median < "$D/cpus")
+}
+
+# measure NAME EVENTS CMD...: one line; the first of a group is the base of the ratios
+base_wall= base_cpu=
+measure() {
+	local name=$1 n=$2
+	shift 2
+	time_runs "$@" || return 1
+	[ -n "$base_wall" ] || { base_wall=$wall; base_cpu=$cpu; }
+	awk -v name="$name" -v n="$n" -v w="$wall" -v c="$cpu" -v bw="$base_wall" \
+	    -v bc="$base_cpu" -v rss="$rss" 'BEGIN {
+		if (w <= 0) w = 0.005; if (c <= 0) c = 0.005
+		printf "%-32s %9d %7.2f %7.2f %11.0f %7.2fx %7.2fx %9d\n",
+			name, n, w, c, n / c, bw / w, bc / c, rss }'
+}
+
+header() {
+	printf "%-32s %9s %7s %7s %11s %8s %8s %9s\n" run events "wall s" "CPU s" "events/CPUs" \
+		"x wall" "x CPU" "RSS(KiB)"
+}
+
+single() {
+	generate "$D/data" "$events"
+	local d=$D/data G
+	echo "bench: medians of $runs runs; x = trace-cmd report's seconds / these (higher is faster)"
+	header
+	echo "host + guest:"
+	base_wall=
+	measure "  trace-cmd report (2 files)" "$events" \
+		trace-cmd report -i "$d/host.dat" -i "$d/guest.dat"
+	G="--host $d/host.dat --guest g1=$d/g1 --offsets $d/tsc_offsets --no-progress"
+	# shellcheck disable=SC2086
+	{
+	measure "  vtrace-merge (text)" "$events" "$M" $G
+	measure "  vtrace-merge --format jsonl" "$events" "$M" $G --format jsonl
+	measure "  vtrace-merge --stats" "$events" "$M" $G --stats
+	}
+	echo "host alone:"
+	base_wall=
+	measure "  trace-cmd report" "$((events / 2))" trace-cmd report -i "$d/host.dat"
+	measure "  vtrace-merge (text)" "$((events / 2))" "$M" --host "$d/host.dat" \
+		--tsc-khz 2500000 --no-progress
+	echo "bench: ratio = trace-cmd report seconds / vtrace-merge seconds (higher is faster)"
+}
+
+# One line per size: trace-cmd report, vtrace-merge text, --stats; ns per event and RSS
+scale_curve() {
+	local n d G tw tc tr vw vc vr sc sr
+	echo "bench: scale curve, medians of $runs runs; ns/ev = CPU ns per event"
+	printf "%9s | %-25s | %-25s | %-16s | %7s %7s\n" "" "trace-cmd report" \
+		"vtrace-merge (text)" "vtrace-merge --stats" "x wall" "x CPU"
+	printf "%9s | %7s %7s %9s | %7s %7s %9s | %6s %9s | %7s %7s\n" events "CPU s" "ns/ev" \
+		"RSS(KiB)" "CPU s" "ns/ev" "RSS(KiB)" "ns/ev" "RSS(KiB)" "" ""
+	for n in $scale; do
+		n=$(count "$n")
+		d=$D/data
+		generate "$d" "$n"
+		time_runs trace-cmd report -i "$d/host.dat" -i "$d/guest.dat"
+		tw=$wall tc=$cpu tr=$rss
+		G="--host $d/host.dat --guest g1=$d/g1 --offsets $d/tsc_offsets --no-progress"
+		# shellcheck disable=SC2086
+		time_runs "$M" $G
+		vw=$wall vc=$cpu vr=$rss
+		# shellcheck disable=SC2086
+		time_runs "$M" $G --stats
+		sc=$cpu sr=$rss
+		awk -v n="$n" -v tw="$tw" -v tc="$tc" -v tr="$tr" -v vw="$vw" -v vc="$vc" \
+		    -v vr="$vr" -v sc="$sc" -v sr="$sr" 'BEGIN {
+			if (vw <= 0) vw = 0.005; if (vc <= 0) vc = 0.005
+			printf "%9d | %7.2f %7.0f %9d | %7.2f %7.0f %9d | %6.0f %9d | %6.2fx %6.2fx\n",
+				n, tc, tc * 1e9 / n, tr, vc, vc * 1e9 / n, vr, sc * 1e9 / n, sr,
+				tw / vw, tc / vc }'
+	done
+	echo "bench: ratio = trace-cmd report seconds / vtrace-merge (text) seconds (higher is faster)"
+}
+
+if [ -n "$scale" ]; then scale_curve; else single; fi

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,13 @@
 #define RB_MISSED_STORED	(1ULL << 30)
 #define RB_MISSED_FLAGS		(RB_MISSED_EVENTS | RB_MISSED_STORED)
 
+/* What check_events() needs of an event format, worked out once per dump */
+struct event_extent {
+	int64_t		need;	/* how far its fixed fields reach, see fields_extent() */
+	int64_t		rest;	/* offset of its zero-sized field, -1 if none */
+	bool		known;	/* the metadata has a format for this id */
+};
+
 struct vtrace_dump {
 	char				*dir;
 	char				*ctl_path;
@@ -60,6 +68,8 @@ struct vtrace_dump {
 	int				print_buf_offset;
 	int				print_buf_size;
 	char				*kallsyms;
+	struct event_extent		*extents;	/* by event id, see check_events() */
+	int				nr_extents;
 };
 
 struct vtrace_cpu_reader {
@@ -657,6 +667,7 @@ void vtrace_dump_close(struct vtrace_dump *d)
 	free(d->cpus);
 	free(d->eos);
 	free(d->kallsyms);
+	free(d->extents);
 	free(d->ctl_path);
 	free(d->dir);
 	free(d);
@@ -838,47 +849,72 @@ static int64_t fields_extent(const struct tep_event *ev, int64_t *rest)
 	return need;
 }
 
-static int check_fields(struct vtrace_cpu_reader *r, const struct tep_event *ev, int len)
+static int check_fields(struct vtrace_cpu_reader *r, const struct event_extent *e, int len)
 {
 	uint64_t at = r->page_offset + kbuffer_curr_offset(r->kbuf);
-	int64_t rest, need = fields_extent(ev, &rest);
 
-	if (need > r->dump->info.page_size)
+	if (e->need > r->dump->info.page_size)
 		return bad_page(r, at, "the format of its event reaches byte %llu, past a page of %llu",
-				need, r->dump->info.page_size);
-	if (rest > len)
+				e->need, r->dump->info.page_size);
+	if (e->rest > len)
 		return bad_page(r, at, "event of %llu bytes, its format's last field starts at %llu",
-				len, rest);
+				len, e->rest);
+	return 0;
+}
+
+/* The extents of every event format of the dump, by id (on its first page) */
+static int build_extents(struct vtrace_dump *d)
+{
+	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+	int n = tep_get_events_count(d->tep), max = -1;
+
+	for (int i = 0; evs && i < n; i++)
+		if (evs[i]->id > max)
+			max = evs[i]->id;
+	d->extents = calloc(max + 2, sizeof(*d->extents));
+	if (!d->extents) {
+		vtrace_set_error("%s: out of memory", d->dir);
+		return -1;
+	}
+	d->nr_extents = max + 1;
+	for (int i = 0; evs && i < n; i++) {
+		struct event_extent *e = &d->extents[evs[i]->id];
+
+		if (evs[i]->id < 0)
+			continue;
+		e->need = fields_extent(evs[i], &e->rest);
+		e->known = true;
+	}
 	return 0;
 }
 
 /* Walk every event of the loaded page once: bounds, event ids and fields */
 static int check_events(struct vtrace_cpu_reader *r)
 {
-	struct tep_handle *tep = r->dump->tep;
+	struct vtrace_dump *d = r->dump;
 	unsigned long long ts;
 	int size = kbuffer_subbuffer_size(r->kbuf);
 	void *data;
 
+	if (!d->extents && build_extents(d))
+		return -1;
 	for (data = kbuffer_read_event(r->kbuf, &ts); data;
 	     data = kbuffer_next_event(r->kbuf, &ts)) {
 		int start = kbuffer_curr_index(r->kbuf);
 		int len = kbuffer_event_size(r->kbuf);
 		int end = start + kbuffer_curr_size(r->kbuf);
-		struct tep_event *ev;
 		int id;
 
 		if (end > size || len < 2 || len > size)
 			return bad_page(r, r->page_offset + kbuffer_curr_offset(r->kbuf),
 					"event of %llu bytes runs past the commit size %llu",
 					len, size);
-		id = tep_data_type(tep, &(struct tep_record){ .data = data, .size = len });
-		ev = tep_find_event(tep, id);
-		if (!ev)
+		id = tep_data_type(d->tep, &(struct tep_record){ .data = data, .size = len });
+		if (id < 0 || id >= d->nr_extents || !d->extents[id].known)
 			return bad_page(r, r->page_offset + kbuffer_curr_offset(r->kbuf),
 					"unknown event id %llu (no format for it in the metadata)%.0llu",
 					id, 0);
-		if (check_fields(r, ev, len))
+		if (check_fields(r, &d->extents[id], len))
 			return -1;
 	}
 	return 0;

@@ -418,13 +418,13 @@ static void host_switch(struct explain *x, struct source *s, int mi, uint64_t ns
 		note_slice(x, ns, pid, next);
 }
 
-static void timeline_line(struct explain *x, struct source *s)
+static void timeline_line(struct explain *x, struct source *s, uint64_t ns)
 {
 	if (x->lines >= MAX_LINES) {
 		x->more_lines++;
 		return;
 	}
-	output_event(x->out, s);
+	output_event(x->out, s, ns);
 	x->lines++;
 }
 
@@ -445,7 +445,7 @@ static void pass2_hook(void *priv, struct source *s, uint64_t ns)
 		return;
 	if ((s->m == x->gm && s->cpu == x->gcpu) ||
 	    (!s->m->guest && x->host_cpu >= 0 && s->cpu == x->host_cpu))
-		timeline_line(x, s);
+		timeline_line(x, s, ns);
 }
 
 static void find_vcpu(struct explain *x)
@@ -634,7 +634,7 @@ int explain_pass2(struct machine **machines, int nr, const struct merge_opts *op
 	if (!x->timeline)
 		return -1;
 	o.format = MERGE_TEXT;
-	x->out = output_open(x->timeline, &o, 4);
+	x->out = output_open(x->timeline, &o, 4, machines, nr);
 	if (!x->out)
 		goto error;
 	o.hook = pass2_hook;

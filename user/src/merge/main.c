@@ -300,6 +300,7 @@ static int open_all(struct cmdline *c, struct machine ***out, int *nr,
 		ms[*nr] = machine_open_host(c->host, &c->opts);
 		if (!ms[*nr])
 			return -1;
+		ms[*nr]->index = *nr;
 		(*nr)++;
 	}
 	for (int i = 0; i < c->nr_guests; i++) {
@@ -312,6 +313,7 @@ static int open_all(struct cmdline *c, struct machine ***out, int *nr,
 		ms[*nr] = machine_open_guest(c->guests[i], &c->opts);
 		if (!ms[*nr])
 			return -1;
+		ms[*nr]->index = *nr;
 		(*nr)++;
 	}
 	if (c->offsets) {

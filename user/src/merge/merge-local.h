@@ -86,6 +86,8 @@ struct source {
 /**
  * struct machine - the host or one guest
  * @name:	"host" or the guest's NAME
+ * @index:	place on the command line: the host 0, then the guests in --guest
+ *		order (breaks ties between machines in the merge)
  * @guest:	converts through offsets (else its TSC is the host's)
  * @selected:	passes --machine
  * @event_ok:	per event id: passes --event (NULL: all pass)
@@ -93,6 +95,7 @@ struct source {
 struct machine {
 	char			*name;
 	char			*path;
+	int			index;
 	bool			guest;
 	bool			selected;
 	int			pid;
@@ -125,9 +128,10 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 
 /* output.c */
 struct output;
-struct output *output_open(FILE *out, const struct merge_opts *opts, int name_width);
+struct output *output_open(FILE *out, const struct merge_opts *opts, int name_width,
+			   struct machine **machines, int nr);
 void output_close(struct output *o);
-void output_event(struct output *o, struct source *s);
+void output_event(struct output *o, struct source *s, uint64_t ns);
 void output_stats(FILE *out, struct machine **machines, int nr, const struct merge_opts *opts);
 
 /* explain.c */

@@ -150,7 +150,7 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 		if ((int)strlen(machines[i]->name) > width)
 			width = strlen(machines[i]->name);
 	if (!opts->stats && !opts->hook) {
-		o = output_open(out, opts, width);
+		o = output_open(out, opts, width, machines, nr);
 		if (!o)
 			goto error;
 	}
@@ -166,7 +166,7 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 		if (ns >= opts->from_ns && ns <= opts->to_ns && s->m->selected) {
 			account(s, ns);
 			if (o)
-				output_event(o, s);
+				output_event(o, s, ns);
 			else if (opts->hook)
 				opts->hook(opts->hook_priv, s, ns);
 		}

@@ -13,6 +13,43 @@
 
 /* One JSON line at most (see print_json) */
 #define JSON_MAX	(1 << 16)
+/* Text lines are gathered here and written in chunks of about this size */
+#define TEXT_BUF	(1 << 20)
+/* Room kept for one line's prefix (machine, CPU, task, time, event name) besides the name's width */
+#define PREFIX_MAX	512
+
+/*
+ * What the text prefix needs of a machine, looked up once: by event id the
+ * event and its "name:" column, by pid (hashed) the "comm-pid" column.  A pid
+ * is cached only once libtraceevent knows its comm (which it never changes:
+ * tep_register_comm() keeps the first), so a task named later by the
+ * sched_switch plugin is printed as trace-cmd report prints it.
+ */
+#define COMM_SLOTS	1024
+#define COMM_COL	80	/* comm (at most 64, strnlen) + '-' + pid, padded */
+#define NAME_COL	152	/* an event name (at most 128, strnlen) + ':' + padding */
+
+struct comm_slot {
+	int		pid;
+	unsigned char	len;		/* 0: empty */
+	char		col[COMM_COL];
+};
+
+struct event_slot {
+	struct tep_event	*ev;		/* NULL: not looked up yet */
+	unsigned char		len;
+	char			col[NAME_COL];
+};
+
+struct text_cache {
+	struct tep_handle	*tep;
+	bool			direct;		/* common_type/pid read in place */
+	int			type_offset;
+	int			pid_offset;
+	int			nr_ids;
+	struct event_slot	*ids;		/* 0 .. the highest id in the metadata */
+	struct comm_slot	comms[COMM_SLOTS];
+};
 
 struct output {
 	FILE			*out;
@@ -21,10 +58,98 @@ struct output {
 	struct trace_seq	seq;
 	char			*buf;
 	char			*json;
+	char			*text;		/* TEXT_BUF: lines not yet written */
+	size_t			text_len;
+	struct text_cache	**cache;	/* by machine index (text output) */
+	int			nr_cache;
 	struct drawn		*drawn;		/* --format perfetto, svg */
 };
 
-struct output *output_open(FILE *out, const struct merge_opts *opts, int width)
+/*
+ * common_type (u16) and common_pid (s32) read in place when the trace has
+ * the host's byte order, else through libtraceevent (tep_data_type/pid).
+ */
+static void find_common(struct text_cache *c, struct tep_event *ev)
+{
+	struct tep_format_field *type = tep_find_common_field(ev, "common_type");
+	struct tep_format_field *pid = tep_find_common_field(ev, "common_pid");
+
+	c->direct = type && pid && type->size == 2 && pid->size == 4 &&
+		    type->offset >= 0 && pid->offset >= 0 &&
+		    tep_is_file_bigendian(c->tep) == tep_is_local_bigendian(c->tep);
+	if (c->direct) {
+		c->type_offset = type->offset;
+		c->pid_offset = pid->offset;
+	}
+}
+
+static struct text_cache *cache_new(struct tep_handle *tep)
+{
+	struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	int n = tep_get_events_count(tep), max = -1;
+	struct text_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	for (int i = 0; evs && i < n; i++)
+		if (evs[i]->id > max)
+			max = evs[i]->id;
+	c->tep = tep;
+	if (evs && n > 0)
+		find_common(c, evs[0]);
+	c->nr_ids = max + 1;
+	c->ids = calloc(c->nr_ids + 1, sizeof(*c->ids));
+	if (!c->ids) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int data_type(const struct text_cache *c, struct tep_record *rec)
+{
+	uint16_t v;
+
+	if (!c->direct)
+		return tep_data_type(c->tep, rec);
+	memcpy(&v, (char *)rec->data + c->type_offset, sizeof(v));
+	return v;
+}
+
+static int data_pid(const struct text_cache *c, struct tep_record *rec)
+{
+	int32_t v;
+
+	if (!c->direct)
+		return tep_data_pid(c->tep, rec);
+	memcpy(&v, (char *)rec->data + c->pid_offset, sizeof(v));
+	return v;
+}
+
+/* Text output: a text_cache per machine, at its index */
+static int caches_open(struct output *o, struct machine **machines, int nr)
+{
+	o->cache = calloc(nr, sizeof(*o->cache));
+	if (!o->cache)
+		return -1;
+	o->nr_cache = nr;
+	for (int i = 0; i < nr; i++) {
+		int k = machines[i]->index;
+
+		if (k < 0 || k >= nr || o->cache[k]) {
+			vtrace_set_error("machine %s: bad index %d", machines[i]->name, k);
+			return -1;
+		}
+		o->cache[k] = cache_new(machines[i]->tep);
+		if (!o->cache[k])
+			return -1;
+	}
+	return 0;
+}
+
+/* @machines: every machine whose events may be printed, each at its m->index */
+struct output *output_open(FILE *out, const struct merge_opts *opts, int width,
+			   struct machine **machines, int nr)
 {
 	struct output *o = calloc(1, sizeof(*o));
 
@@ -33,26 +158,34 @@ struct output *output_open(FILE *out, const struct merge_opts *opts, int width)
 	o->out = out;
 	o->opts = opts;
 	o->width = width;
-	o->buf = malloc(1 << 20);
+	trace_seq_init(&o->seq);
 	o->json = malloc(JSON_MAX);
-	if (!o->json) {
-		free(o->buf);
-		free(o);
-		return NULL;
-	}
+	o->text = malloc(TEXT_BUF);
+	if (!o->json || !o->text)
+		goto error;
+	if (opts->format == MERGE_TEXT && caches_open(o, machines, nr))
+		goto error;
 	/* a big buffer for stdout; other streams (open_memstream) keep theirs */
+	o->buf = malloc(1 << 20);
 	if (o->buf && out == stdout)
 		setvbuf(out, o->buf, _IOFBF, 1 << 20);
-	trace_seq_init(&o->seq);
 	if (opts->format == MERGE_PERFETTO)
 		o->drawn = perfetto_open(out, opts);
 	else if (opts->format == MERGE_SVG)
 		o->drawn = svg_open(out, opts);
-	if ((opts->format == MERGE_PERFETTO || opts->format == MERGE_SVG) && !o->drawn) {
-		output_close(o);
-		return NULL;
-	}
+	if ((opts->format == MERGE_PERFETTO || opts->format == MERGE_SVG) && !o->drawn)
+		goto error;
 	return o;
+error:
+	output_close(o);
+	return NULL;
+}
+
+static void text_flush(struct output *o)
+{
+	if (o->text_len)
+		fwrite(o->text, 1, o->text_len, o->out);
+	o->text_len = 0;
 }
 
 void output_close(struct output *o)
@@ -61,12 +194,20 @@ void output_close(struct output *o)
 		return;
 	if (drawn_close(o->drawn))
 		vtrace_warn("%s", vtrace_last_error());
+	text_flush(o);
 	fflush(o->out);
-	if (o->out == stdout)
+	if (o->buf && o->out == stdout)
 		setvbuf(o->out, NULL, _IOLBF, 0);
 	trace_seq_destroy(&o->seq);
 	free(o->buf);
 	free(o->json);
+	free(o->text);
+	for (int i = 0; i < o->nr_cache; i++)
+		if (o->cache[i]) {
+			free(o->cache[i]->ids);
+			free(o->cache[i]);
+		}
+	free(o->cache);
 	free(o);
 }
 
@@ -115,58 +256,171 @@ static char *put_str(char *p, const char *s, size_t len, int width, bool right)
 	return p;
 }
 
-static char *put_time(struct output *o, const struct source *s, char *p)
+/* "SSSSSS.NNNNNNNNN": the nanoseconds two digits at a time */
+static char *put_time(struct output *o, const struct source *s, uint64_t ns, char *p)
 {
-	uint64_t ns;
+	static const char digits[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	uint32_t frac;
 
 	if (o->opts->raw_tsc || !o->opts->khz)
 		return put_u64(p, s->host_tsc, 20, ' ');
-	ns = vtrace_tsc_to_ns(s->host_tsc, o->opts->khz);
 	p = put_u64(p, ns / 1000000000, 6, ' ');
 	*p++ = '.';
-	return put_u64(p, ns % 1000000000, 9, '0');
+	frac = ns % 1000000000;
+	p[8] = '0' + frac % 10;
+	frac /= 10;
+	for (int i = 6; i >= 0; i -= 2) {
+		memcpy(p + i, digits + 2 * (frac % 100), 2);
+		frac /= 100;
+	}
+	return p + 9;
 }
 
-/* "MACHINE [CPU]             COMM-PID     SEC.NSEC: EVENT:               INFO" */
-static void print_text(struct output *o, struct source *s)
+/* The event of @type and its name column "name:" padded to 22 (NULL: unknown) */
+static const struct event_slot *event_of(struct text_cache *c, int type)
 {
-	struct tep_handle *tep = s->m->tep;
-	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, s->rec));
-	int pid = tep_data_pid(tep, s->rec);
-	const char *comm = comm_of(tep, pid);
-	char line[512], *p = line, *pid_start;
+	struct event_slot *e;
 	size_t len;
 
-	p = put_str(p, s->m->name, strnlen(s->m->name, 64), o->width, false);
-	memcpy(p, " [", 2);
-	p = put_u64(p + 2, s->cpu, 3, '0');
-	memcpy(p, "] ", 2);
-	p = put_str(p + 2, comm, strnlen(comm, 64), 16, true);
+	if (type < 0 || type >= c->nr_ids)
+		return NULL;
+	e = &c->ids[type];
+	if (e->ev)
+		return e;
+	e->ev = tep_find_event(c->tep, type);
+	if (!e->ev)
+		return NULL;
+	len = strnlen(e->ev->name, 128);
+	memcpy(e->col, e->ev->name, len);
+	e->col[len] = ':';
+	e->len = put_str(e->col + len + 1, "", 0, 21 - (int)len, false) - e->col;
+	return e;
+}
+
+/* "            comm-pid     ": the comm right-aligned in 16, the pid left-aligned in 8 */
+static int comm_col(struct tep_handle *tep, int pid, char *col, bool *known)
+{
+	const char *comm = pid ? tep_data_comm_from_pid(tep, pid) : "<idle>";
+	char *p, *pid_start;
+
+	/* libtraceevent says "<...>" for a pid it does not know (yet) */
+	if (!comm)
+		comm = "<...>";
+	*known = strcmp(comm, "<...>") != 0;
+	p = put_str(col, comm, strnlen(comm, 64), 16, true);
 	*p++ = '-';
 	pid_start = p;
 	if (pid < 0)
 		*p++ = '-';
 	p = put_u64(p, pid < 0 ? -(int64_t)pid : pid, 0, ' ');
 	p = put_str(p, "", 0, 8 - (int)(p - pid_start), false);
-	p = put_time(o, s, p);
-	memcpy(p, ": ", 2);
-	p += 2;
-	if (!ev) {
-		fwrite(line, 1, p - line, o->out);
-		fprintf(o->out, "unknown event %d\n", tep_data_type(tep, s->rec));
+	return p - col;
+}
+
+static char *put_comm(struct text_cache *c, int pid, char *p)
+{
+	struct comm_slot *slot = &c->comms[(unsigned int)pid % COMM_SLOTS];
+	bool known;
+	int len;
+
+	if (slot->len && slot->pid == pid) {
+		memcpy(p, slot->col, slot->len);
+		return p + slot->len;
+	}
+	len = comm_col(c->tep, pid, p, &known);
+	if (known) {
+		slot->pid = pid;
+		slot->len = len;
+		memcpy(slot->col, p, len);
+	}
+	return p + len;
+}
+
+/*
+ * What tep_print_event(tep, seq, rec, "%s", TEP_PRINT_INFO) prints, without
+ * parsing that format string and finding the event again for every event:
+ * the plugin's handler if the event has one, then libtraceevent's own
+ * printing (pretty_print()) if there is none or it returns non-zero, as
+ * print_event_info() does.  The handler already ran, so it is kept out of
+ * the second call with TEP_EVENT_FL_NOHANDLE for that call.
+ */
+static void event_info(struct trace_seq *seq, struct tep_event *ev, struct tep_record *rec)
+{
+	int flags = ev->flags;
+
+	if (ev->handler && !(flags & (TEP_EVENT_FL_NOHANDLE | TEP_EVENT_FL_PRINTRAW))) {
+		if (!ev->handler(seq, rec, ev, ev->context))
+			return;
+		ev->flags |= TEP_EVENT_FL_NOHANDLE;
+		tep_print_event(ev->tep, seq, rec, "%s", TEP_PRINT_INFO);
+		ev->flags = flags;
 		return;
 	}
-	len = strnlen(ev->name, 128);
-	p = put_str(p, ev->name, len, 0, false);
-	*p++ = ':';
-	p = put_str(p, "", 0, 21 - (int)len, false);
-	fwrite(line, 1, p - line, o->out);
-	trace_seq_reset(&o->seq);
-	tep_print_event(tep, &o->seq, s->rec, "%s", TEP_PRINT_INFO);
-	while (o->seq.len && o->seq.buffer[o->seq.len - 1] == '\n')
-		o->seq.len--;
-	fwrite(o->seq.buffer, 1, o->seq.len, o->out);
-	fputc('\n', o->out);
+	tep_print_event(ev->tep, seq, rec, "%s", TEP_PRINT_INFO);
+}
+
+/*
+ * Appends the event's info (libtraceevent's printing, plugins included) at @p
+ * in o->text, without its trailing newlines, and ends the line.
+ */
+static void put_info(struct output *o, struct source *s, struct tep_event *ev, char *p)
+{
+	struct trace_seq *seq = &o->seq;
+	unsigned int len;
+
+	trace_seq_reset(seq);
+	event_info(seq, ev, s->rec);
+	len = seq->len;
+	while (len && seq->buffer[len - 1] == '\n')
+		len--;
+	if ((size_t)(o->text + TEXT_BUF - p) < len + 1) {
+		/* a huge event: write out what is gathered, then the rest directly */
+		o->text_len = p - o->text;
+		text_flush(o);
+		fwrite(seq->buffer, 1, len, o->out);
+		fputc('\n', o->out);
+		return;
+	}
+	memcpy(p, seq->buffer, len);
+	p[len] = '\n';
+	o->text_len = p + len + 1 - o->text;
+}
+
+/*
+ * "MACHINE [CPU]             COMM-PID     SEC.NSEC: EVENT:               INFO"
+ * Lines gather in o->text, written out when it is nearly full (one fwrite per
+ * MiB instead of three stdio calls per event); the columns that depend on
+ * the event id and the pid come from the machine's text_cache.
+ */
+static void print_text(struct output *o, struct source *s, uint64_t ns)
+{
+	struct text_cache *c = o->cache[s->m->index];
+	int type = data_type(c, s->rec);
+	const struct event_slot *e = event_of(c, type);
+	char *p;
+
+	if (TEXT_BUF - o->text_len < PREFIX_MAX + (size_t)o->width + 4096)
+		text_flush(o);
+	p = o->text + o->text_len;
+	p = put_str(p, s->m->name, strnlen(s->m->name, 64), o->width, false);
+	memcpy(p, " [", 2);
+	p = put_u64(p + 2, s->cpu, 3, '0');
+	memcpy(p, "] ", 2);
+	p += 2;
+	p = put_comm(c, data_pid(c, s->rec), p);
+	p = put_time(o, s, ns, p);
+	memcpy(p, ": ", 2);
+	p += 2;
+	if (!e) {
+		p += snprintf(p, 64, "unknown event %d\n", type);
+		o->text_len = p - o->text;
+		return;
+	}
+	memcpy(p, e->col, e->len);
+	put_info(o, s, e->ev, p + e->len);
 }
 
 /*
@@ -350,14 +604,14 @@ static void print_json(struct output *o, struct source *s)
 	fwrite(o->json, 1, j.p + 3 - o->json, o->out);
 }
 
-void output_event(struct output *o, struct source *s)
+void output_event(struct output *o, struct source *s, uint64_t ns)
 {
 	if (o->drawn)
 		drawn_event(o->drawn, s);
 	else if (o->opts->format == MERGE_JSONL)
 		print_json(o, s);
 	else
-		print_text(o, s);
+		print_text(o, s, ns);
 }
 
 static void print_range(FILE *out, const struct source *s, const struct merge_opts *opts)
