@@ -348,6 +348,19 @@ def scenario(name, rng, nev):
                     else:
                         text = ('%s-c%d-%d' % (m.name, c, i)).encode()
                         m.events[c].append((h, ev_print(1000 + c, text), text.decode(), 0))
+    elif name == 'ties':
+        # every CPU of every machine has an event at each of the same host TSCs:
+        # the merge's order is then the tie-break alone (host, guests in
+        # --guest order, CPU); 1:1 TSCs, so a guest event's host TSC is exact
+        g1 = guest('g1', 2, [0, 1], 4254)
+        g2 = guest('g2', 2, [1, 0], 4255)
+        for m in (host, g1, g2):
+            m.events = [[] for _ in range(m.ncpu)]
+            for c in range(m.ncpu):
+                for i in range(nev):
+                    text = ('%s-c%d-%d' % (m.name, c, i)).encode()
+                    m.events[c].append((base + 1000 * i, ev_print(1000 + c, text),
+                                        text.decode(), 0))
     elif name == 'func':
         # function-tracer events at _text + the offsets given with --ips
         g = guest('g1', 1, [0], 4250)

@@ -54,6 +54,19 @@ for s in basic apic jump unstable scaling multi snapshot backward; do
 	relay < <($GEN check "$T/$s" "$s" < "$T/out")
 done
 
+# ---- exact ties across machines: host, then guests in --guest order, then CPU
+$GEN make "$T/ties" ties --events 50 || ok 1 gen_ties
+run --host "$T/ties/host" --guest g1="$T/ties/g1" --guest g2="$T/ties/g2" \
+	--offsets "$T/ties/tsc_offsets" --format jsonl
+relay < <($GEN check "$T/ties" ties < "$T/out")
+run --host "$T/ties/host" --guest g2="$T/ties/g2" --guest g1="$T/ties/g1" \
+	--offsets "$T/ties/tsc_offsets"
+order=$(awk '{ printf "%s%s ", $1, $2 }' "$T/out" | head -c 1000)
+want=$(for i in $(seq 50); do printf 'host[000] host[001] g2[000] g2[001] g1[000] g1[001] '; done |
+	head -c 1000)
+[ $rc -eq 0 ] && [ "$order" = "$want" ]
+ok $? ties_follow_guest_option_order "got: ${order:0:120}"
+
 # ---- the host as a real trace.dat (trace-cmd restore of the same pages)
 make_dat() {	# make_dat DIR: DIR/host.dat from DIR/host/cpu*
 	local d=$1 tr=$1/tracefs

@@ -5,7 +5,8 @@
  * order (one ring buffer); a binary min-heap of the sources' head events,
  * keyed by (host TSC, machine, CPU), yields the global order.  Memory is
  * one page (or libtracecmd's page cache) per source, whatever the length
- * of the trace; time is O(events * log(sources)).
+ * of the trace; time is O(events * log(sources)).  Events at the same host
+ * TSC come out in command-line order (see before()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +21,18 @@
 struct heap {
 	struct source	**s;
 	int		nr;
-	int		*order;		/* machine index, for ties */
 };
 
+/*
+ * Exact ties on the host's TSC are broken by command-line order: the host,
+ * then the guests in --guest order (machine->index), then the CPU number.
+ */
 static bool before(const struct source *a, const struct source *b)
 {
 	if (a->host_tsc != b->host_tsc)
 		return a->host_tsc < b->host_tsc;
-	if (a->m != b->m)
-		return a->m < b->m;	/* machines are allocated in command-line order */
+	if (a->m->index != b->m->index)
+		return a->m->index < b->m->index;
 	return a->cpu < b->cpu;
 }
 
