@@ -3,13 +3,8 @@
 # L2: vtrace_guest driven by the host (agent mode): nobody touches debugfs here.
 #   The host starts with events, stops, fuzzes ctl, then changes
 #   buffer_size_kb as its "done" signal.
-D=/sys/kernel/debug/vtrace
 I=/sys/kernel/tracing/instances/vtrace
-n=0
-t() {	# t RC NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "vtg: ok $n $2"; else echo "vtg: not ok $n $2"; fi
-}
+. /tests/lib.sh
 waitfor() {	# waitfor SECONDS COMMAND...: poll until COMMAND succeeds
 	s=$1
 	shift

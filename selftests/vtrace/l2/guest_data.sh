@@ -3,13 +3,8 @@
 # L2: vtrace_guest streams numbered markers of every CPU; stop flushes; metadata checksums.
 #   $1: markers per CPU (default 2000)
 count=${1:-2000}
-D=/sys/kernel/debug/vtrace
 T=/sys/kernel/tracing
-n=0
-t() {	# t RC NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "vtg: ok $n $2"; else echo "vtg: not ok $n $2"; fi
-}
+. /tests/lib.sh
 
 insmod /lib/vtrace/vtrace_guest.ko
 t $? load

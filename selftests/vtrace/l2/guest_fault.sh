@@ -2,16 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # L2: vtrace_guest faults: fewer ports than CPUs, enable/disable loop, CPU hotplug and rmmod while streaming.
 #   Runs with 3 CPUs and data ports for cpu0 and cpu1 only; no kallsyms (53 sessions).
-D=/sys/kernel/debug/vtrace
 C1=/sys/devices/system/cpu/cpu1/online
-n=0
-t() {	# t RC NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "vtg: ok $n $2"; else echo "vtg: not ok $n $2"; fi
-}
-col() {	# col CPU FIELD: a number of the status table
-	awk -v c="$1" -v f="$2" '$1 == c && NF == 11 { print $f }' $D/status
-}
+. /tests/lib.sh
 
 insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0
 t $? load

@@ -1,15 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # L2: vtrace.cpu1 is hot-unplugged by the host while the guest streams.
-D=/sys/kernel/debug/vtrace
-n=0
-t() {	# t RC NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "vtg: ok $n $2"; else echo "vtg: not ok $n $2"; fi
-}
-col() {	# col CPU FIELD: a number of the status table
-	awk -v c="$1" -v f="$2" '$1 == c && NF == 11 { print $f }' $D/status
-}
+. /tests/lib.sh
 
 insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0
 t $? load
