@@ -71,6 +71,8 @@ char *vtrace_offsets_pids(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_records(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_gaps(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_anomalies(struct vtrace_offsets *offsets);
+/* Comparisons made by the offsets file's sorts and searches so far (the tests count them) */
+uint64_t vtrace_offsets_steps(void);
 
 /* The conversion itself (exact, 128-bit) */
 uint64_t vtrace_tsc_guest(const struct vtrace_tsc_interval *iv, uint64_t host_tsc);

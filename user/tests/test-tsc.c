@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test-tsc.c: the exact TSC conversion and the choice of offset interval. */
+#define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/vtrace.h>
 
 #include "vtrace-tsc.h"
+#include "vtrace-util.h"
 #include "ktap.h"
 
 static struct vtrace_tsc_interval iv(uint64_t t, int64_t off, uint64_t mult, uint32_t frac)
@@ -113,10 +120,73 @@ static void test_intervals(void)
 		   "cur %zu", m.cur);
 }
 
+/*
+ * A hostile offsets file: N records in reverse seq order, every other seq
+ * missing, each of its own VM.  The gap count once used an insertion sort
+ * (N^2/2 steps here) and the lookups a linear scan (N per lookup): both must
+ * now be N log N.  Steps are counted, not timed (vtrace_offsets_steps()).
+ */
+#define HOSTILE_RECORDS	100000	/* < 2^17 */
+
+static void test_hostile_offsets_file(void)
+{
+	char path[] = "/tmp/vtrace-test-offsets.XXXXXX";
+	int fd = mkstemp(path), err = memfd_create("warnings", 0), saved = dup(2), found = 0;
+	double bound = 2.0 * HOSTILE_RECORDS * 17;	/* 2 N log2 N: 2^17 > N */
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct vtrace_offsets *o = NULL;
+	uint64_t before, open_steps = 0, find_steps;
+	char warnings[4096];
+	ssize_t n;
+	int lines = 0;
+
+	if (f) {
+		fprintf(f, "%s\n", VTRACE_OFFSETS_HEADER);
+		for (int i = 0; i < HOSTILE_RECORDS; i++)
+			fprintf(f, "%d 1000 %d vm-%d 0 0 0 -5 4294967296 32 snapshot\n",
+				2 * (HOSTILE_RECORDS - i), i + 1, i + 1);
+		fclose(f);
+		before = vtrace_offsets_steps();
+		fflush(stderr);
+		dup2(err, 2);
+		o = vtrace_offsets_open(path);
+		fflush(stderr);
+		dup2(saved, 2);
+		open_steps = vtrace_offsets_steps() - before;
+	}
+	ktap_check(o && vtrace_offsets_records(o) == HOSTILE_RECORDS &&
+		   vtrace_offsets_gaps(o) == HOSTILE_RECORDS - 1, "offsets_hostile_gaps_counted",
+		   "%s", o ? "wrong counts" : vtrace_last_error());
+	ktap_check(open_steps <= bound, "offsets_hostile_open_n_log_n",
+		   "%llu comparisons for %d records, bound %.0f", (unsigned long long)open_steps,
+		   HOSTILE_RECORDS, bound);
+	before = vtrace_offsets_steps();
+	for (int pid = 1; o && pid <= HOSTILE_RECORDS; pid++)
+		found += vtrace_offsets_vcpu(o, pid, 0) && !vtrace_offsets_vcpu(o, pid, 1) &&
+			 vtrace_offsets_has_pid(o, pid);
+	find_steps = vtrace_offsets_steps() - before;
+	ktap_check(found == HOSTILE_RECORDS && find_steps <= 3 * bound,
+		   "offsets_hostile_lookups_log_n", "%d of %d found in %llu steps, bound %.0f",
+		   found, HOSTILE_RECORDS, (unsigned long long)find_steps, 3 * bound);
+	/* one warning per gap would be 99,999 lines: the first 8, then a summary */
+	n = pread(err, warnings, sizeof(warnings) - 1, 0);
+	warnings[n > 0 ? n : 0] = '\0';
+	for (char *p = warnings; (p = strchr(p, '\n')); p++)
+		lines++;
+	ktap_check(lines == 9 && strstr(warnings, "99991 more gaps or repeated seqs not listed"
+					  " (99999 records missing, 0 seqs repeated in all)"),
+		   "offsets_hostile_warnings_capped", "%d lines: %.200s", lines, warnings);
+	vtrace_offsets_close(o);
+	unlink(path);
+	close(err);
+	close(saved);
+}
+
 int main(void)
 {
-	printf("KTAP version 1\n1..12\n");
+	printf("KTAP version 1\n1..16\n");
 	test_inverse();
 	test_intervals();
+	test_hostile_offsets_file();
 	return ktap_finish();
 }

@@ -33,8 +33,8 @@ struct offset_rec {
 };
 
 struct vtrace_offsets {
-	size_t				nr_hist;
-	struct vtrace_vcpu_history	*hist;
+	size_t				nr_hist, hist_alloc;
+	struct vtrace_vcpu_history	*hist;	/* in (pid, vcpu_id) order */
 	uint64_t			records;
 	uint64_t			gaps;
 	uint64_t			anomalies;
@@ -118,10 +118,27 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 	return 0;
 }
 
+/* Comparisons made by the sorts and searches, for the tests' complexity check */
+static uint64_t steps;
+
+uint64_t vtrace_offsets_steps(void)
+{
+	return steps;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	steps++;
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_rec(const void *a, const void *b)
 {
 	const struct offset_rec *x = a, *y = b;
 
+	steps++;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->vcpu_id != y->vcpu_id)
@@ -195,37 +212,45 @@ error:
 	return -1;
 }
 
+/* Gaps and duplicates named one by one, up to this many; then only counted */
+#define GAP_WARN_MAX		8
+
+/*
+ * Records missing from the seq numbers (vtrace_host dropped them) and seq
+ * numbers seen twice.  Sorted with qsort(): the file is the host's, but an
+ * insertion sort made a hostile one (seqs in reverse order) quadratic.
+ */
 static void count_gaps(struct vtrace_offsets *o, const char *path, struct offset_rec *recs,
 		       size_t nr)
 {
-	uint64_t *seqs = malloc(nr * sizeof(*seqs));
+	uint64_t *seqs = malloc(nr * sizeof(*seqs)), twice = 0, warned = 0;
 
 	if (!seqs)
 		return;
 	for (size_t i = 0; i < nr; i++)
 		seqs[i] = recs[i].iv.seq;
-	for (size_t i = 1; i < nr; i++) {
-		uint64_t v = seqs[i];
-		size_t j = i;
-
-		/* insertion sort: records come nearly sorted */
-		while (j > 0 && seqs[j - 1] > v) {
-			seqs[j] = seqs[j - 1];
-			j--;
-		}
-		seqs[j] = v;
-	}
+	if (nr)
+		qsort(seqs, nr, sizeof(*seqs), cmp_u64);
 	for (size_t i = 1; i < nr; i++) {
 		if (seqs[i] == seqs[i - 1]) {
-			vtrace_warn("%s: seq %llu appears twice", path,
-				    (unsigned long long)seqs[i]);
+			twice++;
+			if (warned++ < GAP_WARN_MAX)
+				vtrace_warn("%s: seq %llu appears twice", path,
+					    (unsigned long long)seqs[i]);
 		} else if (seqs[i] != seqs[i - 1] + 1) {
 			o->gaps += seqs[i] - seqs[i - 1] - 1;
-			vtrace_warn("%s: records %llu..%llu are missing (dropped by vtrace_host?)",
-				    path, (unsigned long long)seqs[i - 1] + 1,
-				    (unsigned long long)seqs[i] - 1);
+			if (warned++ < GAP_WARN_MAX)
+				vtrace_warn("%s: records %llu..%llu are missing (dropped by"
+					    " vtrace_host?)", path,
+					    (unsigned long long)seqs[i - 1] + 1,
+					    (unsigned long long)seqs[i] - 1);
 		}
 	}
+	if (warned > GAP_WARN_MAX)
+		vtrace_warn("%s: %llu more gaps or repeated seqs not listed (%llu records missing,"
+			    " %llu seqs repeated in all)", path,
+			    (unsigned long long)(warned - GAP_WARN_MAX),
+			    (unsigned long long)o->gaps, (unsigned long long)twice);
 	free(seqs);
 }
 
@@ -265,10 +290,15 @@ static int add_history(struct vtrace_offsets *o, const char *path, const struct 
 	struct vtrace_vcpu_history *h, *n;
 	size_t first = assumed ? 1 : 0;
 
-	n = realloc(o->hist, (o->nr_hist + 1) * sizeof(*o->hist));
-	if (!n)
-		return -1;
-	o->hist = n;
+	if (o->nr_hist == o->hist_alloc) {
+		size_t alloc = o->hist_alloc ? 2 * o->hist_alloc : 16;
+
+		n = realloc(o->hist, alloc * sizeof(*o->hist));
+		if (!n)
+			return -1;
+		o->hist = n;
+		o->hist_alloc = alloc;
+	}
 	h = &o->hist[o->nr_hist++];
 	*h = (struct vtrace_vcpu_history){ .pid = recs[0].pid, .vcpu_id = recs[0].vcpu_id,
 					   .vcpu_idx = recs[nr - 1].vcpu_idx, .nr = nr + first };
@@ -378,21 +408,39 @@ void vtrace_offsets_close(struct vtrace_offsets *o)
 	free(o);
 }
 
+/* The first history of @pid with a vcpu_id of at least @vcpu_id: a binary search */
+static size_t lower_bound(struct vtrace_offsets *o, int pid, uint32_t vcpu_id)
+{
+	size_t lo = 0, hi = o->nr_hist;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct vtrace_vcpu_history *h = &o->hist[mid];
+
+		steps++;
+		if (h->pid < pid || (h->pid == pid && h->vcpu_id < vcpu_id))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 const struct vtrace_vcpu_history *vtrace_offsets_vcpu(struct vtrace_offsets *o, int pid,
 						      uint32_t vcpu_id)
 {
-	for (size_t i = 0; i < o->nr_hist; i++)
-		if (o->hist[i].pid == pid && o->hist[i].vcpu_id == vcpu_id)
-			return &o->hist[i];
+	size_t i = lower_bound(o, pid, vcpu_id);
+
+	if (i < o->nr_hist && o->hist[i].pid == pid && o->hist[i].vcpu_id == vcpu_id)
+		return &o->hist[i];
 	return NULL;
 }
 
 int vtrace_offsets_has_pid(struct vtrace_offsets *o, int pid)
 {
-	for (size_t i = 0; i < o->nr_hist; i++)
-		if (o->hist[i].pid == pid)
-			return 1;
-	return 0;
+	size_t i = lower_bound(o, pid, 0);
+
+	return i < o->nr_hist && o->hist[i].pid == pid;
 }
 
 /* "1234 5678" (the pids with records), for error messages; caller frees */
