@@ -81,5 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	optind = 0;	/* getopt_long() starts over */
 	if (vtrace_cmd_dat(7, argv) == 0)
 		read_back();
+	else
+		fuzz_note_contained(data - 4, size + 4);
 	return 0;
 }

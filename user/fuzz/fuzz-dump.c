@@ -69,7 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vtrace_dump *d;
 	struct trace_seq s;
 	uint32_t ctl_len;
-	unsigned int flags = VTRACE_DUMP_NO_PLUGINS;
+	unsigned int flags = VTRACE_DUMP_NO_PLUGINS | fuzz_dump_flags();
+	const uint8_t *input = data;
+	size_t input_size = size;
 
 	if (size < 4)
 		return 0;
@@ -88,8 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_unlink("cpu0");
 
 	d = vtrace_dump_open(fuzz_dir(), flags);
-	if (!d)
+	if (!d) {
+		fuzz_note_contained(input, input_size);
 		return 0;
+	}
 	mi = vtrace_dump_info(d);
 	fuzz_sink += vtrace_dump_has_eos(d) + vtrace_dump_qemu_pid(d);
 	if (vtrace_dump_kallsyms(d))

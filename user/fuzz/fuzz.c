@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include "fuzz.h"
+#include "vtrace-dump.h"
 
 volatile uint64_t fuzz_sink;
 static char dir[PATH_MAX];
@@ -72,6 +73,36 @@ void fuzz_unlink(const char *name)
 		perror("fuzz: unlink");
 		abort();
 	}
+}
+
+unsigned int fuzz_dump_flags(void)
+{
+	return getenv("FUZZ_NO_PROBE") ? VTRACE_DUMP_NO_PROBE : 0;
+}
+
+unsigned long fuzz_contained;
+
+void fuzz_note_contained(const uint8_t *data, size_t size)
+{
+	const char *keep = getenv("FUZZ_CONTAINED");
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char path[PATH_MAX];
+	int fd;
+
+	if (!strstr(vtrace_last_error(), "(in a child process)"))
+		return;
+	fuzz_contained++;
+	if (!keep)
+		return;
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ data[i]) * 0x100000001b3ULL;
+	snprintf(path, sizeof(path), "%s/contained-%016llx", keep, (unsigned long long)h);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;		/* kept already */
+	if (write(fd, data, size) != (ssize_t)size)
+		perror("fuzz: write");
+	close(fd);
 }
 
 __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv)

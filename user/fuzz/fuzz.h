@@ -26,6 +26,19 @@ void fuzz_unlink(const char *name);
 /* DIR/@name in a static buffer */
 const char *fuzz_path(const char *name);
 
+/*
+ * vtrace_dump_open()'s flags for a target: FUZZ_NO_PROBE=1 in the
+ * environment parses the metadata without the probe child, so that a
+ * refused input shows where libtraceevent dies (replaying it, not fuzzing).
+ */
+unsigned int fuzz_dump_flags(void);
+/*
+ * After a vtrace_dump_open() that failed: if its probe child died on the
+ * input, keep the input in $FUZZ_CONTAINED (a folder, if set) and count it.
+ */
+void fuzz_note_contained(const uint8_t *data, size_t size);
+extern unsigned long fuzz_contained;
+
 /* Touch @len bytes of @p: ASan reports an overread at once */
 static inline void fuzz_touch(const void *p, size_t len)
 {

@@ -34,6 +34,8 @@ struct vtrace_cpu_counts {
 /* vtrace_dump_open() flags */
 #define VTRACE_DUMP_SKIP_BAD	(1U << 0)	/* skip damaged pages instead of failing */
 #define VTRACE_DUMP_NO_PLUGINS	(1U << 1)	/* do not load libtraceevent plugins */
+/* parse the metadata in this process only, not first in a child (to debug a refusal) */
+#define VTRACE_DUMP_NO_PROBE	(1U << 2)
 
 struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags);
 void vtrace_dump_close(struct vtrace_dump *dump);
@@ -45,6 +47,7 @@ const struct vtrace_cpu_stats *vtrace_dump_eos(struct vtrace_dump *dump, unsigne
 int vtrace_dump_has_eos(struct vtrace_dump *dump);
 int vtrace_dump_qemu_pid(struct vtrace_dump *dump);
 const char *vtrace_dump_kallsyms(struct vtrace_dump *dump);
+const char *vtrace_dump_printk_formats(struct vtrace_dump *dump);
 
 struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *dump, unsigned int cpu);
 void vtrace_cpu_reader_close(struct vtrace_cpu_reader *reader);

@@ -11,6 +11,8 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #define FUZZ_PAGES "fixtures/debian-6.1/real-cpu0.pages"
 #define LLVMFuzzerTestOneInput fuzz_proto_one
@@ -257,6 +259,60 @@ static void test_division_by_zero(void)
 	vtrace_dump_close(d);
 }
 
+/*
+ * A sched_switch format whose mangled print fmt makes libtraceevent's
+ * process_op() dereference a NULL operand (found by fuzz-dat).  The probe
+ * child dies on it, the dump is refused naming the file; parsed in this
+ * process (VTRACE_DUMP_NO_PROBE) it does kill the process.
+ */
+#define PROCESS_OP_CRASH "fixtures/fuzz/dump/sched-switch-process-op-null-operand"
+
+static bool dies_without_probe(const char *buf)
+{
+	int status, null;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		null = open("/dev/null", O_WRONLY);
+		dup2(null, 2);
+		fuzz_write("ctl", buf + 4, fuzz_le32((const uint8_t *)buf));
+		fuzz_unlink("cpu0");
+		vtrace_dump_close(vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PROBE));
+		_exit(0);
+	}
+	/* SIGSEGV, or the sanitizers' exit code (86 or 87) in "make test-asan" */
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       ((WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) ||
+		(WIFEXITED(status) && (WEXITSTATUS(status) == 86 || WEXITSTATUS(status) == 87)));
+}
+
+static void test_probe_refuses_crashing_format(void)
+{
+	static const char want[] = "/ctl: byte 2926: META_FILE \"sched/sched_switch\": refused:"
+		" libtraceevent ";
+	const char *err;
+	uint64_t len;
+	char *buf = vtrace_read_file(PROCESS_OP_CRASH, 1 << 20, &len);
+
+	if (!buf || len < 4 || fuzz_le32((uint8_t *)buf) > len - 4) {
+		ktap_check(0, "probe_refuses_format_killing_libtraceevent", "%s", PROCESS_OP_CRASH);
+		ktap_check(0, "probe_input_kills_libtraceevent_without_probe", "%s", "");
+		free(buf);
+		return;
+	}
+	fuzz_dump_one((const uint8_t *)buf, len);
+	err = vtrace_last_error();
+	ktap_check(strstr(err, want) && strstr(err, " parsing it (in a child process)") &&
+		   (strstr(err, "died of SIGSEGV") || strstr(err, "exited with status 86") ||
+		    strstr(err, "exited with status 87")),
+		   "probe_refuses_format_killing_libtraceevent", "%s", err);
+	ktap_check(dies_without_probe(buf), "probe_input_kills_libtraceevent_without_probe",
+		   "%s", "parsed without the probe, it did not crash: the test proves nothing");
+	free(buf);
+}
+
 static void test_offsets_without_records(void)
 {
 	static const char text[] = VTRACE_OFFSETS_HEADER "\n# nothing yet\n";
@@ -277,7 +333,7 @@ int main(void)
 	fuzz_meta_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 12);
+	printf("KTAP version 1\n1..%d\n", n + 14);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -285,6 +341,7 @@ int main(void)
 	test_format_text();
 	test_fields_past_record();
 	test_division_by_zero();
+	test_probe_refuses_crashing_format();
 	test_offsets_without_records();
 	return ktap_finish();
 }

@@ -13,6 +13,17 @@
  * from the metadata of its first session (libtraceevent parses every
  * format, cmdlines, kallsyms, printk formats) and keeps the EOS counters.
  *
+ * libtraceevent is not written for hostile input: some print formats kill
+ * it while it parses them (process_op() dereferences a NULL operand, and
+ * more of that family), and no check short of a parser of print formats
+ * catches them all.  So the control stream's metadata is read twice:
+ * first in a child process (probe_ctl()), which notes in shared memory
+ * which META_FILE it is handing to libtraceevent, then, if the child came
+ * through, here.  A child killed by a signal (or hung) gets the dump
+ * refused with the name and offset of the META_FILE it died on, instead of
+ * killing the tool.  The second reading is safe: same library, same input,
+ * same order.
+ *
  * A CPU reader holds one page: it reads the next page with pread(),
  * checks its header and walks it once with kbuffer to check every event
  * (inside the commit size, a known event id) before handing any event
@@ -27,7 +38,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -42,6 +57,19 @@
 #define RB_MISSED_EVENTS	(1ULL << 31)
 #define RB_MISSED_STORED	(1ULL << 30)
 #define RB_MISSED_FLAGS		(RB_MISSED_EVENTS | RB_MISSED_STORED)
+
+/* How long the probe child may take over the metadata (kallsyms: ~0.1 s) */
+#define PROBE_SECONDS		60
+/* The probe child's exit status: what read_ctl() returned */
+#define PROBE_OK		0
+#define PROBE_REFUSED		1
+
+/* Shared with the probe child: the META_FILE it is parsing */
+struct meta_probe {
+	uint64_t			offset;
+	int				in_file;
+	char				name[256];
+};
 
 /* What check_events() needs of an event format, worked out once per dump */
 struct event_extent {
@@ -70,6 +98,8 @@ struct vtrace_dump {
 	char				*kallsyms;
 	struct event_extent		*extents;	/* by event id, see check_events() */
 	int				nr_extents;
+	char				*printk_formats;	/* as filtered */
+	struct meta_probe		*probe;		/* in the probe child only */
 };
 
 struct vtrace_cpu_reader {
@@ -359,6 +389,21 @@ static unsigned int printk_formats_filter(char *text)
 	return dropped;
 }
 
+/* The filtered lines of every printk_formats file, for vtrace dat to write */
+static int keep_printk_formats(struct vtrace_dump *d, const char *text)
+{
+	size_t have = d->printk_formats ? strlen(d->printk_formats) : 0, len = strlen(text);
+	char *all = realloc(d->printk_formats, have + len + 2);
+
+	if (!all)
+		return -1;
+	memcpy(all + have, text, len + 1);
+	if (len && text[len - 1] != '\n')
+		memcpy(all + have + len, "\n", 2);
+	d->printk_formats = all;
+	return 0;
+}
+
 static int parse_text(struct vtrace_dump *d, const struct vtrace_msg *msg,
 		      const struct vtrace_meta_file *mf, const char *name, const void *data)
 {
@@ -385,6 +430,8 @@ static int parse_text(struct vtrace_dump *d, const struct vtrace_msg *msg,
 			vtrace_warn("%s: byte %llu: META_FILE \"%s\": %u malformed lines ignored",
 				    d->ctl_path, (unsigned long long)msg->offset, name, dropped);
 		ret = tep_parse_printk_formats(d->tep, text);
+		if (!ret && keep_printk_formats(d, text))
+			ret = -1;
 		break;
 	}
 	free(text);
@@ -451,6 +498,11 @@ static int handle_meta_file(struct vtrace_dump *d, const struct vtrace_msg *msg)
 	const void *data;
 
 	vtrace_msg_meta_file(msg, &mf, &name, &data);
+	if (d->probe) {
+		d->probe->offset = msg->offset;
+		snprintf(d->probe->name, sizeof(d->probe->name), "%s", name);
+		d->probe->in_file = 1;
+	}
 	if (!d->has_info) {
 		vtrace_set_error("%s: byte %llu: META_FILE \"%s\" before META_INFO", d->ctl_path,
 				 (unsigned long long)msg->offset, name);
@@ -473,6 +525,10 @@ static int handle_meta_file(struct vtrace_dump *d, const struct vtrace_msg *msg)
 		return parse_format(d, msg, name, data, mf->data_len, "ftrace");
 	case VTRACE_META_CMDLINES:
 	case VTRACE_META_KALLSYMS:
+		/* sscanf() line parsers, no tokenizer: not worth the probe's time (4 MB) */
+		if (d->probe)
+			return 0;
+		/* fall through */
 	case VTRACE_META_PRINTK_FORMATS:
 		return parse_text(d, msg, mf, name, data);
 	default:
@@ -573,6 +629,8 @@ static int read_ctl(struct vtrace_dump *d)
 			err = handle_meta_file(d, &msg);
 		else if (msg.hdr.type == VTRACE_MSG_EOS)
 			err = handle_eos(d, &msg);
+		if (d->probe)
+			d->probe->in_file = 0;
 		vtrace_msg_release(&msg);
 	}
 	if (!err && ret < 0) {
@@ -591,6 +649,87 @@ static int read_ctl(struct vtrace_dump *d)
 	}
 	vtrace_proto_close(p);
 	return err;
+}
+
+/* In the probe child: read the control stream, say how it went, never return */
+static void __attribute__((noreturn)) probe_child(struct vtrace_dump *d, struct meta_probe *probe)
+{
+	struct rlimit no_core = { 0, 0 };
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	setrlimit(RLIMIT_CORE, &no_core);
+	/* libtraceevent's warnings and ours are printed once, by the parent */
+	if (null >= 0) {
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+	}
+	vtrace_set_quiet(true);
+	signal(SIGALRM, SIG_DFL);
+	alarm(PROBE_SECONDS);
+	d->probe = probe;
+	_exit(read_ctl(d) ? PROBE_REFUSED : PROBE_OK);
+}
+
+static void probe_death(struct vtrace_dump *d, const struct meta_probe *probe, int status)
+{
+	char how[64];
+
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		snprintf(how, sizeof(how), "took over %d s", PROBE_SECONDS);
+	else if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "died of SIG%s", sigabbrev_np(WTERMSIG(status)) ?
+			 sigabbrev_np(WTERMSIG(status)) : "?");
+	else
+		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
+	if (probe->in_file)
+		vtrace_set_error("%s: byte %llu: META_FILE \"%s\": refused: libtraceevent %s"
+				 " parsing it (in a child process)", d->ctl_path,
+				 (unsigned long long)probe->offset, probe->name, how);
+	else
+		vtrace_set_error("%s: refused: reading its metadata %s (in a child process)",
+				 d->ctl_path, how);
+}
+
+/*
+ * Read the control stream in a child process first: 0 if it came through
+ * (the stream may still be refused, by read_ctl() here, with its reason),
+ * -1 if it died, naming the META_FILE it died on.
+ */
+static int probe_ctl(struct vtrace_dump *d)
+{
+	struct meta_probe *probe;
+	int status, ret = -1;
+	pid_t pid;
+
+	probe = mmap(NULL, sizeof(*probe), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		     -1, 0);
+	if (probe == MAP_FAILED) {
+		vtrace_set_error("%s: mmap: %s", d->ctl_path, strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		vtrace_set_error("%s: fork: %s", d->ctl_path, strerror(errno));
+		goto out;
+	}
+	if (!pid)
+		probe_child(d, probe);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			vtrace_set_error("%s: waitpid: %s", d->ctl_path, strerror(errno));
+			goto out;
+		}
+	}
+	if (WIFEXITED(status) && (WEXITSTATUS(status) == PROBE_OK ||
+				  WEXITSTATUS(status) == PROBE_REFUSED))
+		ret = 0;
+	else
+		probe_death(d, probe, status);
+out:
+	munmap(probe, sizeof(*probe));
+	return ret;
 }
 
 static int read_qemu_pid(struct vtrace_dump *d)
@@ -645,6 +784,8 @@ struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags)
 	d->tep = tep_alloc();
 	if (!d->tep)
 		goto error;
+	if (!(flags & VTRACE_DUMP_NO_PROBE) && probe_ctl(d))
+		goto error;
 	if (read_ctl(d) || read_qemu_pid(d))
 		goto error;
 	if (!(flags & VTRACE_DUMP_NO_PLUGINS))
@@ -668,6 +809,7 @@ void vtrace_dump_close(struct vtrace_dump *d)
 	free(d->eos);
 	free(d->kallsyms);
 	free(d->extents);
+	free(d->printk_formats);
 	free(d->ctl_path);
 	free(d->dir);
 	free(d);
@@ -707,6 +849,15 @@ int vtrace_dump_has_eos(struct vtrace_dump *d)
 const char *vtrace_dump_kallsyms(struct vtrace_dump *d)
 {
 	return d->kallsyms;
+}
+
+/*
+ * The guest's printk_formats (all its files) as libtraceevent was given
+ * them: without the lines it reads out of bounds.  NULL if there were none.
+ */
+const char *vtrace_dump_printk_formats(struct vtrace_dump *d)
+{
+	return d->printk_formats;
 }
 
 int vtrace_dump_qemu_pid(struct vtrace_dump *d)

@@ -9,6 +9,7 @@
  *     "\x17\x08\x44" "tracing" "6\0", endianness, long size, page size
  *     header_page, header_event, ftrace formats, event systems, kallsyms,
  *     printk formats, saved cmdlines: the guest's own, as its ctl carried them
+ *     (printk formats without the lines the dump reader drops)
  *     cpu count, "options  \0":
  *       TRACECLOCK, UNAME, CPUCOUNT, VERSION
  *       TRACEID     the guest's session id
@@ -232,6 +233,15 @@ static void put_sized(FILE *f, const struct meta *m, int size_bytes)
 		fwrite(m->data, 1, m->len, f);
 }
 
+static void put_text(FILE *f, const char *text, int size_bytes)
+{
+	size_t len = text ? strlen(text) : 0;
+
+	put_le(f, len, size_bytes);
+	if (len)
+		fwrite(text, 1, len, f);
+}
+
 /* "system/event" is in @system */
 static bool in_system(const char *name, const char *system)
 {
@@ -417,7 +427,8 @@ static int put_header(struct dat *d, FILE *f, const uint64_t *sizes, uint64_t da
 			put_sized(f, &d->files[i], 8);
 	put_systems(d, f);
 	put_sized(f, find_meta(d, VTRACE_META_KALLSYMS), 4);
-	put_sized(f, find_meta(d, VTRACE_META_PRINTK_FORMATS), 4);
+	/* as the dump reader filtered it: trace-cmd reads the same lines out of bounds */
+	put_text(f, vtrace_dump_printk_formats(d->dump), 4);
 	put_sized(f, find_meta(d, VTRACE_META_CMDLINES), 8);
 	put_le(f, cpus, 4);
 	fwrite("options  ", 1, 10, f);
