@@ -9,7 +9,9 @@
  *
  * Each becomes a well-formed META_FILE message in a control stream that
  * starts with a fixed META_INFO (one CPU, 4 KiB pages) and the Debian 6.1
- * header_page.  The dump is then opened and the real pages of
+ * header_page, unless the input's first file is a header_page: then that
+ * one is the dump's, and the pages below are read through it.  The dump
+ * is then opened and the real pages of
  * tests/fixtures/debian-6.1/real-cpu0.pages (sched_switch and print
  * events) are read and printed with whatever formats the input defined:
  * hostile formats meet real event data, real formats meet hostile
@@ -77,7 +79,7 @@ static void put_meta_file(uint32_t kind, const char *name, const void *data, siz
 	put_msg(VTRACE_MSG_META_FILE, &mf, sizeof(mf), tail, mf.name_len, data, len);
 }
 
-static void put_prologue(void)
+static void put_info(void)
 {
 	struct {
 		struct vtrace_meta_info mi;
@@ -90,6 +92,11 @@ static void put_prologue(void)
 
 	ctl_len = 0;
 	put_msg(VTRACE_MSG_META_INFO, &info, sizeof(info), NULL, 0, NULL, 0);
+}
+
+static void put_prologue(void)
+{
+	put_info();
 	put_meta_file(VTRACE_META_HEADER_PAGE, "header_page", header_page,
 		      sizeof(header_page) - 1);
 }
@@ -131,14 +138,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *end = data + size;
+	const uint8_t *input = data, *end = data + size;
 	struct vtrace_cpu_reader *r;
 	struct tep_record *rec;
 	struct vtrace_dump *d;
 	struct trace_seq s;
 	int filler, n = 0;
 
-	put_prologue();
+	/* an input that starts with a header_page has its own instead of Debian's */
+	if (size && data[0] % 8 == VTRACE_META_HEADER_PAGE)
+		put_info();
+	else
+		put_prologue();
 	while (data < end && n++ < MAX_FILES) {
 		const uint8_t *sep = memmem(data, end - data, SEP, sizeof(SEP) - 1);
 		const uint8_t *stop = sep ? sep : end;
@@ -148,9 +159,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fuzz_write("ctl", ctl, ctl_len);
 
-	d = vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS | VTRACE_DUMP_SKIP_BAD);
-	if (!d)
+	d = vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS | VTRACE_DUMP_SKIP_BAD |
+			     fuzz_dump_flags());
+	if (!d) {
+		fuzz_note_contained(input, size);
 		return 0;
+	}
 	if (vtrace_dump_kallsyms(d))
 		fuzz_sink += strlen(vtrace_dump_kallsyms(d));
 	r = vtrace_cpu_reader_open(d, 0);
