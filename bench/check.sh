@@ -18,8 +18,9 @@ run() {	# run NAME PATTERN CMD...: PATTERN must appear in the output
 }
 mkdir -p build
 echo "KTAP version 1"
-echo "1..2"
+echo "1..3"
 run merge 'ratio|x trace-cmd' bench/merge.sh --events 20000 --runs 1
+run merge-scale '^ +8000 \|.*x$' bench/merge.sh --scale "4000 8000" --runs 1
 run transport '^ratio splice/vtrace' bench/transport.sh --tiny
 echo "bench: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -20,7 +20,8 @@
 #
 # --scale: the same for each size in the list ("250000 500000 1000000" or
 # "0.25M 1M 10M"), text output and --stats only, one line per size, to show
-# time linear in events and memory flat.
+# time linear in events and memory flat.  With --keep DIR the data of each
+# size stays in DIR/data-N and a later run with the same DIR reuses it.
 # Not a test: no pass/fail (make check runs it once, tiny: bench/check.sh).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +55,11 @@ count() {	# "0.25M" -> 250000
 # generate DIR N: host and guest dumps of N events, and their trace.dat files
 generate() {
 	local dir=$1 n=$2 tr=$1/tracefs
+	if [ -n "$keep" ] && [ -s "$dir/guest.dat" ] && [ "$(cat "$dir/events" 2> /dev/null)" = "$n" ]
+	then
+		echo "bench: reusing the $n events of $dir" >&2
+		return 0
+	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	echo "bench: generating $n events in $dir" >&2
@@ -72,6 +78,7 @@ generate() {
 	trace-cmd restore -c -t "$tr" -k "$FX/kallsyms" -o "$dir/head.dat" > /dev/null 2>&1
 	trace-cmd restore -i "$dir/head.dat" -o "$dir/host.dat" "$dir"/host/cpu* > /dev/null 2>&1
 	trace-cmd restore -i "$dir/head.dat" -o "$dir/guest.dat" "$dir"/g1/cpu* > /dev/null 2>&1
+	echo "$n" > "$dir/events"
 }
 
 median() {
@@ -150,7 +157,7 @@ scale_curve() {
 		"RSS(KiB)" "CPU s" "ns/ev" "RSS(KiB)" "ns/ev" "RSS(KiB)" "" ""
 	for n in $scale; do
 		n=$(count "$n")
-		d=$D/data
+		d=$D/data-$n
 		generate "$d" "$n"
 		time_runs trace-cmd report -i "$d/host.dat" -i "$d/guest.dat"
 		tw=$wall tc=$cpu tr=$rss
@@ -161,6 +168,7 @@ scale_curve() {
 		# shellcheck disable=SC2086
 		time_runs "$M" $G --stats
 		sc=$cpu sr=$rss
+		[ -n "$keep" ] || rm -rf "$d"
 		awk -v n="$n" -v tw="$tw" -v tc="$tc" -v tr="$tr" -v vw="$vw" -v vc="$vc" \
 		    -v vr="$vr" -v sc="$sc" -v sr="$sr" 'BEGIN {
 			if (vw <= 0) vw = 0.005; if (vc <= 0) vc = 0.005

@@ -28,7 +28,9 @@
  * checks its header and walks it once with kbuffer to check every event
  * (inside the commit size, a known event id) before handing any event
  * out, so a damaged page is either refused as a whole or skipped as a
- * whole (VTRACE_DUMP_SKIP_BAD), never half printed.
+ * whole (VTRACE_DUMP_SKIP_BAD), never half printed.  That walk notes
+ * where each event is; the events are then handed out from those notes,
+ * without a second walk.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -102,6 +104,15 @@ struct vtrace_dump {
 	struct meta_probe		*probe;		/* in the probe child only */
 };
 
+/* An event of the loaded page, as check_events() found it */
+struct page_event {
+	void			*data;
+	unsigned long long	ts;
+	unsigned int		offset;		/* in the page (kbuffer_curr_offset()) */
+	int			size;
+	int			id;
+};
+
 struct vtrace_cpu_reader {
 	struct vtrace_dump		*dump;
 	unsigned int			cpu;
@@ -111,8 +122,11 @@ struct vtrace_cpu_reader {
 	uint64_t			offset;		/* of the next page */
 	uint64_t			page_offset;	/* of the loaded page */
 	struct kbuffer			*kbuf;
-	int				loaded;
-	int				first_in_page;
+	struct page_event		*evs;		/* the loaded page's, see check_events() */
+	int				max_evs;
+	int				nr_evs;
+	int				next_ev;
+	int				page_missed;	/* kbuffer_missed_events() of the page */
 	struct tep_record		record;
 	struct vtrace_cpu_counts	counts;
 };
@@ -906,7 +920,10 @@ struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *d, unsigned
 	r->page = calloc(1, 2 * (size_t)d->info.page_size + 64);
 	r->kbuf = kbuffer_alloc(d->info.long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 				KBUFFER_ENDIAN_LITTLE);
-	if (!r->page || !r->kbuf)
+	/* an event takes at least its 4-byte header */
+	r->max_evs = d->info.page_size / 4 + 1;
+	r->evs = calloc(r->max_evs, sizeof(*r->evs));
+	if (!r->page || !r->kbuf || !r->evs)
 		goto error;
 	r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0 && errno != ENOENT) {
@@ -928,6 +945,7 @@ void vtrace_cpu_reader_close(struct vtrace_cpu_reader *r)
 		close(r->fd);
 	if (r->kbuf)
 		kbuffer_free(r->kbuf);
+	free(r->evs);
 	free(r->page);
 	free(r->path);
 	free(r);
@@ -1039,14 +1057,20 @@ static int build_extents(struct vtrace_dump *d)
 	return 0;
 }
 
-/* Walk every event of the loaded page once: bounds, event ids and fields */
+/*
+ * Walk every event of the loaded page once: bounds, event ids and fields;
+ * each event goes into r->evs, whence vtrace_cpu_reader_next() hands it out.
+ */
 static int check_events(struct vtrace_cpu_reader *r)
 {
 	struct vtrace_dump *d = r->dump;
 	unsigned long long ts;
 	int size = kbuffer_subbuffer_size(r->kbuf);
 	void *data;
+	int n = 0;
 
+	r->nr_evs = 0;
+	r->next_ev = 0;
 	if (!d->extents && build_extents(d))
 		return -1;
 	for (data = kbuffer_read_event(r->kbuf, &ts); data;
@@ -1067,7 +1091,20 @@ static int check_events(struct vtrace_cpu_reader *r)
 					id, 0);
 		if (check_fields(r, &d->extents[id], len))
 			return -1;
+		if (n == r->max_evs)
+			return bad_page(r, r->page_offset + kbuffer_curr_offset(r->kbuf),
+					"more than %llu events in a page%.0llu", n, 0);
+		if (!n)
+			r->page_missed = kbuffer_missed_events(r->kbuf);
+		r->evs[n++] = (struct page_event){
+			.data	= data,
+			.ts	= ts,
+			.offset	= kbuffer_curr_offset(r->kbuf),
+			.size	= len,
+			.id	= id,
+		};
 	}
+	r->nr_evs = n;
 	return 0;
 }
 
@@ -1097,8 +1134,6 @@ static int load_page(struct vtrace_cpu_reader *r)
 			bad_page(r, r->page_offset, "truncated page: %llu of %llu bytes", n, psize);
 		} else if (!check_header(r) && !kbuffer_load_subbuffer(r->kbuf, r->page) &&
 			   !check_events(r)) {
-			kbuffer_load_subbuffer(r->kbuf, r->page);
-			r->first_in_page = 1;
 			return 1;
 		}
 		if (!(r->dump->flags & VTRACE_DUMP_SKIP_BAD))
@@ -1108,16 +1143,14 @@ static int load_page(struct vtrace_cpu_reader *r)
 	}
 }
 
-static int is_filler(struct vtrace_dump *d, void *data, int size)
+static int is_filler(struct vtrace_dump *d, const struct page_event *e)
 {
 	static const char filler[] = VTRACE_FILLER_TEXT;
 	int off = d->print_buf_offset;
 
-	if (d->print_id < 0 || size < off + (int)sizeof(filler) - 1 ||
-	    tep_data_type(d->tep, &(struct tep_record){ .data = data, .size = size }) !=
-	    d->print_id)
+	if (d->print_id < 0 || e->size < off + (int)sizeof(filler) - 1 || e->id != d->print_id)
 		return 0;
-	return !memcmp((char *)data + off, filler, sizeof(filler) - 1);
+	return !memcmp((char *)e->data + off, filler, sizeof(filler) - 1);
 }
 
 /**
@@ -1131,39 +1164,34 @@ static int is_filler(struct vtrace_dump *d, void *data, int size)
  */
 int vtrace_cpu_reader_next(struct vtrace_cpu_reader *r, struct tep_record **record, int *filler)
 {
-	unsigned long long ts;
-	void *data = NULL;
+	const struct page_event *e;
 	int ret;
 
-	if (r->loaded)
-		data = kbuffer_next_event(r->kbuf, &ts);
-	while (!data) {
+	while (r->next_ev >= r->nr_evs) {
 		ret = load_page(r);
 		if (ret <= 0) {
-			r->loaded = 0;
+			r->nr_evs = r->next_ev = 0;
 			return ret;
 		}
-		r->loaded = 1;
-		data = kbuffer_read_event(r->kbuf, &ts);
 	}
+	e = &r->evs[r->next_ev++];
 	r->record = (struct tep_record){
-		.ts	= ts,
-		.offset	= r->page_offset + kbuffer_curr_offset(r->kbuf),
-		.size	= kbuffer_event_size(r->kbuf),
-		.data	= data,
+		.ts	= e->ts,
+		.offset	= r->page_offset + e->offset,
+		.size	= e->size,
+		.data	= e->data,
 		.cpu	= r->cpu,
 	};
-	if (r->first_in_page) {
-		int missed = kbuffer_missed_events(r->kbuf);
+	if (r->next_ev == 1) {
+		int missed = r->page_missed;
 
-		r->first_in_page = 0;
 		r->record.missed_events = missed;
 		if (missed > 0)
 			r->counts.missed += missed;
 		else if (missed < 0)
 			r->counts.missed_unknown++;
 	}
-	*filler = is_filler(r->dump, data, r->record.size);
+	*filler = is_filler(r->dump, e);
 	r->counts.events++;
 	r->counts.fillers += *filler;
 	*record = &r->record;
