@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* vtrace_guest: agent mode, commands from the host on vtrace.ctl, validated and answered. */
 /*
- * The control thread polls vtrace.ctl (O_NONBLOCK read) every poll_ms and
- * appends what arrived to vtg.rx, then takes whole messages off its front:
+ * The control thread reads vtrace.ctl (O_NONBLOCK) when the port wakes it
+ * and appends what arrived to vtg.rx, then takes whole messages off its
+ * front.  It sleeps on the port itself: a permanent entry on the wait queue
+ * virtio_console's poll() uses, which the driver wakes when bytes arrive,
+ * the host end connects or disconnects, the host takes our output, and the
+ * port is unplugged.  Only while vtg.rx holds an incomplete message (or if
+ * the port has no poll()) does it also wake every poll_ms, for the timeouts
+ * below.
  *
  *   rx: [garbage][hdr|payload][hdr|pay...        (incomplete)
  *        ^ skipped up to the next magic, one ERROR (seq 0) per resync
@@ -26,6 +32,7 @@
  * is allocated per message beyond the command's own work.
  */
 #include <linux/jiffies.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -48,6 +55,55 @@ static void vtg_reply_error(const struct vtrace_msg_hdr *h, int error, const cha
 	pr_warn_ratelimited("vtrace_guest: host message seq %llu type %u refused: %s\n",
 			    h ? h->seq : 0, h ? h->type : 0, why);
 	vtg_send_error(h ? h->seq : 0, h ? h->type : 0, error, why);
+}
+
+/*
+ * Wait queue function of vtg.ctl_wait.  Runs in the port's interrupt path
+ * with the port's wait queue lock held: sets a flag and wakes the control
+ * thread, nothing more.
+ */
+static int vtg_ctl_wake(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
+{
+	WRITE_ONCE(vtg.ctl_kick, true);
+	wake_up(&vtg.wq);
+	return 0;
+}
+
+/* poll_table queue function: put vtg.ctl_wait on the port's wait queue, once */
+static void vtg_ctl_queue(struct file *file, wait_queue_head_t *wqh, poll_table *pt)
+{
+	if (vtg.ctl_wqh)
+		return;
+	vtg.ctl_wqh = wqh;
+	add_wait_queue(wqh, &vtg.ctl_wait);
+}
+
+/* Have vtg.ctl wake the control thread (after the port is opened) */
+void vtg_agent_watch(void)
+{
+	poll_table pt;
+
+	if (!vtg.ctl || !vtg.ctl->f_op->poll)
+		return;
+	init_waitqueue_func_entry(&vtg.ctl_wait, vtg_ctl_wake);
+	init_poll_funcptr(&pt, vtg_ctl_queue);
+	vfs_poll(vtg.ctl, &pt);
+}
+
+/* Before vtg.ctl is closed: the port's wait queue goes with the file */
+void vtg_agent_unwatch(void)
+{
+	if (vtg.ctl_wqh)
+		remove_wait_queue(vtg.ctl_wqh, &vtg.ctl_wait);
+	vtg.ctl_wqh = NULL;
+}
+
+/* How long the control thread may sleep when nothing wakes it */
+long vtg_agent_timeout(void)
+{
+	if (vtg.ctl && (!vtg.ctl_wqh || vtg.rx_len))
+		return msecs_to_jiffies(vtg_poll_ms);
+	return MAX_SCHEDULE_TIMEOUT;
 }
 
 /* Read what the host sent; a read of 0 means the host end is closed */
@@ -77,6 +133,7 @@ static void vtg_rx_fill(void)
 		if (ret == -ENODEV) {
 			/* hot-unplugged: later messages count as lost */
 			pr_warn("vtrace_guest: control port removed\n");
+			vtg_agent_unwatch();
 			vtg_close(vtg.ctl);
 			vtg.ctl = NULL;
 			vtg.rx_len = 0;
@@ -244,6 +301,7 @@ static bool vtg_rx_one(void)
 
 void vtg_agent_poll(void)
 {
+	WRITE_ONCE(vtg.ctl_kick, false);
 	if (!vtg.ctl)
 		return;
 	vtg_rx_fill();

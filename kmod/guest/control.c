@@ -4,7 +4,7 @@
  *   debugfs writer --vtg_request()--> vtg.reqs --+
  *   (sleeps on req->done)                        v
  *                                   control thread: kthread_use_mm(vtg.mm)
- *   vtrace.ctl (host commands) --- poll_ms poll -->  start/stop/events/...
+ *   vtrace.ctl (host commands) -- port wakes us --> start/stop/events/...
  *                                                    replies on vtrace.ctl
  *
  * Serializing every start, stop and event change in this one thread makes
@@ -118,6 +118,7 @@ static int vtg_ctl_setup(void)
 	ret = vtg_ports_open();
 	if (ret)
 		goto out_unmap_buffers;
+	vtg_agent_watch();
 	return 0;
 
 out_unmap_buffers:
@@ -162,8 +163,9 @@ int vtg_ctl_thread(void *unused)
 		vtg_run_requests(false);
 		vtg_agent_poll();
 		wait_event_interruptible_timeout(vtg.wq,
-						 vtg_has_requests() || kthread_should_stop(),
-						 msecs_to_jiffies(vtg_poll_ms));
+						 vtg_has_requests() || READ_ONCE(vtg.ctl_kick) ||
+						 kthread_should_stop(),
+						 vtg_agent_timeout());
 	}
 	vtg_ctl_teardown();
 	return 0;

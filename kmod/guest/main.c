@@ -70,7 +70,7 @@ MODULE_PARM_DESC(port_timeout_ms, "how long a full or unconnected port is retrie
 
 unsigned int vtg_poll_ms = 20;
 module_param_named(poll_ms, vtg_poll_ms, uint, 0644);
-MODULE_PARM_DESC(poll_ms, "interval of the control port's poll for host commands");
+MODULE_PARM_DESC(poll_ms, "control port poll interval while a host message is incomplete");
 
 unsigned int vtg_drain_ms = 20;
 module_param_named(drain_ms, vtg_drain_ms, uint, 0644);

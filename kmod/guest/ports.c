@@ -158,6 +158,7 @@ void vtg_ports_close(void)
 		vtg_close(vtg.cpus[cpu].port);
 		vtg.cpus[cpu].port = NULL;
 	}
+	vtg_agent_unwatch();
 	vtg_close(vtg.ctl);
 	vtg.ctl = NULL;
 	vtg.nr_ports = 0;

@@ -99,6 +99,10 @@ struct vtg_req {
  * @tr:		the "vtrace" instance
  * @own_instance: the module created the instance (destroys it at exit)
  * @ctl:	vtrace.ctl, O_NONBLOCK; NULL if none
+ * @ctl_wait:	our entry on @ctl's wait queue (agent.c), queued while
+ *		@ctl_wqh is set
+ * @ctl_wqh:	the wait queue @ctl_wait is on, NULL if none
+ * @ctl_kick:	@ctl woke us (bytes, host connect/disconnect, unplug)
  * @ctl_stalled: a ctl write timed out; drop messages at once until one works
  * @cpus:	nr_cpu_ids entries
  * @nr_ports:	data ports found
@@ -138,6 +142,9 @@ struct vtg {
 	struct trace_array *tr;
 	bool own_instance;
 	struct file *ctl;
+	struct wait_queue_entry ctl_wait;
+	wait_queue_head_t *ctl_wqh;
+	bool ctl_kick;
 	bool ctl_stalled;
 	struct vtg_cpu *cpus;
 	unsigned int nr_ports;
@@ -204,6 +211,9 @@ int vtg_send_status(u16 type);
 
 /* agent.c: commands from the host */
 void vtg_agent_poll(void);
+void vtg_agent_watch(void);
+void vtg_agent_unwatch(void);
+long vtg_agent_timeout(void);
 
 /* session.c */
 int vtg_start(void);
