@@ -313,6 +313,51 @@ static void test_probe_refuses_crashing_format(void)
 	free(buf);
 }
 
+/* What fuzz-meta makes of a seed: fuzz_sink grows with every event it printed */
+static uint64_t meta_seed_printed(const char *name)
+{
+	char path[256];
+	uint64_t len, before = fuzz_sink;
+	char *buf;
+
+	snprintf(path, sizeof(path), "../fuzz/corpus/meta/%s", name);
+	buf = vtrace_read_file(path, 1 << 20, &len);
+	if (!buf)
+		return 0;
+	fuzz_meta_one((const uint8_t *)buf, len);
+	free(buf);
+	return fuzz_sink - before;
+}
+
+/*
+ * The header_page is the guest's: the 6.18 one (signed:0 on data) reads the
+ * real pages as Debian 6.1's does; one whose commit field is not long_size
+ * is refused (the pages could not be read).
+ */
+static void test_header_page(void)
+{
+	uint64_t debian = meta_seed_printed("header_page-debian-6.1.all");
+	uint64_t v618 = meta_seed_printed("header_page-6.18.all");
+	static const char narrow[] =
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield: char data;\toffset:12;\tsize:4084;\tsigned:1;\n";
+	struct vtrace_dump *d;
+
+	ktap_check(debian > 1000 && v618 == debian, "header_page_6_18_reads_the_same_events",
+		   "printed %llu with Debian's header_page, %llu with 6.18's",
+		   (unsigned long long)debian, (unsigned long long)v618);
+	put_info();
+	put_meta_file(VTRACE_META_HEADER_PAGE, "header_page", narrow, sizeof(narrow) - 1);
+	fuzz_write("ctl", ctl, ctl_len);
+	d = vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS);
+	ktap_check(!d && strstr(vtrace_last_error(), "META_FILE \"header_page\": expected an"
+				" 8-byte timestamp and a commit field of long_size"),
+		   "header_page_with_4_byte_commit_refused", "%s",
+		   d ? "opened" : vtrace_last_error());
+	vtrace_dump_close(d);
+}
+
 static void test_offsets_without_records(void)
 {
 	static const char text[] = VTRACE_OFFSETS_HEADER "\n# nothing yet\n";
@@ -333,7 +378,7 @@ int main(void)
 	fuzz_meta_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 14);
+	printf("KTAP version 1\n1..%d\n", n + 16);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -342,6 +387,7 @@ int main(void)
 	test_fields_past_record();
 	test_division_by_zero();
 	test_probe_refuses_crashing_format();
+	test_header_page();
 	test_offsets_without_records();
 	return ktap_finish();
 }
