@@ -288,6 +288,43 @@ static bool dies_without_probe(const char *buf)
 		(WIFEXITED(status) && (WEXITSTATUS(status) == 86 || WEXITSTATUS(status) == 87)));
 }
 
+/*
+ * The refusal, in a copy of this test run with the sanitizers exiting 1 (their
+ * default): the probe child's exit status 1 must not pass for "refused"
+ * (the child must say how it ended).  Run as "test-fuzz-replay probe-only".
+ */
+static bool probe_only(void)
+{
+	uint64_t len;
+	char *buf = vtrace_read_file(PROCESS_OP_CRASH, 1 << 20, &len);
+	bool ok = buf && len >= 4 && fuzz_le32((uint8_t *)buf) <= len - 4;
+
+	if (ok)
+		fuzz_dump_one((const uint8_t *)buf, len);
+	free(buf);
+	return ok && strstr(vtrace_last_error(), " parsing it (in a child process)");
+}
+
+static bool refused_with_sanitizers_exiting_1(void)
+{
+	int status, null;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		setenv("UBSAN_OPTIONS", "exitcode=1:halt_on_error=1", 1);
+		setenv("ASAN_OPTIONS", "exitcode=1:detect_leaks=0", 1);
+		execl("/proc/self/exe", "test-fuzz-replay", "probe-only", NULL);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
 static void test_probe_refuses_crashing_format(void)
 {
 	static const char want[] = "/ctl: byte 2926: META_FILE \"sched/sched_switch\": refused:"
@@ -310,6 +347,8 @@ static void test_probe_refuses_crashing_format(void)
 		   "probe_refuses_format_killing_libtraceevent", "%s", err);
 	ktap_check(dies_without_probe(buf), "probe_input_kills_libtraceevent_without_probe",
 		   "%s", "parsed without the probe, it did not crash: the test proves nothing");
+	ktap_check(refused_with_sanitizers_exiting_1(), "probe_child_exit_1_is_not_a_refusal",
+		   "%s", "with the sanitizers exiting 1, the input crashed or was not refused");
 	free(buf);
 }
 
@@ -370,15 +409,17 @@ static void test_offsets_without_records(void)
 	vtrace_offsets_close(o);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int n = 0;
 
 	vtrace_set_quiet(true);
+	if (argc == 2 && !strcmp(argv[1], "probe-only"))
+		return probe_only() ? 0 : 1;
 	fuzz_meta_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 16);
+	printf("KTAP version 1\n1..%d\n", n + 17);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();

@@ -62,14 +62,15 @@
 
 /* How long the probe child may take over the metadata (kallsyms: ~0.1 s) */
 #define PROBE_SECONDS		60
-/* The probe child's exit status: what read_ctl() returned */
-#define PROBE_OK		0
-#define PROBE_REFUSED		1
-
-/* Shared with the probe child: the META_FILE it is parsing */
+/*
+ * Shared with the probe child: the META_FILE it is parsing, and how
+ * read_ctl() ended (set just before it exits 0).  An exit status alone would
+ * not do: the sanitizers exit 1 by default on what would be a SIGSEGV.
+ */
 struct meta_probe {
 	uint64_t			offset;
 	int				in_file;
+	enum { PROBE_RUNNING, PROBE_PARSED, PROBE_REFUSED } result;
 	char				name[256];
 };
 
@@ -681,7 +682,8 @@ static void __attribute__((noreturn)) probe_child(struct vtrace_dump *d, struct 
 	signal(SIGALRM, SIG_DFL);
 	alarm(PROBE_SECONDS);
 	d->probe = probe;
-	_exit(read_ctl(d) ? PROBE_REFUSED : PROBE_OK);
+	probe->result = read_ctl(d) ? PROBE_REFUSED : PROBE_PARSED;
+	_exit(0);
 }
 
 static void probe_death(struct vtrace_dump *d, const struct meta_probe *probe, int status)
@@ -736,8 +738,7 @@ static int probe_ctl(struct vtrace_dump *d)
 			goto out;
 		}
 	}
-	if (WIFEXITED(status) && (WEXITSTATUS(status) == PROBE_OK ||
-				  WEXITSTATUS(status) == PROBE_REFUSED))
+	if (WIFEXITED(status) && !WEXITSTATUS(status) && probe->result != PROBE_RUNNING)
 		ret = 0;
 	else
 		probe_death(d, probe, status);
