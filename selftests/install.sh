@@ -10,6 +10,7 @@
 set -u
 cd "$(dirname "$0")/.."
 proj=$PWD
+mkdir -p build
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 n=0 pass=0 fail=0
 result() {	# result RC NAME
@@ -43,8 +44,8 @@ result $ok "installed_modules_tools_man"
 
 make -s uninstall DESTDIR="$root" >> build/install.log 2>&1
 result $? "make_uninstall"
-left=$(find "$root" -type f | wc -l)
-[ "$left" -eq 0 ]
+left=$(find "$root" -type f 2>/dev/null | wc -l)
+[ -d "$root" ] && [ "$left" -eq 0 ]
 result $? "uninstall_leaves_nothing"
 
 D=(--sourcetree "$proj/build/dkms/src" --dkmstree "$proj/build/dkms/tree"
