@@ -20,8 +20,12 @@
 #
 # --scale: the same for each size in the list ("250000 500000 1000000" or
 # "0.25M 1M 10M"), text output and --stats only, one line per size, to show
-# time linear in events and memory flat.  With --keep DIR the data of each
-# size stays in DIR/data-N and a later run with the same DIR reuses it.
+# time linear in events and memory flat; plus the peak RSS of vtrace-merge
+# reading the guest's dump alone (--stats), vtrace's own page reader: the
+# host trace.dat goes through libtracecmd, which mmaps each CPU's data in
+# windows about as large as that data (file pages, counted in RSS).
+# With --keep DIR the data of each size stays in DIR/data-N, and a later run
+# with the same DIR reuses it.
 # Not a test: no pass/fail (make check runs it once, tiny: bench/check.sh).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -124,8 +128,8 @@ header() {
 }
 
 single() {
-	generate "$D/data" "$events"
-	local d=$D/data G
+	local d=$D/data-$events G
+	generate "$d" "$events"
 	echo "bench: medians of $runs runs; x = trace-cmd report's seconds / these (higher is faster)"
 	header
 	echo "host + guest:"
@@ -149,12 +153,12 @@ single() {
 
 # One line per size: trace-cmd report, vtrace-merge text, --stats; ns per event and RSS
 scale_curve() {
-	local n d G tw tc tr vw vc vr sc sr
+	local n d G tw tc tr vw vc vr sc sr gr
 	echo "bench: scale curve, medians of $runs runs; ns/ev = CPU ns per event"
-	printf "%9s | %-25s | %-25s | %-16s | %7s %7s\n" "" "trace-cmd report" \
-		"vtrace-merge (text)" "vtrace-merge --stats" "x wall" "x CPU"
-	printf "%9s | %7s %7s %9s | %7s %7s %9s | %6s %9s | %7s %7s\n" events "CPU s" "ns/ev" \
-		"RSS(KiB)" "CPU s" "ns/ev" "RSS(KiB)" "ns/ev" "RSS(KiB)" "" ""
+	printf "%9s | %-25s | %-25s | %-16s | %-8s | %7s %7s\n" "" "trace-cmd report" \
+		"vtrace-merge (text)" "vtrace-merge --stats" "guest" "x wall" "x CPU"
+	printf "%9s | %7s %7s %9s | %7s %7s %9s | %6s %9s | %8s | %7s %7s\n" events "CPU s" \
+		"ns/ev" "RSS(KiB)" "CPU s" "ns/ev" "RSS(KiB)" "ns/ev" "RSS(KiB)" "RSS(KiB)" "" ""
 	for n in $scale; do
 		n=$(count "$n")
 		d=$D/data-$n
@@ -168,12 +172,15 @@ scale_curve() {
 		# shellcheck disable=SC2086
 		time_runs "$M" $G --stats
 		sc=$cpu sr=$rss
+		time_runs "$M" --guest "g1=$d/g1" --offsets "$d/tsc_offsets" --tsc-khz 2500000 \
+			--no-progress --stats
+		gr=$rss
 		[ -n "$keep" ] || rm -rf "$d"
 		awk -v n="$n" -v tw="$tw" -v tc="$tc" -v tr="$tr" -v vw="$vw" -v vc="$vc" \
-		    -v vr="$vr" -v sc="$sc" -v sr="$sr" 'BEGIN {
+		    -v vr="$vr" -v sc="$sc" -v sr="$sr" -v gr="$gr" 'BEGIN {
 			if (vw <= 0) vw = 0.005; if (vc <= 0) vc = 0.005
-			printf "%9d | %7.2f %7.0f %9d | %7.2f %7.0f %9d | %6.0f %9d | %6.2fx %6.2fx\n",
-				n, tc, tc * 1e9 / n, tr, vc, vc * 1e9 / n, vr, sc * 1e9 / n, sr,
+			printf "%9d | %7.2f %7.0f %9d | %7.2f %7.0f %9d | %6.0f %9d | %8d | %6.2fx %6.2fx\n",
+				n, tc, tc * 1e9 / n, tr, vc, vc * 1e9 / n, vr, sc * 1e9 / n, sr, gr,
 				tw / vw, tc / vc }'
 	done
 	echo "bench: ratio = trace-cmd report seconds / vtrace-merge (text) seconds (higher is faster)"
