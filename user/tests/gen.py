@@ -143,7 +143,9 @@ class PageWriter:
         body = self.body
         commit = len(body)
         if self.missed:
-            flags = (1 << 31) | ((1 << 30) if self.missed > 0 else 0)
+            # as the kernel writes it: RB_MISSED_EVENTS is an int (1 << 31)
+            # added to the 64-bit commit, so bits 32-63 are set too
+            flags = 0xffffffff80000000 | ((1 << 30) if self.missed > 0 else 0)
             if self.missed > 0:
                 body = body + struct.pack('<Q', self.missed)
         else:

@@ -974,7 +974,13 @@ static int check_header(struct vtrace_cpu_reader *r)
 	uint64_t commit, size;
 
 	memcpy(&commit, r->page + 8, 8);
-	if (r->dump->info.long_size == 4)
+	/*
+	 * The kernel adds RB_MISSED_EVENTS, an int (1 << 31), to the commit, a
+	 * long: on 64-bit kernels the flag comes sign-extended, with bits
+	 * 32-63 set as well (libtraceevent's kbuffer reads only bits 0-31).
+	 */
+	if (r->dump->info.long_size == 4 ||
+	    ((commit >> 32) == 0xffffffffULL && (commit & RB_MISSED_EVENTS)))
 		commit &= 0xffffffffULL;
 	size = commit & ~RB_MISSED_FLAGS;
 	if (size > psize - PAGE_HDR_SIZE)
