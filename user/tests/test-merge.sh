@@ -202,6 +202,20 @@ EOF
 run --host "$S/host" $G --offsets "$S/tsc_offsets" --stats
 grep '^g2 ' "$T/out" | grep -q 'MISMATCH:eos-events=303'
 ok $? stats_flags_eos_mismatch "$(grep '^g2 ' "$T/out")"
+python3 - "$S/g1/ctl" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off = 0
+while off < len(b):
+    magic, ver, typ, flags, ln, seq = struct.unpack_from('<IHHIIQ', b, off)
+    if typ == 36:   # EOS: events_lost_ring of cpu 1 = 10, below the pages' 37
+        struct.pack_into('<Q', b, off + 24 + 32 + 72 + 56, 10)
+    off += 24 + ln
+open(sys.argv[1], 'wb').write(b)
+EOF
+run --host "$S/host" $G --offsets "$S/tsc_offsets" --stats
+grep '^g1 \+1 ' "$T/out" | grep -q 'MISMATCH:eos-ring-lost=10'
+ok $? stats_flags_pages_losing_more_than_ring "$(grep '^g1 \+1 ' "$T/out")"
 
 # ---- symbols: the guest's kallsyms by default, a vmlinux through elfutils when given
 F=$T/func

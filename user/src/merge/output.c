@@ -673,6 +673,10 @@ static void print_checks(FILE *out, const struct source *s)
 		fprintf(out, " MISMATCH:eos-fillers=%llu", (unsigned long long)eos->fillers_sent);
 	if (eos->pages_sent * 1 != c->pages && eos->pages_sent)
 		fprintf(out, " MISMATCH:eos-pages=%llu", (unsigned long long)eos->pages_sent);
+	/* pages mark only overwritten events, all of which the ring counted */
+	if (c->missed > eos->events_lost_ring)
+		fprintf(out, " MISMATCH:eos-ring-lost=%llu",
+			(unsigned long long)eos->events_lost_ring);
 }
 
 static void stats_line(FILE *out, const struct source *s, int width, const struct merge_opts *o)
