@@ -6,11 +6,16 @@
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 n=0
-run() {	# run NAME PATTERN CMD...: PATTERN must appear in the output
-	local name=$1 pat=$2 log=build/bench-$1.log
+run() {	# run NAME PATTERNS CMD...: each of PATTERNS (';'-separated) must appear in the output
+	local name=$1 pats=$2 log=build/bench-$1.log ok=1 p
 	shift 2
 	n=$((n + 1))
-	if "$@" > "$log" 2>&1 && grep -Eq "$pat" "$log"; then
+	"$@" > "$log" 2>&1 || ok=
+	IFS=';' read -ra pats <<< "$pats"
+	for p in "${pats[@]}"; do
+		grep -Eq "$p" "$log" || ok=
+	done
+	if [ -n "$ok" ]; then
 		pass=$((pass + 1)); echo "ok $n $name"
 	else
 		fail=$((fail + 1)); sed 's/^/# /' "$log" | tail -20; echo "not ok $n $name"
@@ -18,9 +23,10 @@ run() {	# run NAME PATTERN CMD...: PATTERN must appear in the output
 }
 mkdir -p build
 echo "KTAP version 1"
-echo "1..3"
+echo "1..4"
 run merge 'ratio|x trace-cmd' bench/merge.sh --events 20000 --runs 1
 run merge-scale '^ +8000 \|.*x$' bench/merge.sh --scale "4000 8000" --runs 1
-run transport '^ratio splice/vtrace' bench/transport.sh --tiny
+run transport '^ratio splice/vtrace;^ratio agent/vtrace;^ratio net/vtrace' bench/transport.sh --tiny
+run probe '^ratio vtrace_host/ftrace;^memory: ' bench/probe.sh --tiny
 echo "bench: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,7 +5,8 @@
 #   command line): methods=vtrace:splice:agent size=BYTES rate=PER_CPU
 #   count=PER_CPU runs=N sweep=R1:R2:... scount=PER_CPU settle=SEC bufkb=KIB
 # Writes $VTRACE_OUT/results.txt: the guests' "vtg-bench:" lines, plus
-# "vtg-bench-file:" lines (the agent's guest trace file sizes, in L1).
+# "vtg-bench-file:" lines: the trace data bytes (ring-buffer pages) of the
+# guest trace files L1 received, for the methods agent and net.
 # the initramfs bench/transport.sh built (testbed/build-l2.sh's may be rebuilt by others meanwhile)
 L2_INITRD=$VTRACE_PROJ/build/bench/initramfs-l2-$(uname -r).cpio.gz
 . "$VTRACE_PROJ/testbed/lib.sh"
@@ -20,14 +21,23 @@ for w in "${kv[@]}"; do
 done
 jobs=
 for ((i = 0; i < runs; i++)); do jobs+=",${rate}x$count"; done
-for r in ${sweep//:/ }; do jobs+=",${r}x$scount"; done
-garg="$size,$settle,$bufkb$jobs"
+# a sweep step: 2 s of markers at its rate, at least SCOUNT; rate 0
+# (as fast as the load goes) 4 x SCOUNT
+for r in ${sweep//:/ }; do
+	c=$(( r == 0 ? 4 * scount : (2 * r > scount ? 2 * r : scount) ))
+	jobs+=",${r}x$c"
+done
+netport=12346
+garg="$size,$settle,$bufkb,$netport$jobs"
 njobs=$(( runs + $(wc -w <<< "${sweep//:/ }") ))
 res=$VTRACE_OUT/results.txt
 : > "$res"
 echo "# L1 $(uname -r), jobs per method: $njobs ($garg)"
 modprobe kvm_amd || exit 1
-tmo=$(( 300 + njobs * (count > scount ? count : scount) * 3 / (rate > 0 ? rate : 1000) + njobs * 90 ))
+# the L2's life: every method's jobs at 3x their nominal length, plus 90 s per job
+nmethods=$(wc -w <<< "${methods//:/ }")
+tmo=$(( 300 + nmethods * (runs * count * 3 / rate + njobs * 90 + 30) ))
+for r in ${sweep//:/ }; do tmo=$(( tmo + nmethods * 3 * (r == 0 ? 4 * scount / 1000 : 2) )); done
 
 # wait_console NAME PATTERN SECONDS
 wait_console() {
@@ -40,6 +50,12 @@ wait_console() {
 	return 1
 }
 
+# dat_bytes FILE: bytes of trace data (ring-buffer pages, all CPUs) in a trace.dat
+dat_bytes() {
+	trace-cmd dump --flyrecord -i "$1" 2>/dev/null |
+		awk '/\[id, data offset and size\]/ { s += $3 } /\[offset, size of cpu/ { s += $2 } END { print s + 0 }'
+}
+
 # agent_jobs: for each agent job the guest announces, run trace-cmd record -A
 # in L1, tell the guest "go" on bench.ctl, stop the recording once it is done
 agent_jobs() {
@@ -50,8 +66,10 @@ agent_jobs() {
 			rm -rf $tdir
 			mkdir -p $tdir
 			# host options before -A, the guest's after it
-			(cd $tdir && exec trace-cmd record --tsync-interval -1 -o $tdir/trace.dat \
-				-C x86-tsc -e sched:sched_process_exec -A @3 -C x86-tsc -e sched:sched_process_exec) \
+			# --notimeout: the guest, slow here, answers after trace-cmd's 5 s message timeout
+			(cd $tdir && exec trace-cmd record --notimeout --tsync-interval -1 -o $tdir/trace.dat \
+				--compression none -C x86-tsc -e sched:sched_process_exec \
+				-A @3 --compression none -C x86-tsc -e sched:sched_process_exec) \
 				> "$VTRACE_OUT/$name/record-$j.log" 2>&1 &
 			rec=$!
 			sleep 5
@@ -66,7 +84,7 @@ agent_jobs() {
 		wait $rec
 		ls -l $tdir >> "$VTRACE_OUT/$name/record-$j.log"
 		for f in $tdir/trace-*.dat; do
-			[ -f "$f" ] && echo "vtg-bench-file: method=agent job=$j bytes=$(stat -c %s "$f")" >> "$res"
+			[ -f "$f" ] && echo "vtg-bench-file: method=agent job=$j bytes=$(dat_bytes "$f")" >> "$res"
 		done
 	done
 	rm -rf $tdir
@@ -76,10 +94,22 @@ name=bench fifo=/run/bench-ctl
 modprobe vhost_vsock || echo "# no vhost_vsock in L1"
 rm -f $fifo.in $fifo.out
 mkfifo $fifo.in $fifo.out
+qemu="-device vhost-vsock-pci,guest-cid=3 -device virtio-serial-pci,id=bser -chardev pipe,id=bctl,path=$fifo -device virtserialport,bus=bser.0,chardev=bctl,name=bench.ctl"
+ndir=/tmp/bench-net lpid=
+case ":$methods:" in *:net:*)
+	# the guest's trace-cmd record -N reaches L1's 127.0.0.1 at 10.0.2.2
+	# (QEMU connects there for it: L1's loopback must be up)
+	qemu+=" -nic user,model=virtio-net-pci"
+	ip link set lo up || echo "# cannot bring L1's lo up"
+	rm -rf $ndir
+	mkdir -p $ndir
+	trace-cmd listen -p $netport -d $ndir > "$VTRACE_OUT/listen.txt" 2>&1 &
+	lpid=$!
+	;;
+esac
 echo "# L2 start $(date +%T)"
 l2_start $name /tests/bench_transport.sh --hostroot --vtrace-args --cpus 2 --timeout "$tmo" \
-	--qemu "-device vhost-vsock-pci,guest-cid=3 -device virtio-serial-pci,id=bser -chardev pipe,id=bctl,path=$fifo -device virtserialport,bus=bser.0,chardev=bctl,name=bench.ctl" \
-	--arg "$methods,$garg"
+	--qemu "$qemu" --arg "$methods,$garg"
 cat $fifo.out > /dev/null &
 drain=$!
 case ":$methods:" in *:agent:*) agent_jobs $name $fifo ;; esac
@@ -87,6 +117,18 @@ rc=0
 l2_wait || rc=$?
 kill $drain 2>/dev/null
 echo "# L2 end $(date +%T), qemu exit $rc"
+if [ -n "$lpid" ]; then
+	# one file per guest recording, in the order the jobs ran
+	j=0
+	for f in $(ls -tr $ndir/*.dat 2>/dev/null); do
+		j=$((j + 1))
+		echo "vtg-bench-file: method=net job=$j bytes=$(dat_bytes "$f")" >> "$res"
+	done
+	ls -l $ndir >> "$VTRACE_OUT/listen.txt"
+	kill $lpid 2>/dev/null
+	wait $lpid
+	rm -rf $ndir
+fi
 sed -n 's/\r$//; /^vtg-bench/p' "$VTRACE_OUT/$name/console.log" | tee -a "$res" | sed 's/^/# /'
 save_dmesg l1-dmesg
 exit 0

@@ -3,20 +3,23 @@
 # bench/transport.sh: guest CPU time and events lost moving a guest's trace out, per transport.
 #
 #   bench/transport.sh [--mb N] [--runs R] [--rate R] [--size B] [--sweep R1,R2,...]
-#                      [--methods vtrace,splice,agent] [--kver KVER] [--tiny] [--out DIR]
+#                      [--methods vtrace,splice,agent,net] [--kver KVER] [--tiny] [--out DIR]
 #
 # Boots the test bed's L1 (testbed/run-l1.sh) and, in it, one L2 (2 vCPUs)
-# per method; each L2 runs the same load: bench_load writes fixed-size
+# that runs each method in turn on the same load: bench_load writes fixed-size
 # trace_marker events (--size, default 256 bytes) at --rate events/s on each
 # CPU (default 2000) until --mb MB of marker payload (default 50) are written,
-# --runs times (default 3), then once at each --sweep rate (a short run of
-# 4x the ring buffer each) for the highest rate without loss. Methods:
+# --runs times (default 3), then once at each --sweep rate (per CPU, default
+# 4000,8000,16000,32000,0; 0 = as fast as the load goes; 2 s of markers, at
+# least 4x the ring buffer) for the highest rate without loss. Methods:
 #   vtrace  vtrace_guest: its kthreads (vtrace-ctl, vtrace-cpuK) splice the
 #           instance's pages into the virtio-serial ports
 #   splice  bench_splice: a user-space splice loop trace_pipe_raw -> pipe ->
 #           the same ports, one thread per CPU (the historical virtio-trace design)
 #   agent   trace-cmd agent in L2 over vsock (vhost_vsock in L1), L1 runs
 #           trace-cmd record -A @3
+#   net     trace-cmd record -N in L2 over TCP on virtio-net (QEMU user
+#           networking), to trace-cmd listen in L1
 # Guest CPU = run time of the method's threads/processes in L2 (schedstat)
 # from the start of the load to 2 s after its end; lost = ring-buffer
 # overruns + drops (+ pages a port refused, for vtrace). Prints a table of
@@ -24,7 +27,7 @@
 # Documentation/benchmarks.rst. Not a test: no pass/fail on the figures.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-mb=50 runs=3 rate=2000 size=256 sweep=2000,4000,8000,16000 methods=vtrace,splice
+mb=50 runs=3 rate=2000 size=256 sweep=4000,8000,16000,32000,0 methods=vtrace,splice,agent,net
 kver=${KVER:-} out=$here/build/bench/transport bufkb=512
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,20 +39,22 @@ while [ $# -gt 0 ]; do
 	--methods)	methods=$2; shift 2 ;;
 	--kver)		kver=$2; shift 2 ;;
 	--out)		out=$2; shift 2 ;;
-	--tiny)		mb=1 runs=1 rate=1000 sweep=2000 bufkb=128; shift ;;
+	--tiny)		mb=1 runs=1 rate=1000 sweep= bufkb=128; shift ;;
 	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR]" >&2; exit 2 ;;
 	esac
 done
 [ -n "$kver" ] || kver=$("$here/testbed/default-kver.sh")
 ko=$here/kmod/guest/vtrace_guest.ko
 [ -f "$ko" ] || make -s -C "$here" modules
+# the L2 QEMU options come from "vtrace qemu-args"
+[ -x "$here/user/vtrace" ] || make -s -C "$here" user
 [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] ||
 	{ echo "bench: $ko is not built for $kver (make modules, or --kver)" >&2; exit 2; }
 command -v trace-cmd > /dev/null || { echo "bench: trace-cmd not installed" >&2; exit 2; }
 
 # per CPU (2 vCPUs): enough markers for --mb MB of payload in all
 count=$(( mb * 1000000 / size / 2 ))
-# a sweep run: 4x what the ring buffer of one CPU holds
+# a sweep run: at least 4x what the ring buffer of one CPU holds
 scount=$(( bufkb * 1024 * 4 / (size + 16) ))
 
 # the L2 image: the tree's helpers, L2 scripts and guest module, built here
@@ -63,7 +68,7 @@ for f in "$here"/build/helpers/*; do extra+=("$f=bin/$(basename "$f")"); done
 "$here/testbed/mkinitramfs.sh" "$kver" l2 "$initrd" "${extra[@]}" > /dev/null
 
 arg="methods=${methods//,/:},size=$size,rate=$rate,count=$count,runs=$runs,sweep=${sweep//,/:},scount=$scount,bufkb=$bufkb"
-echo "bench: transport, L1/L2 kernel $kver, 2 vCPUs, $mb MB of ${size}-byte markers at $rate/s per CPU, $runs runs; sweep $sweep/s per CPU ($scount markers each); ring buffer $bufkb KiB per CPU"
+echo "bench: transport, L1/L2 kernel $kver, 2 vCPUs, $mb MB of ${size}-byte markers at $rate/s per CPU, $runs runs; sweep ${sweep:-none}/s per CPU (2 s each, at least $scount markers); ring buffer $bufkb KiB per CPU"
 echo "bench: logs in $out"
 rc=0
 KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout 7200 "$here/bench/l1-transport.sh" "$arg" || rc=$?
@@ -85,30 +90,38 @@ for line in open(path):
     elif kind == 'vtg-bench-file':
         files[(kv['method'], kv['job'])] = int(kv['bytes'])
 names = {'vtrace': 'vtrace_guest (kthreads)', 'splice': 'user splice loop',
-         'agent': 'trace-cmd agent/vsock'}
-summary = {}
+         'agent': 'trace-cmd agent/vsock', 'net': 'trace-cmd -N/TCP'}
+summary, broken = {}, []
 for m in methods:
     r = rows.get(m, [])
     main, sw = r[:runs], r[runs:]
     if not main:
+        broken.append('%s: no run' % m)
         continue
     for kv in r:
-        if m == 'agent':
-            kv['moved'] = str(files.get(('agent', kv['job']), 0))
+        if m in ('agent', 'net'):
+            kv['moved'] = str(files.get((m, kv['job']), 0))
+        if int(kv['written']) == 0 or int(kv['moved']) == 0:
+            broken.append('%s job %s: %s markers written, %s bytes moved' % (
+                m, kv['job'], kv['written'], kv['moved']))
     mbs = [int(k['written']) * int(k['size']) / 1e6 for k in main]
     cpu = [int(k['cpu_ns']) / 1e6 / x for k, x in zip(main, mbs) if x]
     lost = [int(k['lost']) for k in main]
     moved = [int(k['moved']) / 1e6 for k in main]
     rate = [int(k['written']) / (int(k['usec']) / 1e6) for k in main if int(k['usec'])]
-    best = None  # the achieved rate of the last sweep step before the first loss
+    best, clean = None, True  # highest achieved rate of the sweep steps before the first loss
+    steps = []
     for k in sw:
-        if int(k['lost']) != 0 or int(k['written']) != 2 * int(k['count']):
-            break
-        best = max(best or 0, int(k['written']) / (int(k['usec']) / 1e6))
+        got = int(k['written']) / (int(k['usec']) / 1e6) if int(k['usec']) else 0
+        steps.append('%s:%.0f/%s' % (k['rate'], got, k['lost']))
+        if clean and (int(k['lost']) != 0 or int(k['written']) != 2 * int(k['count'])):
+            clean = False
+        if clean:
+            best = max(best or 0, got)
     drain = [int(k.get('drain_ns', 0)) / 1e6 / x for k, x in zip(main, mbs) if x]
-    summary[m] = dict(mb=med(mbs), cpu=med(cpu), drain=med(drain), lost=med(lost), moved=med(moved),
-                      rate=med(rate), best=best,
-                      sweep=' '.join('%s:%s' % (k['rate'], k['lost']) for k in sw))
+    ctl = [(int(k['cpu_ns']) - int(k.get('drain_ns', 0))) / 1e6 / x for k, x in zip(main, mbs) if x]
+    summary[m] = dict(mb=med(mbs), cpu=med(cpu), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
+                      rate=med(rate), best=best, clean=clean and bool(sw), sweep=' '.join(steps))
 print()
 print('%-24s %8s %9s %9s %12s %10s %10s %16s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace', 'lost', 'max ev/s 0-loss'))
 ref = summary.get('vtrace')
@@ -116,17 +129,25 @@ for m, s in summary.items():
     ratio = s['cpu'] / ref['cpu'] if ref and ref['cpu'] else float('nan')
     print('%-24s %8.1f %9.1f %9.0f %12.2f %9.2fx %10d %16s' % (
         names.get(m, m), s['mb'], s['moved'], s['rate'], s['cpu'], ratio, s['lost'],
-        '%.0f' % s['best'] if s['best'] else '-'))
+        ('>=' if s['clean'] else '') + '%.0f' % s['best'] if s['best'] else '-'))
 print()
-print('sweep: events lost at each rate (per CPU, short runs of 4x the ring buffer); max ev/s 0-loss:')
-print('the achieved rate (both CPUs) of the last step before the first loss')
+print('sweep: one run per rate (per CPU; 0 = as fast as the load goes), each 2 s of markers at')
+print('least 4x the ring buffer; shown as requested rate:achieved ev/s (both CPUs)/events lost.')
+print('max ev/s 0-loss: the highest achieved rate before the first step that lost events')
+print('(">=": no step lost any, the load generator or the sweep was the limit)')
 for m, s in summary.items():
-    print('sweep %-8s (rate per CPU:events lost) %s' % (m, s['sweep'] or '-'))
+    print('sweep %-8s %s' % (m, s['sweep'] or '-'))
 if ref and ref['drain']:
-    print('vtrace_guest: drain threads alone %.2f CPU ms/MB (the rest is vtrace-ctl, polling the control port)' % ref['drain'])
+    print('vtrace_guest: drain threads (vtrace-cpuK) %.2f CPU ms/MB, control thread (vtrace-ctl) %.2f' % (
+        ref['drain'], ref['ctl']))
 if ref:
     for m, s in summary.items():
         if m != 'vtrace':
-            print('ratio %s/vtrace: CPU per MB %.2fx, events lost %d vs %d' % (
-                m, s['cpu'] / ref['cpu'] if ref['cpu'] else float('nan'), s['lost'], ref['lost']))
+            print('ratio %s/vtrace: CPU per MB %.2fx, events lost %d vs %d, max ev/s 0-loss %s vs %s' % (
+                m, s['cpu'] / ref['cpu'] if ref['cpu'] else float('nan'), s['lost'], ref['lost'],
+                ('>=' if s['clean'] else '') + '%.0f' % s['best'] if s['best'] else '-',
+                ('>=' if ref['clean'] else '') + '%.0f' % ref['best'] if ref['best'] else '-'))
+for b in broken:
+    print('bench: broken: ' + b)
+sys.exit(1 if broken else 0)
 PY

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run in L1 by bench/probe.sh: the cost of one TSC offset write to KVM, with and without a recorder.
+#   ARG: COUNT,RUNS,CAPACITY   (commas: it travels on L1's kernel command line)
+# Each run times COUNT host-initiated IA32_TSC writes (bench_tscset: one
+# kvm_write_tsc_offset tracepoint call each) in three set-ups, interleaved:
+#   none    nothing attached to the tracepoint
+#   ftrace  the kvm:kvm_write_tsc_offset event enabled in a tracefs
+#           instance (what trace-cmd record -e kvm:kvm_write_tsc_offset does)
+#   vtrace  vtrace_host.ko loaded (capacity=CAPACITY)
+# then once more with vtrace_host and the function_graph tracer on vth_probe
+# alone (its own duration per call).  Writes $VTRACE_OUT/results.txt lines:
+#   probe-run: mode=M run=R count=N ns=T
+#   probe-graph: calls=N median_ns=T mean_ns=T
+#   probe-mem: capacity=N vmalloc_bytes=V bytes_per_record=B kept=K dropped=D
+. "$VTRACE_PROJ/testbed/lib.sh"
+set -u
+IFS=, read -r count runs capacity <<< "${1:-1000,3,65536}"
+T=/sys/kernel/tracing
+TSCSET=$VTRACE_PROJ/build/helpers/bench_tscset
+res=$VTRACE_OUT/results.txt
+: > "$res"
+modprobe kvm_amd || exit 1
+
+# tscset MODE RUN: one timed batch
+tscset() {
+	local out
+	out=$("$TSCSET" "$count") || { echo "# bench_tscset failed ($1)"; return 1; }
+	echo "probe-run: mode=$1 run=$2 ${out#tscset }" >> "$res"
+}
+
+load_vth() {
+	insmod "$VTRACE_HOST_KO" capacity="$capacity" || { echo "# insmod vtrace_host failed"; return 1; }
+}
+
+stat_of() {	# stat_of NAME: one value of vtrace_host's stats file
+	awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/vtrace/stats
+}
+
+rc=0
+# warm-up (not counted): the first VMs of a boot run slower
+"$TSCSET" "$count" > /dev/null || rc=1
+for ((r = 1; r <= runs; r++)); do
+	tscset none $r || rc=1
+	mkdir $T/instances/probe
+	echo 1 > $T/instances/probe/events/kvm/kvm_write_tsc_offset/enable
+	tscset ftrace $r || rc=1
+	rmdir $T/instances/probe
+	load_vth || { rc=1; break; }
+	tscset vtrace $r || rc=1
+	rmmod vtrace_host
+done
+
+# the probe's own duration: function_graph on vth_probe (a last batch)
+load_vth || exit 1
+echo vth_probe > $T/set_graph_function
+echo vth_probe > $T/set_ftrace_filter
+echo function_graph > $T/current_tracer
+"$TSCSET" "$count" > /dev/null || rc=1
+echo nop > $T/current_tracer
+grep -v '^#' $T/trace | head -5 | sed 's/^/# function_graph: /'
+# "   0)   0.811 us    |  vth_probe();" (leaf calls, duration in us)
+awk '/vth_probe/ { for (i = 1; i < NF; i++) if ($(i + 1) == "us") { print $i * 1000; break } }' \
+	$T/trace | sort -n > /tmp/probe-graph.txt
+echo > $T/set_ftrace_filter
+echo > $T/set_graph_function
+awk '{ v[NR] = $1; s += $1 } END { if (NR) printf "probe-graph: calls=%d median_ns=%d mean_ns=%d\n", NR, v[int((NR + 1) / 2)], s / NR }' \
+	/tmp/probe-graph.txt >> "$res"
+
+# memory: the record array is the module's one large vmalloc (its size
+# there includes one guard page)
+vm=$(awk '/vth_|vtrace_host/ && $2 > m { m = $2 } END { print m + 0 }' /proc/vmallocinfo)
+rb=$(awk -v c="$capacity" -v v="$vm" 'BEGIN { print (v - 4096) / c }')
+echo "probe-mem: capacity=$capacity vmalloc_bytes=$vm bytes_per_record=$rb kept=$(stat_of kept) dropped=$(stat_of dropped)" >> "$res"
+grep -E 'vth_|vtrace_host' /proc/vmallocinfo | sed 's/^/# vmallocinfo: /'
+rmmod vtrace_host
+sed 's/^/# /' "$res"
+save_dmesg l1-dmesg
+exit $rc

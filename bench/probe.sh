@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench/probe.sh: what vtrace_host adds to each TSC offset write of KVM, and its memory per record.
+#
+#   bench/probe.sh [--count N] [--runs R] [--capacity C] [--kver KVER] [--tiny] [--out DIR]
+#
+# Boots the test bed's L1 (no L2: testbed/run-l1.sh) and runs
+# bench/l1-probe.sh there: R runs (default 5), each timing N host-initiated
+# IA32_TSC writes to an idle vCPU (default 20000; one kvm_write_tsc_offset
+# tracepoint call each) with nothing attached, with the ftrace event
+# kvm:kvm_write_tsc_offset enabled, and with vtrace_host loaded; then the
+# function_graph duration of vtrace_host's probe alone, and the module's
+# record array (vmalloc) size at --capacity (default 65536, the module's
+# default). Prints medians per write, the added cost against no recorder,
+# and the ratio to the ftrace event. Not a test: no pass/fail on the figures.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+count=20000 runs=5 capacity=65536 kver=${KVER:-} out=$here/build/bench/probe
+while [ $# -gt 0 ]; do
+	case $1 in
+	--count)	count=$2; shift 2 ;;
+	--runs)		runs=$2; shift 2 ;;
+	--capacity)	capacity=$2; shift 2 ;;
+	--kver)		kver=$2; shift 2 ;;
+	--out)		out=$2; shift 2 ;;
+	--tiny)		count=2000 runs=1; shift ;;
+	*)		echo "usage: $0 [--count N] [--runs R] [--capacity C] [--kver KVER] [--tiny] [--out DIR]" >&2; exit 2 ;;
+	esac
+done
+[ -n "$kver" ] || kver=$("$here/testbed/default-kver.sh")
+ko=$here/kmod/host/vtrace_host.ko
+[ -f "$ko" ] || make -s -C "$here" modules
+[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] ||
+	{ echo "bench: $ko is not built for $kver (make modules, or --kver)" >&2; exit 2; }
+"$here/selftests/vtrace/build-helpers.sh" "$here/build/helpers"
+
+echo "bench: probe, L1 kernel $kver, $runs runs of $count IA32_TSC writes per set-up; vtrace_host capacity $capacity"
+echo "bench: logs in $out"
+rc=0
+KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout 1800 "$here/bench/l1-probe.sh" \
+	"$count,$runs,$capacity" || rc=$?
+[ "$rc" -eq 0 ] || echo "bench: run-l1 exit $rc (see $out)" >&2
+[ -s "$out/results.txt" ] || { echo "bench: no results" >&2; exit 1; }
+
+python3 - "$out/results.txt" <<'PY'
+import sys, statistics
+runs, graph, mem = {}, None, None
+for line in open(sys.argv[1]):
+    kind, _, rest = line.strip().partition(': ')
+    kv = dict(w.split('=', 1) for w in rest.split() if '=' in w)
+    if kind == 'probe-run':
+        runs.setdefault(kv['mode'], []).append(int(kv['ns']) / int(kv['count']))
+    elif kind == 'probe-graph':
+        graph = kv
+    elif kind == 'probe-mem':
+        mem = kv
+med = {m: statistics.median(v) for m, v in runs.items()}
+names = {'none': 'no recorder', 'ftrace': 'ftrace event (trace-cmd -e)', 'vtrace': 'vtrace_host'}
+print()
+print('%-30s %5s %12s %14s %10s' % ('set-up', 'runs', 'ns/write', 'added ns/write', 'x ftrace'))
+base = med.get('none')
+added = {m: med[m] - base for m in med} if base is not None else {}
+for m in ('none', 'ftrace', 'vtrace'):
+    if m not in med:
+        continue
+    ratio = added[m] / added['ftrace'] if added.get('ftrace') else float('nan')
+    print('%-30s %5d %12.0f %14.0f %10s' % (names[m], len(runs[m]), med[m], added[m],
+                                            '-' if m == 'none' else '%.2fx' % ratio))
+print('per run (ns/write): ' + '; '.join('%s %s' % (m, ' '.join('%.0f' % x for x in runs[m]))
+                                         for m in ('none', 'ftrace', 'vtrace') if m in runs))
+if graph:
+    print('vth_probe alone (function_graph, %s calls): median %s ns, mean %s ns' %
+          (graph['calls'], graph['median_ns'], graph['mean_ns']))
+if mem:
+    print('memory: capacity %s records, vmalloc %s bytes (%s bytes per record), %s kept, %s dropped' %
+          (mem['capacity'], mem['vmalloc_bytes'], mem['bytes_per_record'], mem['kept'], mem['dropped']))
+if 'vtrace' in added and 'ftrace' in added:
+    print('ratio vtrace_host/ftrace event: added cost per write %.2fx' %
+          (added['vtrace'] / added['ftrace'] if added['ftrace'] else float('nan')))
+PY
