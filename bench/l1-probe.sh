@@ -57,11 +57,13 @@ echo vth_probe > $T/set_graph_function
 echo vth_probe > $T/set_ftrace_filter
 echo function_graph > $T/current_tracer
 "$TSCSET" "$count" > /dev/null || rc=1
-echo nop > $T/current_tracer
-grep -v '^#' $T/trace | head -5 | sed 's/^/# function_graph: /'
+echo 0 > $T/tracing_on	# read before the tracer changes: that clears the buffer
+grep -v '^#' $T/trace | head -3 | sed 's/^/# function_graph: /'
 # "   0)   0.811 us    |  vth_probe();" (leaf calls, duration in us)
 awk '/vth_probe/ { for (i = 1; i < NF; i++) if ($(i + 1) == "us") { print $i * 1000; break } }' \
 	$T/trace | sort -n > /tmp/probe-graph.txt
+echo nop > $T/current_tracer
+echo 1 > $T/tracing_on
 echo > $T/set_ftrace_filter
 echo > $T/set_graph_function
 awk '{ v[NR] = $1; s += $1 } END { if (NR) printf "probe-graph: calls=%d median_ns=%d mean_ns=%d\n", NR, v[int((NR + 1) / 2)], s / NR }' \

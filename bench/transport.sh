@@ -3,7 +3,7 @@
 # bench/transport.sh: guest CPU time and events lost moving a guest's trace out, per transport.
 #
 #   bench/transport.sh [--mb N] [--runs R] [--rate R] [--size B] [--sweep R1,R2,...]
-#                      [--methods vtrace,splice,agent,net] [--kver KVER] [--tiny] [--out DIR]
+#                      [--methods vtrace,splice,agent,net] [--kver KVER] [--tiny] [--out DIR] [--report]
 #
 # Boots the test bed's L1 (testbed/run-l1.sh) and, in it, one L2 (2 vCPUs)
 # that runs each method in turn on the same load: bench_load writes fixed-size
@@ -25,10 +25,12 @@
 # overruns + drops (+ pages a port refused, for vtrace). Prints a table of
 # medians and the ratios to vtrace. Figures of a real run and the machine:
 # Documentation/benchmarks.rst. Not a test: no pass/fail on the figures.
+# --report prints the figures of the run already in --out (same --runs,
+# --methods) without running it again.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 mb=50 runs=3 rate=2000 size=256 sweep=4000,8000,16000,32000,0 methods=vtrace,splice,agent,net
-kver=${KVER:-} out=$here/build/bench/transport bufkb=512
+kver=${KVER:-} out=$here/build/bench/transport bufkb=512 report=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mb)		mb=$2; shift 2 ;;
@@ -40,39 +42,43 @@ while [ $# -gt 0 ]; do
 	--kver)		kver=$2; shift 2 ;;
 	--out)		out=$2; shift 2 ;;
 	--tiny)		mb=1 runs=1 rate=1000 sweep= bufkb=128; shift ;;
-	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR]" >&2; exit 2 ;;
+	--report)	report=1; shift ;;
+	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR] [--report]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$kver" ] || kver=$("$here/testbed/default-kver.sh")
-ko=$here/kmod/guest/vtrace_guest.ko
-[ -f "$ko" ] || make -s -C "$here" modules
-# the L2 QEMU options come from "vtrace qemu-args"
-[ -x "$here/user/vtrace" ] || make -s -C "$here" user
-[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] ||
-	{ echo "bench: $ko is not built for $kver (make modules, or --kver)" >&2; exit 2; }
-command -v trace-cmd > /dev/null || { echo "bench: trace-cmd not installed" >&2; exit 2; }
+# --report: only the figures of the run in --out, from its results.txt
+if [ -z "$report" ]; then
+	[ -n "$kver" ] || kver=$("$here/testbed/default-kver.sh")
+	ko=$here/kmod/guest/vtrace_guest.ko
+	[ -f "$ko" ] || make -s -C "$here" modules
+	# the L2 QEMU options come from "vtrace qemu-args"
+	[ -x "$here/user/vtrace" ] || make -s -C "$here" user
+	[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] ||
+		{ echo "bench: $ko is not built for $kver (make modules, or --kver)" >&2; exit 2; }
+	command -v trace-cmd > /dev/null || { echo "bench: trace-cmd not installed" >&2; exit 2; }
 
-# per CPU (2 vCPUs): enough markers for --mb MB of payload in all
-count=$(( mb * 1000000 / size / 2 ))
-# a sweep run: at least 4x what the ring buffer of one CPU holds
-scount=$(( bufkb * 1024 * 4 / (size + 16) ))
+	# per CPU (2 vCPUs): enough markers for --mb MB of payload in all
+	count=$(( mb * 1000000 / size / 2 ))
+	# a sweep run: at least 4x what the ring buffer of one CPU holds
+	scount=$(( bufkb * 1024 * 4 / (size + 16) ))
 
-# the L2 image: the tree's helpers, L2 scripts and guest module, built here
-# (not testbed/build-l2.sh's file, which other test runs may rebuild meanwhile)
-mkdir -p "$here/build/bench"
-initrd=$here/build/bench/initramfs-l2-$kver.cpio.gz
-"$here/selftests/vtrace/build-helpers.sh" "$here/build/helpers"
-extra=("$ko=lib/vtrace/vtrace_guest.ko")
-for f in "$here"/selftests/vtrace/l2/*.sh; do extra+=("$f=tests/$(basename "$f")"); done
-for f in "$here"/build/helpers/*; do extra+=("$f=bin/$(basename "$f")"); done
-"$here/testbed/mkinitramfs.sh" "$kver" l2 "$initrd" "${extra[@]}" > /dev/null
+	# the L2 image: the tree's helpers, L2 scripts and guest module, built here
+	# (not testbed/build-l2.sh's file, which other test runs may rebuild meanwhile)
+	mkdir -p "$here/build/bench"
+	initrd=$here/build/bench/initramfs-l2-$kver.cpio.gz
+	"$here/selftests/vtrace/build-helpers.sh" "$here/build/helpers"
+	extra=("$ko=lib/vtrace/vtrace_guest.ko")
+	for f in "$here"/selftests/vtrace/l2/*.sh; do extra+=("$f=tests/$(basename "$f")"); done
+	for f in "$here"/build/helpers/*; do extra+=("$f=bin/$(basename "$f")"); done
+	"$here/testbed/mkinitramfs.sh" "$kver" l2 "$initrd" "${extra[@]}" > /dev/null
 
-arg="methods=${methods//,/:},size=$size,rate=$rate,count=$count,runs=$runs,sweep=${sweep//,/:},scount=$scount,bufkb=$bufkb"
-echo "bench: transport, L1/L2 kernel $kver, 2 vCPUs, $mb MB of ${size}-byte markers at $rate/s per CPU, $runs runs; sweep ${sweep:-none}/s per CPU (2 s each, at least $scount markers); ring buffer $bufkb KiB per CPU"
-echo "bench: logs in $out"
-rc=0
-KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout 7200 "$here/bench/l1-transport.sh" "$arg" || rc=$?
-[ "$rc" -eq 0 ] || echo "bench: run-l1 exit $rc (see $out)" >&2
+	arg="methods=${methods//,/:},size=$size,rate=$rate,count=$count,runs=$runs,sweep=${sweep//,/:},scount=$scount,bufkb=$bufkb"
+	echo "bench: transport, L1/L2 kernel $kver, 2 vCPUs, $mb MB of ${size}-byte markers at $rate/s per CPU, $runs runs; sweep ${sweep:-none}/s per CPU (2 s each, at least $scount markers); ring buffer $bufkb KiB per CPU"
+	echo "bench: logs in $out"
+	rc=0
+	KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout 7200 "$here/bench/l1-transport.sh" "$arg" || rc=$?
+	[ "$rc" -eq 0 ] || echo "bench: run-l1 exit $rc (see $out)" >&2
+fi
 [ -s "$out/results.txt" ] || { echo "bench: no results" >&2; exit 1; }
 
 python3 - "$out/results.txt" "$runs" "$methods" <<'PY'
@@ -106,6 +112,7 @@ for m in methods:
                 m, kv['job'], kv['written'], kv['moved']))
     mbs = [int(k['written']) * int(k['size']) / 1e6 for k in main]
     cpu = [int(k['cpu_ns']) / 1e6 / x for k, x in zip(main, mbs) if x]
+    cpu_out = [int(k['cpu_ns']) / 1e6 / (int(k['moved']) / 1e6) for k in main if int(k['moved'])]
     lost = [int(k['lost']) for k in main]
     moved = [int(k['moved']) / 1e6 for k in main]
     rate = [int(k['written']) / (int(k['usec']) / 1e6) for k in main if int(k['usec'])]
@@ -120,16 +127,22 @@ for m in methods:
             best = max(best or 0, got)
     drain = [int(k.get('drain_ns', 0)) / 1e6 / x for k, x in zip(main, mbs) if x]
     ctl = [(int(k['cpu_ns']) - int(k.get('drain_ns', 0))) / 1e6 / x for k, x in zip(main, mbs) if x]
-    summary[m] = dict(mb=med(mbs), cpu=med(cpu), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
+    summary[m] = dict(mb=med(mbs), cpu=med(cpu), cpu_out=med(cpu_out),
+                      runs=' '.join('%.0f' % c for c in cpu), lost_runs=' '.join(str(x) for x in lost), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
                       rate=med(rate), best=best, clean=clean and bool(sw), sweep=' '.join(steps))
 print()
-print('%-24s %8s %9s %9s %12s %10s %10s %16s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace', 'lost', 'max ev/s 0-loss'))
+print('%-24s %6s %9s %7s %10s %9s %11s %8s %16s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace',
+                                                    'ms/MB out', 'lost', 'max ev/s 0-loss'))
 ref = summary.get('vtrace')
 for m, s in summary.items():
     ratio = s['cpu'] / ref['cpu'] if ref and ref['cpu'] else float('nan')
-    print('%-24s %8.1f %9.1f %9.0f %12.2f %9.2fx %10d %16s' % (
-        names.get(m, m), s['mb'], s['moved'], s['rate'], s['cpu'], ratio, s['lost'],
+    print('%-24s %6.1f %9.1f %7.0f %10.2f %8.2fx %11.2f %8d %16s' % (
+        names.get(m, m), s['mb'], s['moved'], s['rate'], s['cpu'], ratio, s['cpu_out'], s['lost'],
         ('>=' if s['clean'] else '') + '%.0f' % s['best'] if s['best'] else '-'))
+print('CPU ms/MB: guest CPU per MB of markers written (medians of %d runs); ms/MB out: per MB that' % runs)
+print('left the guest; lost: events lost (median)')
+for m, s in summary.items():
+    print('per run %-8s CPU ms/MB %s; lost %s' % (m, s['runs'], s['lost_runs']))
 print()
 print('sweep: one run per rate (per CPU; 0 = as fast as the load goes), each 2 s of markers at')
 print('least 4x the ring buffer; shown as requested rate:achieved ev/s (both CPUs)/events lost.')

@@ -10,7 +10,8 @@
 # Per job one line "vtg-bench: method=M job=J rate=R count=C size=S written=W
 #   usec=T cpu_ns=N drain_ns=N lost=L moved=B": cpu_ns is the CPU time of the
 #   method's threads from the start of the load to SETTLE seconds after its
-#   end; drain_ns, for vtrace, that of the drain threads alone (not vtrace-ctl).
+#   end; drain_ns, for vtrace, that of the drain threads alone (not vtrace-ctl),
+#   ctl_switches the context switches of vtrace-ctl in that time.
 IFS=, read -r methods size settle bufkb netport jobs <<EOF2
 $1
 EOF2
@@ -32,6 +33,16 @@ cpu_ns() {
 			read -r ns _ < "$t/schedstat" 2>/dev/null && s=$((s + ns))
 		    done ;;
 		esac
+	done
+	echo $s
+}
+
+# switches COMM: context switches (voluntary + not) of the threads named COMM
+switches() {
+	s=0
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = "$1" ] || continue
+		s=$((s + $(awk '/ctxt_switches/ { n += $2 } END { print n + 0 }' "$p/status")))
 	done
 	echo $s
 }
@@ -120,16 +131,18 @@ for method in $(echo "$methods" | tr : " "); do
 		j=$((j + 1))
 		rate=${job%x*}
 		count=${job#*x}
-		moved=0 d0=0 d1=0
+		moved=0 d0=0 d1=0 w0=0 w1=0
 		case "$method" in
 		vtrace)
 			echo 1 > $D/enable || { echo "vtg-bench-error: enable"; exit 1; }
 			sleep 1
 			c0=$(cpu_ns 'vtrace-*')
+			w0=$(switches vtrace-ctl)
 			d0=$(cpu_ns 'vtrace-cpu*')
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
 			c1=$(cpu_ns 'vtrace-*')
+			w1=$(switches vtrace-ctl)
 			d1=$(cpu_ns 'vtrace-cpu*')
 			echo 0 > $D/enable
 			lost=$(awk '$2 == "yes" || $2 == "no" { s += $9 + $10 } END { print s + 0 }' $D/status)
@@ -203,7 +216,7 @@ for method in $(echo "$methods" | tr : " "); do
 			grep -i "lost\|error\|fail" /tmp/net.log | sed 's/^/vtg-bench-net-log: /'
 			;;
 		esac
-		say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) lost=$lost moved=$moved"
+		say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) lost=$lost moved=$moved"
 		[ "$method" = agent ] && echo 0 > $T/tracing_on && echo "vtg-bench-done: $aj"
 	done
 	case "$method" in
