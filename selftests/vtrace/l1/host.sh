@@ -147,12 +147,13 @@ t_match_kvm() {
 # by exactly 3e9; IA32_TSC = rdtsc + 3e9 by 3e9 minus the time from the
 # guest's rdtsc to KVM handling the write (seconds, on a loaded TCG host)
 t_guest_write() {
-	local g=$1 vm=${vmname[$1]} lines kvm lo=-1e18
+	local g=$1 vm=${vmname[$1]} lines l kvm lo=-1e18
 	if console_has "$g" "vtg: write failed"; then
 		return 4
 	fi
 	lines=$(records "$vm" | awk -v b="${before[$g]}" -v a="${after[$g]}" '$2 >= b && $2 <= a')
-	ktap_diag "$g: before ${before[$g]} after ${after[$g]}: $lines"
+	ktap_diag "$g: before ${before[$g]} after ${after[$g]}:"
+	[ -z "$lines" ] || while read -r l; do ktap_diag "  $l"; done <<< "$lines"
 	# the window holds the write of vCPU $2 and nothing of other vCPUs; a
 	# guest kernel that checks TSC_ADJUST (6.12 here) may write the TSC
 	# back right after it: then that is recorded too, as KVM applied it
