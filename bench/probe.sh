@@ -60,12 +60,15 @@ print()
 print('%-30s %5s %12s %14s %10s' % ('set-up', 'runs', 'ns/write', 'added ns/write', 'x ftrace'))
 base = med.get('none')
 added = {m: med[m] - base for m in med} if base is not None else {}
+def ratio(m):
+    # a ratio of added costs means something only when both are above zero
+    if m == 'none' or added.get(m, 0) <= 0 or added.get('ftrace', 0) <= 0:
+        return '-'
+    return '%.2fx' % (added[m] / added['ftrace'])
 for m in ('none', 'ftrace', 'vtrace'):
     if m not in med:
         continue
-    ratio = added[m] / added['ftrace'] if added.get('ftrace') else float('nan')
-    print('%-30s %5d %12.0f %14.0f %10s' % (names[m], len(runs[m]), med[m], added[m],
-                                            '-' if m == 'none' else '%.2fx' % ratio))
+    print('%-30s %5d %12.0f %14.0f %10s' % (names[m], len(runs[m]), med[m], added[m], ratio(m)))
 print('per run (ns/write): ' + '; '.join('%s %s' % (m, ' '.join('%.0f' % x for x in runs[m]))
                                          for m in ('none', 'ftrace', 'vtrace') if m in runs))
 if graph:
@@ -75,6 +78,7 @@ if mem:
     print('memory: capacity %s records, vmalloc %s bytes (%s bytes per record), %s kept, %s dropped' %
           (mem['capacity'], mem['vmalloc_bytes'], mem['bytes_per_record'], mem['kept'], mem['dropped']))
 if 'vtrace' in added and 'ftrace' in added:
-    print('ratio vtrace_host/ftrace event: added cost per write %.2fx' %
-          (added['vtrace'] / added['ftrace'] if added['ftrace'] else float('nan')))
+    r = ratio('vtrace')
+    print('ratio vtrace_host/ftrace event: added cost per write %s' %
+          (r if r != '-' else 'not measurable (an added cost at or below zero: run-to-run noise is larger)'))
 PY
