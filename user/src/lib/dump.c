@@ -60,7 +60,7 @@
 #define RB_MISSED_STORED	(1ULL << 30)
 #define RB_MISSED_FLAGS		(RB_MISSED_EVENTS | RB_MISSED_STORED)
 
-/* How long the probe child may take over the metadata (kallsyms: ~0.1 s) */
+/* How long the probe child may take over the metadata (a real guest's: ~10 ms) */
 #define PROBE_SECONDS		60
 /*
  * Shared with the probe child: the META_FILE it is parsing, and how
