@@ -226,7 +226,7 @@ static u64 vtg_stat_field(const char *text, const char *name)
 	return v;
 }
 
-/* Ring-buffer overruns and drops (per_cpu/cpuK/stats) and CPU flags into vtg.cpus[].st */
+/* Ring-buffer overruns, commit overruns and drops (per_cpu/cpuK/stats), CPU flags into vtg.cpus[].st */
 void vtg_refresh_ring_stats(void)
 {
 	unsigned int cpu;
@@ -244,7 +244,9 @@ void vtg_refresh_ring_stats(void)
 		buf = vtg_read_instance(rel, &len);
 		if (IS_ERR(buf))
 			continue;
+		/* overwritten, lost to a writer lapping the reader, refused */
 		st->events_lost_ring = vtg_stat_field(buf, "\noverrun:") +
+				       vtg_stat_field(buf, "commit overrun:") +
 				       vtg_stat_field(buf, "dropped events:");
 		kvfree(buf);
 	}

@@ -25,7 +25,8 @@
  * counted lost: nothing is queued in the guest beyond the ring buffer.
  *
  * Stop: the control thread has disabled the instance's events and waited
- * for probes in flight.  Each thread then moves itself to its CPU and
+ * for probes in flight.  Each thread drains what is there (so that the
+ * fillers find room), then moves itself to its CPU and
  * writes VTG_NR_FILLERS markers of VTRACE_FILLER_TEXT (VTG_FILLER_LEN bytes
  * each, more than a page in total) to the instance's trace_marker: the
  * writer leaves the page holding the last real events, which then becomes
@@ -74,7 +75,12 @@ static bool vtg_is_filler(const u8 *data, size_t len)
  */
 static void vtg_count_page(const u8 *page, size_t size, struct vtg_page_count *pc)
 {
-	size_t len = *(const u64 *)(page + 8) & ~VTG_RB_MISSED_FLAGS;
+	/*
+	 * The ring buffer adds RB_MISSED_EVENTS, an int (1 << 31), to the long
+	 * commit: it arrives sign-extended, bits 32-63 set.  Bits 0-29 are
+	 * the data length; the missed count, if stored, follows the data.
+	 */
+	size_t len = lower_32_bits(*(const u64 *)(page + 8)) & ~VTG_RB_MISSED_FLAGS;
 	const u8 *data = page + 16;
 	size_t off = 0, elen, dlen;
 	u32 h, type_len;
@@ -294,12 +300,16 @@ static int vtg_drain_thread(void *data)
 						 msecs_to_jiffies(vtg_drain_ms));
 	}
 	if (READ_ONCE(vtg.stopping)) {
-		if (vtg_write_fillers(c)) {
-			vtg_drain(c, true);
+		/*
+		 * Drain before the fillers: into a full ring they would
+		 * overwrite unread events, or be refused (overwrite off) and
+		 * leave the last page of real events stuck in the ring.
+		 */
+		vtg_drain(c, true);
+		if (vtg_write_fillers(c))
 			vtg_flush_by_read(c);
-		} else {
+		else
 			vtg_drain(c, true);
-		}
 	}
 	complete(&c->flushed);
 	while (!kthread_should_stop()) {

@@ -233,7 +233,9 @@ struct vtrace_status {
  *			written to the port (port closed, host too slow)
  * @events_lost_port:	events in those lost pages
  * @events_lost_ring:	events the ring buffer overwrote or dropped before
- *			they could be read (its overrun + dropped counters)
+ *			they could be read (its overrun, commit overrun and
+ *			dropped events counters); the overwritten ones are
+ *			also in the missed-events counts of the page headers
  * @port_errors:	write errors seen on the data port
  */
 struct vtrace_cpu_stats {
