@@ -4,6 +4,7 @@
 """
 Usage: guest_check.py DIR [--markers N] [--cpus K,K..] [--console LOG]
                           [--expect-lost] [--sessions N]
+       guest_check.py DIR --accounting --sessions N --console LOG [--merge-stats FILE]
 
 DIR holds the host ends of a guest's ports (ctl, cpu0, cpu1, ...).  The
 checker walks every page of every cpuK file as the guest's
@@ -14,6 +15,14 @@ counters (pages, bytes, events, fillers) equal what the files hold, and,
 given the guest's console, that every META_FILE equals the guest's file
 (lines "vtg-md5 NAME MD5" printed by the guest).  Prints "ok: ..." or
 "FAIL: ..." lines; exit status 1 on any failure.
+
+--accounting (guest_accounting.sh): for every session, every CPU, the
+guest's status table after the stop ("vtg-status S: ..."), its ring's
+per_cpu/cpuK/stats ("vtg-ring S ..."), what its generator wrote ("vtg-gen
+S: ...") and the session's EOS must agree; the missed-events counts in the
+page headers must equal the ring's overruns and sit exactly where markers
+are missing; every marker written is delivered once, in order, or counted
+lost; --merge-stats: vtrace-merge --stats of DIR reports the same totals.
 """
 import argparse
 import hashlib
@@ -88,7 +97,7 @@ def meta_files(msgs):
 def walk_page(page, print_id):
     """Yield (is_data, payload) for every event of one ring-buffer page."""
     ts, commit = struct.unpack_from("<QQ", page, 0)
-    length = commit & ~(3 << 30)
+    length = commit & 0x3fffffff
     data, off = page[16:16 + min(length, len(page) - 16)], 0
     while off + 4 <= len(data):
         h, = struct.unpack_from("<I", data, off)
@@ -106,6 +115,19 @@ def walk_page(page, print_id):
         if tl != 29:
             yield body
         off += elen
+
+
+def page_missed(page):
+    """The missed-events mark of a page header: (flag set, stored count or None)."""
+    commit, = struct.unpack_from("<Q", page, 8)
+    # the kernel adds RB_MISSED_EVENTS, an int (1 << 31), to the 64-bit
+    # commit: sign-extended, it sets bits 32-63 as well
+    size = commit & 0x3fffffff
+    if not (commit >> 31) & 1:
+        return False, None
+    if not (commit >> 30) & 1 or 16 + size + 8 > len(page):
+        return True, None
+    return True, struct.unpack_from("<Q", page, 16 + size)[0]
 
 
 def check_pages(d, cpu, page_size, print_id, markers, eos, first=0, count=None):
@@ -179,6 +201,168 @@ def check_md5(files, console):
         ok("%d META_FILEs equal the guest's files byte for byte" % len(want))
 
 
+STATUS_COLS = ("pages_sent", "bytes_sent", "events_sent", "fillers_sent", "pages_lost",
+               "events_lost_port", "events_lost_ring", "port_errors")
+
+
+def console_lines(console):
+    """Per (tag, session): the guest's lines "TAG S[:] rest" of the accounting script."""
+    out = {}
+    for line in open(console, errors="replace"):
+        m = re.match(r"(vtg-status|vtg-ring|vtg-gen) (\d+):? (.*)", line.rstrip("\r\n"))
+        if m:
+            out.setdefault((m.group(1), int(m.group(2))), []).append(m.group(3))
+    return out
+
+
+def kv(text):
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", text)}
+
+
+def session_pages(d, cpu, page_size, print_id, first, count):
+    """[(missed flag, missed count or None, [marker seq or 'filler' or None per event])]"""
+    raw = open(os.path.join(d, "cpu%d" % cpu), "rb").read()
+    raw = raw[first * page_size:(first + count) * page_size]
+    pages = []
+    for p in range(len(raw) // page_size):
+        page = raw[p * page_size:(p + 1) * page_size]
+        flag, missed = page_missed(page)
+        evs = []
+        for body in walk_page(page, print_id):
+            text = b""
+            if len(body) >= BUF_OFF and struct.unpack_from("<H", body, 0)[0] == print_id:
+                text = body[BUF_OFF:].split(b"\0", 1)[0]
+            m = re.match(rb"vtg-mark cpu=%d seq=(\d+)" % cpu, text)
+            evs.append(int(m.group(1)) if m else "filler" if text.startswith(FILLER) else None)
+        pages.append((flag, missed, evs))
+    return pages
+
+
+def account_cpu(tag, pages, gen, ring, eos):
+    """One session, one CPU: markers, gaps and missed counts, EOS vs the ring's counters."""
+    written, failed = gen["written"], gen["failed"]
+    prev, missed_sum, stray, bad_gaps, fillers = -1, 0, 0, [], 0
+    for flag, missed, evs in pages:
+        if flag and missed is None:
+            fail("%s: a page says events were lost but has no room for the count" % tag)
+        gap = missed or 0
+        missed_sum += gap
+        for ev in evs:
+            if ev == "filler":
+                fillers += 1
+                continue
+            if ev is None:
+                stray += 1
+                continue
+            if ev != prev + 1 + gap:
+                bad_gaps.append((prev, ev, gap))
+            prev, gap = ev, 0
+    delivered = sum(1 for _, _, evs in pages for ev in evs if isinstance(ev, int))
+    # refused writes (no overwrite) are the last ones: nothing was read meanwhile
+    last_want = written + failed - 1 - (failed if ring["dropped"] else 0)
+    print("# %s: written %d, refused %d, delivered %d, page headers say %d lost, EOS ring_lost %d,"
+          " ring overrun %d dropped %d" % (tag, written, failed, delivered, missed_sum,
+                                            eos["events_lost_ring"], ring["overrun"],
+                                            ring["dropped"]))
+    if stray:
+        fail("%s: %d events that are neither this CPU's markers nor fillers" % (tag, stray))
+    if bad_gaps:
+        fail("%s: %d marker gaps unlike the page headers' missed counts, first: after %d came %d,"
+             " page says %d missed" % ((tag, len(bad_gaps)) + bad_gaps[0]))
+    elif prev != last_want:
+        fail("%s: last marker delivered %d, expected %d" % (tag, prev, last_want))
+    else:
+        ok("%s: every gap between markers equals its page's missed count; last marker %d" %
+           (tag, prev))
+    if missed_sum != ring["overrun"]:
+        fail("%s: page headers count %d lost, the ring's overrun is %d" %
+             (tag, missed_sum, ring["overrun"]))
+    if eos["events_lost_ring"] != ring["overrun"] + ring["commit_overrun"] + ring["dropped"]:
+        fail("%s: EOS ring_lost %d, the ring's overrun+commit overrun+dropped %d" %
+             (tag, eos["events_lost_ring"],
+              ring["overrun"] + ring["commit_overrun"] + ring["dropped"]))
+    if ring["dropped"] != failed:
+        fail("%s: the ring dropped %d events, the generator saw %d writes refused" %
+             (tag, ring["dropped"], failed))
+    if delivered + missed_sum + failed != written + failed:
+        fail("%s: delivered %d + lost in pages %d + refused %d != %d written" %
+             (tag, delivered, missed_sum, failed, written + failed))
+    elif missed_sum == ring["overrun"] and ring["dropped"] == failed and \
+            eos["events_lost_ring"] == ring["overrun"] + ring["commit_overrun"] + failed:
+        ok("%s: delivered %d + lost %d = %d markers generated; pages, ring and EOS agree" %
+           (tag, delivered, missed_sum + failed, written + failed))
+    return missed_sum
+
+
+def check_accounting(a, msgs, page_size, print_id):
+    lines = console_lines(a.console)
+    eos_all = [cpu_stats(p) for t, _, p in msgs if t == 36]
+    if len(eos_all) != a.sessions:
+        fail("ctl: %d EOS, expected %d" % (len(eos_all), a.sessions))
+        return
+    totals = {}
+    for s in range(1, a.sessions + 1):
+        eos = eos_all[s - 1]
+        status = {}
+        for row in lines.get(("vtg-status", s), []):
+            f = row.split()
+            if len(f) == 11 and f[0].isdigit():
+                status[int(f[0])] = dict(zip(STATUS_COLS, map(int, f[3:])))
+        gens = {kv(x)["cpu"]: kv(x) for x in lines.get(("vtg-gen", s), [])}
+        rings = {kv(x)["cpu"]: kv(x) for x in lines.get(("vtg-ring", s), [])}
+        for cpu in sorted(gens):
+            tag = "session %d cpu%d" % (s, cpu)
+            st, e = status.get(cpu), eos[cpu]
+            if st is None or cpu not in rings:
+                fail("%s: no status or ring line from the guest" % tag)
+                continue
+            if any(st[k] != e[k] for k in STATUS_COLS):
+                fail("%s: status %s, EOS %s" % (tag, [st[k] for k in STATUS_COLS],
+                                                [e[k] for k in STATUS_COLS]))
+            else:
+                ok("%s: status after stop equals EOS (%s)" %
+                   (tag, " ".join("%s %d" % (k, e[k]) for k in STATUS_COLS[2:7])))
+            first = sum(x[cpu]["pages_sent"] for x in eos_all[:s - 1])
+            pages = session_pages(a.dir, cpu, page_size, print_id, first, e["pages_sent"])
+            nev = sum(len(evs) for _, _, evs in pages)
+            nfill = sum(evs.count("filler") for _, _, evs in pages)
+            if (len(pages), nev, nfill) != (e["pages_sent"], e["events_sent"], e["fillers_sent"]):
+                fail("%s: file has pages/events/fillers %s, EOS %s" %
+                     (tag, (len(pages), nev, nfill),
+                      (e["pages_sent"], e["events_sent"], e["fillers_sent"])))
+            missed = account_cpu(tag, pages, gens[cpu], rings[cpu], e)
+            t = totals.setdefault(cpu, [0, 0, 0, 0])
+            t[0] += nev
+            t[1] += nfill
+            t[2] += missed
+            t[3] += e["events_lost_ring"] + e["events_lost_port"]
+    if a.merge_stats:
+        check_merge_stats(a.merge_stats, totals)
+
+
+def check_merge_stats(path, totals):
+    """vtrace-merge --stats of the whole capture: the same totals per CPU."""
+    rows = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 8 and f[1].isdigit():
+            rows[int(f[1])] = f
+    for cpu, (nev, nfill, missed, lost_eos) in sorted(totals.items()):
+        f = rows.get(cpu)
+        if not f:
+            fail("vtrace-merge --stats: no line for cpu%d" % cpu)
+            continue
+        got = (int(f[2]), int(f[4]), f[5], int(f[6]))
+        want = (nev, nfill, str(missed), lost_eos)
+        checks = [x for x in f[10:] if x.startswith(("MISMATCH", "no-EOS", "truncated"))]
+        if got != want or checks:
+            fail("vtrace-merge --stats cpu%d: read/fillers/lost-page/lost-eos %s %s, expected %s" %
+                 (cpu, got, checks, want))
+        else:
+            ok("vtrace-merge --stats cpu%d: read %d, fillers %d, lost-page %s, lost-eos %d, as "
+               "the pages and EOS say" % ((cpu,) + got))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
@@ -192,6 +376,9 @@ def main():
                     help="CPU:FIRST-LAST[+FIRST-LAST...]: the markers of that CPU")
     ap.add_argument("--ctl-only", action="store_true",
                     help="only check that ctl holds whole messages, STARTED/EOS pairs")
+    ap.add_argument("--accounting", action="store_true",
+                    help="check every session's losses (guest_accounting.sh), needs --console")
+    ap.add_argument("--merge-stats", help="with --accounting: vtrace-merge --stats output")
     ap.add_argument("--seq-gaps", action="store_true",
                     help="ctl was a socket: messages sent while unconnected are missing")
     a = ap.parse_args()
@@ -246,6 +433,10 @@ def main():
     global BUF_OFF
     m = re.search(r"field:char buf\[\];\s*offset:(\d+);", fmt)
     BUF_OFF = int(m.group(1)) if m else 16
+    if a.accounting:
+        check_accounting(a, msgs, page_size, print_id)
+        print("# %s" % ("PASS" if not fails else "%d failures" % fails))
+        return 1 if fails else 0
     eos_all = [cpu_stats(p) for t, _, p in msgs if t == 36]
     eos = eos_all[-1] if eos_all else None
     cpus = [int(c) for c in a.cpus.split(",")] if a.cpus else sorted(eos) if eos else [0]

@@ -6,7 +6,13 @@
  * One child per CPU, pinned with sched_setaffinity(), writes COUNT markers
  * "vtg-mark cpu=K seq=N" (N = BASE..BASE+COUNT-1, BASE from the environment
  * variable MARK_BASE, default 0) to the instance's trace_marker.
- * Prints "markers cpu=K written=N" per CPU; exit 1 if any write failed.
+ * MARK_WIDTH=W pads N with zeros to W digits (every marker event then has
+ * the same size).  A failed write stops the CPU's child, unless
+ * MARK_KEEP_GOING=1: then the marker's number is skipped, the failure
+ * counted and the next marker written (a full ring buffer that does not
+ * overwrite refuses writes).
+ * Prints "markers cpu=K written=N failed=F" per CPU; exit 1 if any write
+ * failed.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -21,9 +27,11 @@
 
 static int write_markers(int cpu, long base, long count)
 {
+	int width = getenv("MARK_WIDTH") ? atoi(getenv("MARK_WIDTH")) : 0;
+	int keep_going = getenv("MARK_KEEP_GOING") && atoi(getenv("MARK_KEEP_GOING"));
+	long n, written = 0, failed = 0;
 	char buf[64];
 	cpu_set_t set;
-	long n;
 	int fd, len;
 
 	CPU_ZERO(&set);
@@ -38,15 +46,20 @@ static int write_markers(int cpu, long base, long count)
 		return 1;
 	}
 	for (n = 0; n < count; n++) {
-		len = snprintf(buf, sizeof(buf), "vtg-mark cpu=%d seq=%ld", cpu, base + n);
-		if (write(fd, buf, len) != len) {
+		len = snprintf(buf, sizeof(buf), "vtg-mark cpu=%d seq=%0*ld", cpu, width, base + n);
+		if (write(fd, buf, len) == len) {
+			written++;
+			continue;
+		}
+		failed++;
+		if (!keep_going) {
 			perror("write");
 			break;
 		}
 	}
 	close(fd);
-	printf("markers cpu=%d written=%ld\n", cpu, n);
-	return n != count;
+	printf("markers cpu=%d written=%ld failed=%ld\n", cpu, written, failed);
+	return written != count;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vtrace_guest accounting: ring-buffer overruns on purpose; status, EOS, page headers and vtrace-merge --stats agree.
+. "$VTRACE_PROJ/testbed/lib.sh"
+
+# l2_results NAME PREFIX: the guest's "vtg: ok N name" lines as results here
+l2_results() {
+	local line tmp=$VTRACE_OUT/$1.ktap
+	l2_ktap "$1" > "$tmp"
+	while read -r line; do
+		case "$line" in
+		"ok "*)		ktap_result 0 "$2_${line#ok * }" ;;
+		"not ok "*)	ktap_result 1 "$2_${line#not ok * }" ;;
+		esac
+	done < "$tmp"
+}
+
+ktap_header 15
+modprobe kvm_amd
+dir=$VTRACE_OUT/gacct
+l2_run gacct /tests/guest_accounting.sh --cpus 2 --arg 3000 --timeout 240
+ktap_result $? "acct_l2_runs"
+l2_results gacct acct
+
+"$VTRACE_PROJ/user/vtrace-merge" -q --guest "g=$dir,offset=0" --stats > "$dir/stats.txt" 2>&1
+ktap_result $? "acct_vtrace_merge_stats_runs"
+sed 's/^/# /' "$dir/stats.txt"
+out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$dir" --accounting --sessions 3 \
+	--console "$dir/console.log" --merge-stats "$dir/stats.txt" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+ktap_result $rc "acct_status_eos_pages_merge_agree"
+
+save_dmesg l1-dmesg
+"$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/*.log "$VTRACE_OUT"/*/console.log
+ktap_result $? "no_kernel_splat"
+ktap_finish
