@@ -260,10 +260,11 @@ def account_cpu(tag, pages, gen, ring, eos):
     delivered = sum(1 for _, _, evs in pages for ev in evs if isinstance(ev, int))
     # refused writes (no overwrite) are the last ones: nothing was read meanwhile
     last_want = written + failed - 1 - (failed if ring["dropped"] else 0)
-    print("# %s: written %d, refused %d, delivered %d, page headers say %d lost, EOS ring_lost %d,"
-          " ring overrun %d dropped %d" % (tag, written, failed, delivered, missed_sum,
-                                            eos["events_lost_ring"], ring["overrun"],
-                                            ring["dropped"]))
+    marked = sum(1 for flag, _, _ in pages if flag)
+    print("# %s: written %d, refused %d, delivered %d, page headers say %d lost (%d pages),"
+          " EOS ring_lost %d, ring overrun %d dropped %d" %
+          (tag, written, failed, delivered, missed_sum, marked, eos["events_lost_ring"],
+           ring["overrun"], ring["dropped"]))
     if stray:
         fail("%s: %d events that are neither this CPU's markers nor fillers" % (tag, stray))
     if bad_gaps:

@@ -10,7 +10,8 @@
  * the same size).  A failed write stops the CPU's child, unless
  * MARK_KEEP_GOING=1: then the marker's number is skipped, the failure
  * counted and the next marker written (a full ring buffer that does not
- * overwrite refuses writes).
+ * overwrite refuses writes).  MARK_BURST=B MARK_PAUSE_MS=P: sleep P ms after
+ * every B markers (bursts a ring buffer cannot hold, read in the pauses).
  * Prints "markers cpu=K written=N failed=F" per CPU; exit 1 if any write
  * failed.
  */
@@ -29,6 +30,8 @@ static int write_markers(int cpu, long base, long count)
 {
 	int width = getenv("MARK_WIDTH") ? atoi(getenv("MARK_WIDTH")) : 0;
 	int keep_going = getenv("MARK_KEEP_GOING") && atoi(getenv("MARK_KEEP_GOING"));
+	long burst = getenv("MARK_BURST") ? atol(getenv("MARK_BURST")) : 0;
+	long pause_ms = getenv("MARK_PAUSE_MS") ? atol(getenv("MARK_PAUSE_MS")) : 0;
 	long n, written = 0, failed = 0;
 	char buf[64];
 	cpu_set_t set;
@@ -46,6 +49,8 @@ static int write_markers(int cpu, long base, long count)
 		return 1;
 	}
 	for (n = 0; n < count; n++) {
+		if (burst > 0 && n && n % burst == 0)
+			usleep(pause_ms * 1000);
 		len = snprintf(buf, sizeof(buf), "vtg-mark cpu=%d seq=%0*ld", cpu, width, base + n);
 		if (write(fd, buf, len) == len) {
 			written++;

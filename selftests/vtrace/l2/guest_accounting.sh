@@ -8,8 +8,9 @@
 # for the missed-events count the kernel stores at its end):
 #   1 overwrite, stalled reader: 16 KiB per CPU, drain threads asleep
 #     (drain_ms=60000) while the burst is written; the oldest pages go.
-#   2 overwrite, slow reader: 16 KiB, drain every 100 ms during the burst;
-#     overruns between drains, pages with missed counts mid-stream.
+#   2 overwrite, a reader that keeps up only in pauses: 16 KiB, drain
+#     every 20 ms, markers in bursts of 1000 with 100 ms pauses: overruns
+#     in each burst, pages with missed counts mid-stream.
 #   3 no overwrite, stalled reader: the full ring refuses writes
 #     (MARK_KEEP_GOING counts them); nothing already recorded is lost.
 # After each stop the guest prints its status table, the ring's own
@@ -69,10 +70,10 @@ t $? s1_status_equals_ring_and_generator
 [ "$(col 0 10)" -gt 0 ] && [ "$(col 1 10)" -gt 0 ] && [ "$(col 0 8)" = 0 ] && [ "$(col 1 8)" = 0 ]
 t $? s1_ring_overran_no_port_loss
 
-# 2: overwrite, a reader slower than the writer
-echo 100 > $P/drain_ms
+# 2: overwrite, bursts the ring cannot hold, read in the pauses
+echo 20 > $P/drain_ms
 echo 1 > $D/enable
-guest_markers "$((N * 3))" 0 1 > /tmp/gen.2
+MARK_BURST=1000 MARK_PAUSE_MS=100 guest_markers "$((N * 3))" 0 1 > /tmp/gen.2
 t $? s2_markers_written
 echo 0 > $D/enable
 report 2
