@@ -168,6 +168,58 @@ static void vtg_log_totals(void)
 		t.events_lost_ring);
 }
 
+static u64 vtg_stat_field(const char *text, const char *name)
+{
+	const char *p = strstr(text, name);
+	unsigned long long v = 0;
+
+	if (p && sscanf(p + strlen(name), " %llu", &v) != 1)
+		v = 0;
+	return v;
+}
+
+/* per_cpu/cpuK/stats of the instance: 0 when unreadable */
+static u64 vtg_ring_stat(unsigned int cpu, const char *name)
+{
+	char rel[48];
+	size_t len;
+	char *buf;
+	u64 v;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", cpu);
+	buf = vtg_read_instance(rel, &len);
+	if (IS_ERR(buf))
+		return 0;
+	v = vtg_stat_field(buf, name);
+	kvfree(buf);
+	return v;
+}
+
+/*
+ * After the stop's last drain a CPU's ring holds only the fillers that did
+ * not fit a whole page, unless a read failed: count any other event left
+ * as lost (in events_lost_ring), so that nothing vanishes uncounted.
+ */
+static void vtg_count_unread(void)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct vtg_cpu *c = &vtg.cpus[cpu];
+		u64 entries, fillers_left;
+
+		if (!c->port)
+			continue;
+		entries = vtg_ring_stat(cpu, "entries:");
+		fillers_left = c->fillers_written - min_t(u64, c->fillers_written,
+							  c->st.fillers_sent + c->fillers_lost);
+		c->unread = entries > fillers_left ? entries - fillers_left : 0;
+		if (c->unread)
+			pr_warn("vtrace_guest: cpu%u: %llu events left unread in the ring, counted lost\n",
+				cpu, c->unread);
+	}
+}
+
 int vtg_stop(void)
 {
 	if (vtg.state != VTRACE_STATE_TRACING)
@@ -178,6 +230,7 @@ int vtg_stop(void)
 	WRITE_ONCE(vtg.stopping, true);
 	vtg_stream_stop();
 	vtg_write_instance("tracing_on", "0", false);
+	vtg_count_unread();
 	vtg_close(vtg.marker);
 	vtg.marker = NULL;
 	vtg.state = VTRACE_STATE_IDLE;
@@ -216,15 +269,6 @@ int vtg_set_buffer_size(unsigned long kb)
 	return vtg_write_instance("buffer_size_kb", text, false);
 }
 
-static u64 vtg_stat_field(const char *text, const char *name)
-{
-	const char *p = strstr(text, name);
-	unsigned long long v = 0;
-
-	if (p && sscanf(p + strlen(name), " %llu", &v) != 1)
-		v = 0;
-	return v;
-}
 
 /* Ring-buffer overruns, commit overruns and drops (per_cpu/cpuK/stats), CPU flags into vtg.cpus[].st */
 void vtg_refresh_ring_stats(void)
@@ -244,10 +288,11 @@ void vtg_refresh_ring_stats(void)
 		buf = vtg_read_instance(rel, &len);
 		if (IS_ERR(buf))
 			continue;
-		/* overwritten, lost to a writer lapping the reader, refused */
+		/* overwritten, lost to a writer lapping the reader, refused, left unread */
 		st->events_lost_ring = vtg_stat_field(buf, "\noverrun:") +
 				       vtg_stat_field(buf, "commit overrun:") +
-				       vtg_stat_field(buf, "dropped events:");
+				       vtg_stat_field(buf, "dropped events:") +
+				       vtg.cpus[cpu].unread;
 		kvfree(buf);
 	}
 }

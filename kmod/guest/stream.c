@@ -58,6 +58,8 @@
 #define VTG_RB_PADDING		29
 #define VTG_RB_TIME_EXTEND	30
 #define VTG_RB_TIME_STAMP	31
+/* Reads of the stop's drains retried after an error */
+#define VTG_FINAL_RETRIES	3
 
 static bool vtg_is_filler(const u8 *data, size_t len)
 {
@@ -131,6 +133,7 @@ static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, b
 		} else {
 			c->st.pages_lost++;
 			c->st.events_lost_port += pc->events;
+			c->fillers_lost += pc->fillers;
 		}
 	}
 }
@@ -201,21 +204,35 @@ static int vtg_actor(struct pipe_inode_info *pipe, struct splice_desc *sd)
 	return sent;
 }
 
-/* Move pages until the ring buffer has no full page left (or we must stop) */
+/*
+ * Move pages until the ring buffer has no full page left (or we must stop).
+ * The stop's drains retry a failed read (say -ENOMEM) a few times: what
+ * they leave behind is lost (counted by vtg_count_unread()).
+ */
 static void vtg_drain(struct vtg_cpu *c, bool final)
 {
+	unsigned int retries = final ? VTG_FINAL_RETRIES : 0;
 	struct splice_desc sd;
 	u64 lost;
 	ssize_t ret;
 
-	do {
+	for (;;) {
 		sd = (struct splice_desc) {
 			.total_len = VTG_SPLICE_PAGES * PAGE_SIZE,
 			.u.data = c,
 		};
 		lost = c->st.pages_lost;
 		ret = splice_direct_to_actor(c->raw, &sd, vtg_actor);
-	} while ((ret > 0 || c->st.pages_lost != lost) && (final || !kthread_should_stop()));
+		if (!final && kthread_should_stop())
+			break;
+		if (ret > 0 || c->st.pages_lost != lost)
+			continue;
+		if (ret == 0 || ret == -EAGAIN || !retries--)
+			break;
+		pr_warn_ratelimited("vtrace_guest: cpu%u: reading trace_pipe_raw: %zd, retrying\n",
+				    c->cpu, ret);
+		msleep(10);
+	}
 	if (ret < 0 && ret != -EAGAIN)
 		pr_warn_ratelimited("vtrace_guest: cpu%u: reading trace_pipe_raw: %zd\n", c->cpu, ret);
 }
@@ -284,6 +301,7 @@ static int vtg_write_fillers(struct vtg_cpu *c)
 			pr_warn_ratelimited("vtrace_guest: cpu%u: filler marker: %zd\n", c->cpu, ret);
 			break;
 		}
+		c->fillers_written++;
 	}
 	kthread_unuse_mm(vtg.mm);
 	return 0;
@@ -330,10 +348,10 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 	if (IS_ERR(c->raw)) {
 		int ret = PTR_ERR(c->raw);
 
+		/* a session that cannot read a CPU with a port would lose it silently */
 		c->raw = NULL;
-		c->st.port_errors++;
-		pr_warn("vtrace_guest: cpu%u: %s: %d, CPU not streamed\n", c->cpu, rel, ret);
-		return 0;
+		pr_warn("vtrace_guest: cpu%u: %s: %d, not starting\n", c->cpu, rel, ret);
+		return ret;
 	}
 	c->raw->f_mode |= FMODE_LSEEK;
 	c->stalled = false;
@@ -386,6 +404,9 @@ int vtg_stream_start(void)
 
 		memset(&c->st, 0, sizeof(c->st));
 		c->st.cpu = cpu;
+		c->fillers_written = 0;
+		c->fillers_lost = 0;
+		c->unread = 0;
 		if (!c->port)
 			continue;
 		ret = vtg_stream_start_cpu(c);

@@ -46,6 +46,10 @@ struct vtg_page_count {
  * @stalled:	the port timed out; drop pages at once until a write works
  * @flushed:	the drain thread wrote its fillers and drained (stop)
  * @pending:	per pipe slot (from the tail), counts of the pages in flight
+ * @fillers_written: filler markers written at the stop
+ * @fillers_lost: fillers in pages the port did not take
+ * @unread:	events still in the ring after the stop's last drain that are
+ *		not fillers (a read failed): counted in events_lost_ring
  * @st:		counters of the session, reported in STATUS and EOS
  */
 struct vtg_cpu {
@@ -57,6 +61,9 @@ struct vtg_cpu {
 	bool stalled;
 	struct completion flushed;
 	struct vtg_page_count pending[VTG_SPLICE_PAGES];
+	unsigned int fillers_written;
+	u64 fillers_lost;
+	u64 unread;
 	struct vtrace_cpu_stats st;
 };
 

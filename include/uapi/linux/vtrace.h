@@ -234,8 +234,10 @@ struct vtrace_status {
  * @events_lost_port:	events in those lost pages
  * @events_lost_ring:	events the ring buffer overwrote or dropped before
  *			they could be read (its overrun, commit overrun and
- *			dropped events counters); the overwritten ones are
- *			also in the missed-events counts of the page headers
+ *			dropped events counters; the overwritten ones are
+ *			also in the missed-events counts of the page headers),
+ *			and events left in it after the stop's last read
+ *			because a read failed
  * @port_errors:	write errors seen on the data port
  */
 struct vtrace_cpu_stats {
