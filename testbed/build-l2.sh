@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the L2 ("guest") initramfs: busybox, vtrace_guest.ko, L2 scripts, static helpers.
+# Build the L2 ("guest") initramfs: busybox, vtrace_guest.ko, L2 scripts, static helpers,
+# the test-only fault injector vtrace_failinj.ko.
 #
 #   build-l2.sh KVER [GUEST_KO]
 # Writes build/testbed/initramfs-l2-KVER.cpio.gz.  GUEST_KO defaults to the
@@ -20,4 +21,9 @@ done
 for f in "$proj"/build/helpers/*; do
 	extra+=("$f=bin/$(basename "$f")")
 done
+# the test-only fault injector, when this kernel's headers build it
+fi=$proj/build/failinj/$kver/vtrace_failinj.ko
+if "$proj/selftests/vtrace/build-failinj.sh" "$kver" "$(dirname "$fi")"; then
+	extra+=("$fi=lib/vtrace/vtrace_failinj.ko")
+fi
 "$here/mkinitramfs.sh" "$kver" l2 "$proj/build/testbed/initramfs-l2-$kver.cpio.gz" "${extra[@]}"

@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# L2: fault injection into vtrace_guest with the test-only vtrace_failinj.ko (kprobe override).
+#   $1: most failure points tried per function (default 1000: all of them)
+#
+# Part A, the module's own calls: for each function of the list, fail its
+# 1st, 2nd, ... call made from vtrace_guest's code (any task) during one
+# whole life cycle: insmod, start, markers, stop, rmmod.  Each run must end
+# cleanly: a failed insmod leaves nothing behind; a loaded module stops,
+# unloads, leaves no thread, no debugfs folder, no tracefs instance.
+# Part B, the kernel's calls in the module's threads (failslab's task
+# filter): fail the Nth kmalloc of any code running in a "vtrace-" thread
+# during start/markers/stop; every marker must still be sent or counted.
+# Then one clean session, and the unreclaimable slab / vmalloc use before
+# and after (drop_caches) are printed and compared.
+MAX=${1:-1000}
+KO=/lib/vtrace/vtrace_guest.ko
+FI=/lib/vtrace/vtrace_failinj.ko
+FP=/sys/module/vtrace_failinj/parameters
+D=/sys/kernel/debug/vtrace
+I=/sys/kernel/tracing/instances/vtrace
+n=0
+t() {	# t RC NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "vtg: ok $n $2"; else echo "vtg: not ok $n $2"; fi
+}
+st() {	# the status text in /tmp/st (reading it can be an injected failure: retry)
+	cat $D/status > /tmp/st 2> /dev/null || cat $D/status > /tmp/st 2> /dev/null ||
+		cat $D/status > /tmp/st
+}
+col() {	# col CPU FIELD: a number of the status table read by st
+	awk -v c="$1" -v f="$2" '$1 == c && NF == 11 { print $f }' /tmp/st
+}
+mem() {	# unreclaimable slab + vmalloc, KiB, after dropping caches
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	awk '/^SUnreclaim:|^VmallocUsed:/ { s += $2 } END { print s }' /proc/meminfo
+}
+gone() {	# nothing of vtrace_guest left
+	! grep -q '^vtrace_guest ' /proc/modules && ! [ -d $D ] && ! [ -d $I ] &&
+		! ps | grep -q '[v]trace-'
+}
+session() {	# a start, markers on both CPUs, a stop; every marker sent or counted
+	echo 1 > $D/enable || return 0	# a refused start is a clean outcome
+	guest_markers 200 0 1 > /dev/null
+	echo 0 > $D/enable || return 1
+	st || return 1
+	for c in 0 1; do	# (a port that failed at load is "no port": not streamed, said so)
+		[ "$(col $c 2)" = no ] ||
+			[ $(($(col $c 6) + $(col $c 9) + $(col $c 10))) -ge 200 ] || return 1
+	done
+}
+[ -f $FI ] || { echo "vtg: ok 1 failinj # SKIP vtrace_failinj.ko not built for this kernel"; exit 0; }
+
+# sweep FUNC RET GFP_ARG: part A for one function
+bad=0 points=0
+sweep() {
+	k=1
+	while [ $k -le "$MAX" ]; do
+		insmod $FI func="$1" ret="$2" gfp_arg="$3" comm='*' caller=vtrace_guest nth=$k ||
+			{ echo "vtg-fi: cannot probe $1"; bad=$((bad + 1)); return; }
+		if insmod $KO send_kallsyms=0 2> /dev/null; then
+			session || { echo "vtg-fi: $1 call $k: a marker neither sent nor counted"; bad=$((bad + 1)); }
+			st && grep -q '^state: idle' /tmp/st || { echo "vtg-fi: $1 call $k: not idle"; bad=$((bad + 1)); }
+			[ "$(cat /sys/module/vtrace_guest/refcnt)" = 0 ] || { echo "vtg-fi: $1 call $k: refcnt"; bad=$((bad + 1)); }
+			rmmod vtrace_guest || { echo "vtg-fi: $1 call $k: rmmod failed"; bad=$((bad + 1)); }
+		fi
+		inj=$(cat $FP/injected) hits=$(cat $FP/hits)
+		rmmod vtrace_failinj
+		gone || { echo "vtg-fi: $1 call $k: left behind"; bad=$((bad + 1)); rmmod vtrace_guest 2> /dev/null; }
+		[ "$inj" -gt 0 ] || break
+		points=$((points + 1))
+		k=$((k + 1))
+	done
+	echo "vtg-fi: $1: $((k - 1)) of $hits calls failed in turn"
+}
+
+m0=$(mem)
+for spec in kmalloc_trace:0:2 __kmalloc:0:2 kvmalloc_node:0:2 kasprintf:0:1 kmemdup_nul:0:3 \
+	    kthread_create_on_node:-12:0 vm_mmap:-12:0 file_open_root:-12:0 kernel_read:-5:0 \
+	    splice_direct_to_actor:-12:0 kern_mount:-12:0 trace_array_get_by_name:0:0 \
+	    get_task_mm:0:0 set_cpus_allowed_ptr:-22:0; do
+	f=${spec%%:*} g=${spec##*:} r=${spec#*:}
+	sweep "$f" "${r%:*}" "$g"
+done
+echo "vtg-fi: part A: $points failure points, $bad problems"
+[ $bad = 0 ] && [ $points -gt 0 ]
+t $? module_calls_fail_cleanly
+
+# part B: the kernel's own allocations in the module's threads
+insmod $KO send_kallsyms=0
+bad=0 points=0
+for f in kmalloc_trace __kmalloc; do
+	insmod $FI func=$f ret=0 gfp_arg=2 comm=vtrace- nth=1000000
+	k=1
+	while [ $k -le "$MAX" ]; do
+		echo 0 > $FP/hits
+		echo 0 > $FP/injected
+		echo $k > $FP/nth
+		session || { echo "vtg-fi: task $f call $k: a marker neither sent nor counted"; bad=$((bad + 1)); }
+		st && grep -q '^state: idle' /tmp/st || { echo "vtg-fi: task $f call $k: not idle"; bad=$((bad + 1)); }
+		[ "$(cat $FP/injected)" -gt 0 ] || break
+		points=$((points + 1))
+		k=$((k + 1))
+	done
+	echo "vtg-fi: task $f: $((k - 1)) calls failed in turn (one session each)"
+	rmmod vtrace_failinj
+done
+echo "vtg-fi: part B: $points failure points, $bad problems"
+[ $bad = 0 ] && [ $points -gt 0 ]
+t $? thread_allocations_fail_cleanly
+
+# afterwards: a clean session still streams, and nothing grew
+echo 1 > $D/enable && guest_markers 300 0 1 > /dev/null && echo 0 > $D/enable && st &&
+	[ "$(col 0 6)" -ge 300 ] && [ "$(col 1 6)" -ge 300 ] && [ "$(col 0 8)" = 0 ]
+t $? works_after_injection
+rmmod vtrace_guest && gone
+t $? unload_clean
+m1=$(mem)
+echo "vtg-fi: unreclaimable slab + vmalloc: $m0 KiB before, $m1 KiB after"
+[ $((m1 - m0)) -lt 1024 ]
+t $? no_memory_growth
