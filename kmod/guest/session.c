@@ -17,6 +17,7 @@
  * again at every start.
  */
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
@@ -257,14 +258,26 @@ int vtg_set_events(const char *spec)
 	return 0;
 }
 
+/*
+ * SET_BUFFER_SIZE from the host.  The ring buffer allocates every CPU's
+ * pages at once; a host must not be able to push the guest into memory
+ * pressure (allocation failure warnings, the OOM killer): at most half of
+ * the memory available now, for all CPUs together.
+ */
 int vtg_set_buffer_size(unsigned long kb)
 {
+	unsigned long avail_kb = si_mem_available() << (PAGE_SHIFT - 10);
 	char text[24];
 
 	if (vtg.state == VTRACE_STATE_TRACING)
 		return -EBUSY;
 	if (!kb)
 		return -EINVAL;
+	if (kb > avail_kb / 2 / num_possible_cpus()) {
+		pr_warn_ratelimited("vtrace_guest: buffer size %lu KiB per CPU refused: %lu KiB available\n",
+				    kb, avail_kb);
+		return -ENOMEM;
+	}
 	snprintf(text, sizeof(text), "%lu", kb);
 	return vtg_write_instance("buffer_size_kb", text, false);
 }

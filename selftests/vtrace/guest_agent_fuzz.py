@@ -119,6 +119,10 @@ def main():
     expect_error(g, "bad_version", m, errno.EPROTONOSUPPORT, seq=s)
     m, s = g.msg(SET_BUFFER_SIZE, struct.pack("<II", 1024, 1))
     expect_error(g, "reserved_not_zero", m, errno.EINVAL, seq=s)
+    # 146 MiB per CPU (the test guest: 512 MiB, 2 CPUs): more than half of
+    # what is available, which the guest refuses before the ring buffer tries
+    m, s = g.msg(SET_BUFFER_SIZE, struct.pack("<II", 150000, 0))
+    expect_error(g, "buffer_size_beyond_half_memory", m, errno.ENOMEM, seq=s)
     m, s = g.msg(START, b"\0" * 8)
     expect_error(g, "start_with_payload", m, errno.EINVAL, seq=s)
     m, s = g.msg(STATUS_REQ, seq=1)
