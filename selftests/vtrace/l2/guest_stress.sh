@@ -25,7 +25,9 @@ mem() {	# unreclaimable slab + vmalloc, KiB, after dropping caches
 	echo 3 > /proc/sys/vm/drop_caches
 	awk '/^SUnreclaim:|^VmallocUsed:/ { s += $2 } END { print s }' /proc/meminfo
 }
-tasks() { ls -d /proc/[0-9]* | wc -l; }
+tasks() {	# tasks, without kworkers (their pools grow and shrink on their own)
+	ps | grep -v -e '\[kworker/' -e ' ps$' -e ' grep ' -e ' wc$' | wc -l
+}
 gone() {	# (the instance stays while a marker writer holds it open: documented)
 	! grep -q '^vtrace_guest ' /proc/modules && ! [ -d $D ] && ! ps | grep -q '[v]trace-'
 }
