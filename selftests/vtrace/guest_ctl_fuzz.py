@@ -34,6 +34,7 @@ HELLO, ACK, ERROR, START, STOP, SET_EVENTS, SET_BUFFER_SIZE, STATUS_REQ = \
     1, 2, 3, 16, 17, 18, 19, 20
 STATUS, STARTED, EOS = 32, 35, 36
 DONE_SPEC = b"sched:sched_process_exit"
+CLOSE_SEQ = 1 << 40
 SPECS = [b"sched:sched_switch", b"sched:sched_switch sched:sched_wakeup", b"irq:*",
          b"", b"!sched:*", b"nosuch:event", b"sched:", b":", b"timer:hrtimer_start\n",
          b"sched:sched_wakeup\nirq:irq_handler_entry", b"x" * 300]
@@ -205,10 +206,10 @@ def error_of(payload):
 
 
 def command(g, typ, payload, seq):
-    """After a health check: one command, its ACK or ERROR."""
+    """After a health check: one command, its ACK or ERROR (seq and type must match)."""
     g.send(msg(typ, payload, seq))
-    return g.wait_for(lambda t, q, p: t in (ACK, ERROR) and struct.unpack_from("<Q", p)[0] == seq,
-                      60)
+    return g.wait_for(lambda t, q, p: t in (ACK, ERROR) and
+                      struct.unpack_from("<QH", p) == (seq, typ), 60)
 
 
 def main():
@@ -235,9 +236,11 @@ def main():
     fails += not ok
     # a session a fuzzed START left running refuses SET_EVENTS (EBUSY): stop
     # it; a fuzzed START still in the guest's queue can start one more
+    # (seqs far above the fuzzed ones: a stale fuzzed command still queued
+    # in the guest is then refused as out of order instead of running)
     for attempt in range(3):
-        command(g, STOP, b"", 3)
-        done = command(g, SET_EVENTS, DONE_SPEC, 4)
+        command(g, STOP, b"", CLOSE_SEQ + 2 * attempt)
+        done = command(g, SET_EVENTS, DONE_SPEC, CLOSE_SEQ + 2 * attempt + 1)
         if done and done[0] == ACK:
             break
         print("# closing SET_EVENTS refused (%s), again" %

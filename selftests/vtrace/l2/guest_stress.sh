@@ -9,7 +9,7 @@
 # cycles, rmmod while streaming and reload, CPU 1 offline and online while
 # streaming.  After each phase: status answers, the module unloads, no
 # thread is left, and unreclaimable slab + vmalloc use (after drop_caches)
-# and the number of tasks are what they were before.
+# did not grow (the number of tasks is printed).
 SECS=${1:-30}
 KO=/lib/vtrace/vtrace_guest.ko
 D=/sys/kernel/debug/vtrace
@@ -41,7 +41,8 @@ check() {
 	[ ! -d $I ] || rmdir $I	# left in place by an rmmod while markers held it
 	m=$(mem) k=$(tasks)
 	echo "vtg-stress: $1: unreclaimable slab + vmalloc $2 KiB before, $m KiB after; tasks $3 before, $k after"
-	[ $((m - $2)) -lt 1024 ] && [ "$k" -le "$3" ]
+	# (tasks are printed only: kernel threads other than vtrace's come and go)
+	[ $((m - $2)) -lt 1024 ]
 	t $? "$1_no_growth"
 }
 
