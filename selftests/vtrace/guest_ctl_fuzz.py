@@ -50,6 +50,8 @@ class Guest:
         self.received = {}
 
     def send(self, data):
+        # blocking (poll() leaves a short timeout): a busy guest reads late
+        self.s.settimeout(60)
         self.s.sendall(data)
 
     def poll(self, timeout):

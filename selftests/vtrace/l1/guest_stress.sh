@@ -20,7 +20,7 @@ l2_results() {
 SECS=${1:-30}
 name=gstress
 dir=$VTRACE_OUT/$name
-ktap_header 14
+ktap_header 15
 modprobe kvm_amd
 l2_start $name /tests/guest_stress.sh --cpus 2 --ctl socket --arg "$SECS" --timeout $((SECS * 3 + 400))
 for i in $(seq 1 240); do
@@ -37,7 +37,7 @@ while read -r line; do
 	"#"*)		echo "$line" ;;
 	esac
 done < "$dir/fuzz.out"
-[ $fuzz_rc -eq 0 ] || ktap_diag "fuzzer exit $fuzz_rc"
+ktap_result $fuzz_rc "ctl_fuzz_exit_status" "fuzzer exit $fuzz_rc"
 l2_wait
 ktap_result $? "stress_l2_runs"
 l2_results $name stress
