@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vtrace_guest for minutes: control-port fuzzing by the host, then the fault cases in loops; no splat, no leak.
+# vtrace_guest for minutes: the fault cases in loops, then control-port fuzzing by the host; no splat, no leak.
 #   ARG: seconds of each phase (default 30; Documentation/fuzzing.rst has a long run)
 # vtrace-l1: --timeout 1800
 . "$VTRACE_PROJ/testbed/lib.sh"
@@ -23,7 +23,7 @@ dir=$VTRACE_OUT/$name
 ktap_header 15
 modprobe kvm_amd
 l2_start $name /tests/guest_stress.sh --cpus 2 --ctl socket --arg "$SECS" --timeout $((SECS * 3 + 400))
-for i in $(seq 1 240); do
+for i in $(seq 1 $((SECS * 2 + 240))); do
 	grep -q '^vtg-phase: fuzz' "$dir/console.log" 2> /dev/null && break
 	sleep 1
 done

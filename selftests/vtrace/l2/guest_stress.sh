@@ -1,15 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# L2: vtrace_guest for minutes: the host fuzzes the control port, then the fault cases run in loops.
+# L2: vtrace_guest for minutes: the fault cases run in loops, then the host fuzzes the control port.
 #   $1: seconds of each phase (default 30)
 #
-# Phase 1: the module is loaded; the host's guest_ctl_fuzz.py attacks
-# vtrace.ctl until it sends SET_EVENTS sched:sched_process_exit.
-# Phase 2, for $1 seconds, with markers written all the time: enable/disable
+# Phase 1, for $1 seconds, with markers written all the time: enable/disable
 # cycles, rmmod while streaming and reload, CPU 1 offline and online while
-# streaming.  After each phase: status answers, the module unloads, no
-# thread is left, and unreclaimable slab + vmalloc use (after drop_caches)
-# did not grow (the number of tasks is printed).
+# streaming.  Phase 2: the module is loaded; the host's guest_ctl_fuzz.py
+# attacks vtrace.ctl until it sends SET_EVENTS sched:sched_process_exit.
+# After each phase: status answers, the module unloads, no thread is left,
+# and unreclaimable slab + vmalloc use (after drop_caches) did not grow (the
+# number of tasks is printed).
 SECS=${1:-30}
 KO=/lib/vtrace/vtrace_guest.ko
 D=/sys/kernel/debug/vtrace
@@ -46,29 +46,8 @@ check() {
 	t $? "$1_no_growth"
 }
 
-# phase 1: control-port fuzzing by the host
-m0=$(mem) k0=$(tasks)
-insmod $KO send_kallsyms=0
-t $? fuzz_load
-echo "vtg-phase: fuzz"
-i=0
-while [ $i -lt $((SECS * 2 + 240)) ] && ! grep -qx 'sched:sched_process_exit' $I/set_event; do
-	sleep 0.5
-	i=$((i + 1))
-done
-grep -qx 'sched:sched_process_exit' $I/set_event
-t $? fuzz_done_signal
-sed 's/^/vtg-status: /' $D/status
-check fuzz "$m0" "$k0"
-
-# phase 2: the fault cases in loops, markers written all the time.  The
-# fuzzer's last bytes may still wait in vtrace.ctl (a reloaded module
-# would run the commands among them): read them away first.
-for f in /sys/class/virtio-ports/*/name; do
-	[ "$(cat "$f")" = vtrace.ctl ] || continue
-	p=/dev/$(basename "$(dirname "$f")")
-	timeout 2 cat "$p" > /dev/null 2>&1
-done
+# phase 1: the fault cases in loops, markers written all the time (first:
+# no host command can interfere; the fuzzer's may still arrive late)
 m0=$(mem) k0=$(tasks)
 insmod $KO send_kallsyms=0
 ( while :; do guest_markers 2000 0 1 > /dev/null 2>&1; sleep 0.05; done ) &
@@ -96,3 +75,18 @@ echo "vtg-stress: loops: $cycles cycles (5 enable/disable, rmmod while streaming
 [ $bad = 0 ] && [ $cycles -gt 0 ]
 t $? loops_all_steps_worked
 check loops "$m0" "$k0"
+
+# phase 2: control-port fuzzing by the host
+m0=$(mem) k0=$(tasks)
+insmod $KO send_kallsyms=0
+t $? fuzz_load
+echo "vtg-phase: fuzz"
+i=0
+while [ $i -lt $((SECS * 2 + 240)) ] && ! grep -qx 'sched:sched_process_exit' $I/set_event; do
+	sleep 0.5
+	i=$((i + 1))
+done
+grep -qx 'sched:sched_process_exit' $I/set_event
+t $? fuzz_done_signal
+sed 's/^/vtg-status: /' $D/status
+check fuzz "$m0" "$k0"
