@@ -36,8 +36,10 @@ STATUS, STARTED, EOS = 32, 35, 36
 # 1..8192 KiB; set_event is no signal: ":" or "sched:" enable every event)
 DONE_KB = 9000
 CLOSE_SEQ = 1 << 40
+# (no ":" or "sched:": enabling every event patched thousands of call sites
+# and stalled the nested test bed's guest for a minute, Documentation/fuzzing.rst)
 SPECS = [b"sched:sched_switch", b"sched:sched_switch sched:sched_wakeup", b"irq:*",
-         b"", b"!sched:*", b"nosuch:event", b"sched:", b":", b"timer:hrtimer_start\n",
+         b"", b"!sched:*", b"nosuch:event", b"nosuch:", b"timer:hrtimer_start\n",
          b"sched:sched_wakeup\nirq:irq_handler_entry", b"x" * 300]
 
 
