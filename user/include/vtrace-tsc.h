@@ -107,6 +107,8 @@ struct vtrace_tsc_drop {
  * @last_used:	highest
  * @backwards:	events whose guest TSC was lower than the previous one
  * @extrapolated: events converted before the first record (or after the end)
+ * @resynced:	events the forward rule left in an interval that maps them past
+ *		the next write (moved on by the look-ahead, src/lib/tsc.c)
  * @past_end:	the last failure was an event after the history's end
  * @drops:	where the guest TSC goes backwards (NULL: not known)
  * @nr_drops:	their number
@@ -126,6 +128,7 @@ struct vtrace_tsc_map {
 	size_t					last_used;
 	uint64_t				backwards;
 	uint64_t				extrapolated;
+	uint64_t				resynced;
 	int					past_end;
 	const struct vtrace_tsc_drop		*drops;
 	size_t					nr_drops;

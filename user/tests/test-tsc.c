@@ -114,6 +114,30 @@ static void test_intervals(void)
 		     map(&m, 4000000100ULL) == 5000000100ULL && m.cur == 1 && m.backwards == 1;
 		ktap_check(ok, "tsc_backward_write_with_lookahead", "cur %zu", m.cur);
 	}
+	/*
+	 * Records 104970-104973 and 104978 of vCPU 0 in an align_unstable run:
+	 * the offset jumps forward (104971) and back.  Interval 104971 starts
+	 * at guest TSC 85810926030, above where 104972 and 104973 start, and the
+	 * forward rule alone kept the "before" marker of a sample in 104970:
+	 * 1.7 ms late, after the host's hypercall and its own "after" marker.
+	 */
+	{
+		struct vtrace_tsc_interval jw[] = {
+			iv(130791210468ULL, -44988188609LL, 1ULL << 32, 32),
+			iv(130794330624ULL, -44983404594LL, 1ULL << 32, 32),
+			iv(130795595238ULL, -44987758372LL, 1ULL << 32, 32),
+			iv(130795665074ULL, -44986460328LL, 1ULL << 32, 32),
+			iv(130805844361ULL, -44986960776LL, 1ULL << 32, 32) };
+		struct vtrace_vcpu_history hj = { .nr = 5, .iv = jw };
+
+		vtrace_tsc_map_init(&m, &hj, 0);
+		ok = map(&m, 85803100000ULL) == 130791288609ULL && m.cur == 0 &&
+		     map(&m, 85810618002ULL) == 130797078330ULL && m.cur == 3 &&
+		     map(&m, 85810941286ULL) == 130797401614ULL && m.cur == 3 &&
+		     m.resynced == 1;
+		ktap_check(ok, "tsc_offset_jumps_both_ways_unstable_host", "cur %zu resynced %llu",
+			   m.cur, (unsigned long long)m.resynced);
+	}
 	/* first event after the backward write: starts in the right interval */
 	vtrace_tsc_map_init(&m, &h, 0);
 	ktap_check(map(&m, 4500000000ULL) == 5500000000ULL, "tsc_first_event_after_backward_write",

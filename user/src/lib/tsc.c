@@ -59,6 +59,14 @@
  * (before < F(i+1), after >= G(i+1)), the events up to it stay in i, and
  * the drop itself then moves on by the rule above.  Without the drops such
  * events take the new interval (the forward rule alone).
+ *
+ * On a host with an unstable TSC, KVM also moves the offset forward (it
+ * catches the guest clock up), so the starts G(i) are not monotonic: an
+ * interval that starts high on the guest clock, and in which the vCPU may
+ * never have run, holds the forward test back from later intervals that
+ * start lower.  The current interval then maps the event at or past the
+ * next write, which no event of that interval can be; such an event takes
+ * the first following interval that maps it inside itself (resync()).
  */
 #include "vtrace-tsc.h"
 
@@ -157,6 +165,38 @@ static int write_is_ahead(struct vtrace_tsc_map *map, uint64_t g)
 	return d->before < end && d->after >= start;
 }
 
+/* How far resync() looks ahead, in intervals (a hostile history must not make it quadratic) */
+#define RESYNC_AHEAD	64
+
+/* Does interval @i map @g inside itself (at or after its write, before the next)? */
+static int maps_inside(const struct vtrace_vcpu_history *h, size_t i, uint64_t g)
+{
+	uint64_t host;
+
+	if (vtrace_tsc_host(&h->iv[i], g, &host) || host < h->iv[i].host_tsc)
+		return 0;
+	return i + 1 == h->nr || host < h->iv[i + 1].host_tsc;
+}
+
+/* The current interval maps @g past the next write: find the interval that does not */
+static void resync(struct vtrace_tsc_map *map, uint64_t g)
+{
+	const struct vtrace_vcpu_history *h = map->hist;
+	size_t j, end = map->cur + 1 + RESYNC_AHEAD;
+	uint64_t host;
+
+	if (map->cur + 1 >= h->nr || h->iv[map->cur].kind == VTRACE_TSC_CONSTANT ||
+	    vtrace_tsc_host(&h->iv[map->cur], g, &host) || host < h->iv[map->cur + 1].host_tsc)
+		return;
+	for (j = map->cur + 1; j < h->nr && j < end; j++) {
+		if (maps_inside(h, j, g)) {
+			map->cur = j;
+			map->resynced++;
+			return;
+		}
+	}
+}
+
 /* The last interval that starts at or before @g and does not map it past its end */
 static int first_interval(struct vtrace_tsc_map *map, uint64_t g)
 {
@@ -226,6 +266,7 @@ int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_
 	while (map->cur + 1 < h->nr && guest_tsc >= start_guest(h, map->cur + 1) &&
 	       !write_is_ahead(map, guest_tsc))
 		map->cur++;
+	resync(map, guest_tsc);
 	if ((map->cur == 0 && guest_tsc < start_guest(h, 0)) ||
 	    h->iv[map->cur].kind == VTRACE_TSC_ASSUMED) {
 		if (!map->assume_constant)
