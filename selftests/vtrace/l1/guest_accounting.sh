@@ -2,18 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vtrace_guest accounting: ring-buffer overruns on purpose; status, EOS, page headers and vtrace-merge --stats agree.
 . "$VTRACE_PROJ/testbed/lib.sh"
-
-# l2_results NAME PREFIX: the guest's "vtg: ok N name" lines as results here
-l2_results() {
-	local line tmp=$VTRACE_OUT/$1.ktap
-	l2_ktap "$1" > "$tmp"
-	while read -r line; do
-		case "$line" in
-		"ok "*)		ktap_result 0 "$2_${line#ok * }" ;;
-		"not ok "*)	ktap_result 1 "$2_${line#not ok * }" ;;
-		esac
-	done < "$tmp"
-}
+. "$VTRACE_PROJ/selftests/vtrace/guest-lib.sh"
 
 ktap_header 16
 modprobe kvm_amd

@@ -4,18 +4,7 @@
 #   ARG: seconds of each phase (default 30; Documentation/fuzzing.rst has a long run)
 # vtrace-l1: --timeout 1800
 . "$VTRACE_PROJ/testbed/lib.sh"
-
-# l2_results NAME PREFIX: the guest's "vtg: ok N name" lines as results here
-l2_results() {
-	local line tmp=$VTRACE_OUT/$1.ktap
-	l2_ktap "$1" > "$tmp"
-	while read -r line; do
-		case "$line" in
-		"ok "*)		ktap_result 0 "$2_${line#ok * }" ;;
-		"not ok "*)	ktap_result 1 "$2_${line#not ok * }" ;;
-		esac
-	done < "$tmp"
-}
+. "$VTRACE_PROJ/selftests/vtrace/guest-lib.sh"
 
 SECS=${1:-30}
 name=gstress
