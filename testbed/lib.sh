@@ -163,10 +163,11 @@ l2_start() {
 # back, so that DIR/qemu.pid still matches the guest to its offset records
 # (vtrace-merge reads it) after the guest is gone.
 #
-# Boot watchdog: in this nested bed an L2 guest very rarely hangs before its
-# first console byte (seen twice in ~30 suite runs, under load).  If the
-# console is still empty after L2_BOOT_WATCHDOG seconds (default 60; 0 turns
-# the watchdog off) QEMU is killed and started once more; both events are
+# Boot watchdog: in this nested bed an L2 guest rarely hangs during its boot
+# (seen before its first console byte, and once in the middle of the kernel's
+# messages; under load).  If its console stays silent for L2_BOOT_WATCHDOG
+# seconds (default 60; 0 turns the watchdog off) before init says "L2 up",
+# QEMU is killed and started once more; both events are
 # logged in DIR/qemu.log and in $VTRACE_OUT/l2-boot-watchdog.txt.  Callers
 # that wait for a guest's console give it at least L2_BOOT_WATCHDOG + 120 s.
 l2_exec() {
@@ -180,17 +181,20 @@ l2_exec() {
 			qemu-system-x86_64 "$@" & q=$!
 			while [ ! -s "$d/qemu.pid" ] && kill -0 $q 2>/dev/null; do sleep 0.1; done
 			ln -f "$d/qemu.pid" "$d/.qemu.pid" 2>/dev/null
-			t=0
-			while [ "$wd" -gt 0 ] && [ ! -s "$d/console.log" ] && kill -0 $q 2>/dev/null; do
-				if [ $t -ge $((wd * 10)) ]; then
-					echo "l2 boot watchdog: $d: console empty after ${wd}s (attempt $try), QEMU killed" |
+			t=0 quiet=0 size=0 now=
+			while [ "$wd" -gt 0 ] && kill -0 $q 2>/dev/null &&
+			      ! grep -q "vtrace-testbed: L2 up" "$d/console.log" 2>/dev/null; do
+				now=$(stat -c %s "$d/console.log" 2>/dev/null || echo 0)
+				if [ "$now" != "$size" ]; then size=$now quiet=0; fi
+				if [ $quiet -ge $((wd * 2)) ]; then
+					echo "l2 boot watchdog: $d: console silent for ${wd}s at $size bytes before \"L2 up\" (attempt $try), QEMU killed" |
 						tee -a "$log"
 					kill -9 $q; wait $q
 					continue 2
 				fi
-				sleep 0.1; t=$((t + 1))
+				sleep 0.5; t=$((t + 1)) quiet=$((quiet + 1))
 			done
-			[ "$wd" -eq 0 ] || echo "l2: first console output after $((t / 10)).$((t % 10))s"
+			[ "$wd" -eq 0 ] || echo "l2: booted to its script after about $((t / 2))s"
 			wait $q; rc=$?
 			[ ! -f "$d/.qemu.pid" ] || mv -f "$d/.qemu.pid" "$d/qemu.pid"
 			exit $rc
