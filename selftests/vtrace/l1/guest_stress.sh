@@ -3,6 +3,7 @@
 # vtrace_guest for minutes: the fault cases in loops, then control-port fuzzing by the host; no splat, no leak.
 #   ARG: seconds of each phase (default 30; Documentation/fuzzing.rst has a long run)
 # vtrace-l1: --timeout 1800
+# vtrace-l1-manual: the guest stalls now and then in the fuzz phase (RCU stall, open in Documentation/fuzzing.rst)
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/guest-lib.sh"
 
