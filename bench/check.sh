@@ -7,13 +7,24 @@ set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 n=0
 run() {	# run NAME PATTERNS CMD...: each of PATTERNS (';'-separated) must appear in the output
-	local name=$1 pats=$2 log=build/bench-$1.log ok=1 p
+	local name=$1 pats=$2 log=build/bench-$1.log ok try glitch p
 	shift 2
 	n=$((n + 1))
-	"$@" > "$log" 2>&1 || ok=
 	IFS=';' read -ra pats <<< "$pats"
-	for p in "${pats[@]}"; do
-		grep -Eq "$p" "$log" || ok=
+	for try in 1 2; do
+		ok=1
+		rm -rf "build/bench/check/$name"
+		"$@" > "$log" 2>&1 || ok=
+		for p in "${pats[@]}"; do
+			grep -Eq "$p" "$log" || ok=
+		done
+		# the test bed's own failure (testbed/bed-glitch.sh): once more
+		[ -z "$ok" ] && [ "$try" -eq 1 ] &&
+			glitch=$(testbed/bed-glitch.sh "build/bench/check/$name") || break
+		sed 's/^/# bed glitch: /' <<< "$glitch"
+		rm -rf "build/bench/check/$name.glitch"
+		mv "build/bench/check/$name" "build/bench/check/$name.glitch"
+		echo "# $name: the test bed failed, not vtrace (Documentation/testbed.rst); logs in build/bench/check/$name.glitch, running it once more"
 	done
 	if [ -n "$ok" ]; then
 		pass=$((pass + 1)); echo "ok $n $name"
@@ -26,7 +37,7 @@ echo "KTAP version 1"
 echo "1..4"
 run merge 'ratio|x trace-cmd' bench/merge.sh --events 20000 --runs 1
 run merge-scale '^ +8000 \|.*x$' bench/merge.sh --scale "4000 8000" --runs 1
-run transport '^ratio splice/vtrace;^ratio agent/vtrace;^ratio net/vtrace' bench/transport.sh --tiny
-run probe '^ratio vtrace_host/ftrace;^memory: ' bench/probe.sh --tiny
+run transport '^ratio splice/vtrace;^ratio agent/vtrace;^ratio net/vtrace' bench/transport.sh --tiny --out "$PWD/build/bench/check/transport"
+run probe '^ratio vtrace_host/ftrace;^memory: ' bench/probe.sh --tiny --out "$PWD/build/bench/check/probe"
 echo "bench: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -34,8 +34,9 @@ align_case() {
 			--arg "$count,$g,${tscwrites[g - 1]}"
 		pids+=("$L2_PID")
 	done
-	for g in "${pids[@]}"; do
-		wait "$g"
+	for ((g = 1; g <= guests; g++)); do
+		wait "${pids[g - 1]}"
+		echo $? > "$VTRACE_OUT/$name-g$g/exit"
 	done
 	kill -INT "$tc"
 	wait "$tc"
@@ -46,8 +47,12 @@ align_case() {
 
 	for ((g = 1; g <= guests; g++)); do
 		args+=(--guest "g$g=$VTRACE_OUT/$name-g$g")
-		l2_ktap "$name-g$g" | grep -q '^ok 1 align_guest_done' ||
-			ktap_diag "guest g$g did not finish; see $VTRACE_OUT/$name-g$g/console.log"
+		l2_ktap "$name-g$g" | grep -q '^ok 1 align_guest_done' || {
+			ktap_diag "guest g$g did not finish (QEMU exit $(cat "$VTRACE_OUT/$name-g$g/exit" 2>/dev/null)); the end of $VTRACE_OUT/$name-g$g/console.log:"
+			tail -n 25 "$VTRACE_OUT/$name-g$g/console.log" | tr -d '\r' | while IFS= read -r l; do
+				ktap_diag "  $l"
+			done
+		}
 	done
 	"$ALIGN_MERGE" --host "$dir/host.dat" --offsets "$dir/tsc_offsets" \
 		--tsc-khz "$(cat "$dir/tsc_khz")" "${args[@]}" --format jsonl \
