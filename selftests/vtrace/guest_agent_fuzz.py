@@ -11,65 +11,11 @@ ACK: the guest is healthy.  Everything received is appended to OUTFILE.
 Prints "ok N name" / "not ok N name"; exit status 1 on any failure.
 """
 import errno
-import socket
 import struct
 import sys
-import time
 
-MAGIC = 0x43525456
-HDR = struct.Struct("<IHHIIQ")
-HELLO, ACK, ERROR, START, STOP, SET_EVENTS, SET_BUFFER_SIZE, STATUS_REQ, STATUS = \
-    1, 2, 3, 16, 17, 18, 19, 20, 32
-
-
-class Guest:
-    def __init__(self, path, out):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(path)
-        self.out = open(out, "ab")
-        self.buf = b""
-        self.msgs = []
-        self.seq = 0
-
-    def msg(self, typ, payload=b"", flags=0, version=1, seq=None, length=None):
-        if seq is None:
-            self.seq += 1
-            seq = self.seq
-        ln = len(payload) if length is None else length
-        return HDR.pack(MAGIC, version, typ, flags, ln, seq) + payload, seq
-
-    def send(self, data):
-        self.s.sendall(data)
-
-    def poll(self, timeout):
-        """Receive for up to timeout seconds; whole messages go to self.msgs."""
-        self.s.settimeout(timeout)
-        try:
-            d = self.s.recv(1 << 20)
-        except socket.timeout:
-            return
-        self.out.write(d)
-        self.buf += d
-        while len(self.buf) >= HDR.size:
-            magic, ver, typ, flags, ln, seq = HDR.unpack_from(self.buf)
-            if magic != MAGIC:
-                self.buf = self.buf[1:]
-                continue
-            if len(self.buf) < HDR.size + ln:
-                break
-            self.msgs.append((typ, seq, self.buf[HDR.size:HDR.size + ln]))
-            self.buf = self.buf[HDR.size + ln:]
-
-    def wait_for(self, match, timeout):
-        """First received message for which match(type, seq, payload), removed."""
-        end = time.time() + timeout
-        while True:
-            for i, m in enumerate(self.msgs):
-                if match(*m):
-                    return self.msgs.pop(i)
-            if time.time() >= end:
-                return None
-            self.poll(min(0.2, max(0.01, end - time.time())))
+from ctl_client import (ACK, ERROR, HELLO, SET_BUFFER_SIZE, SET_EVENTS, START, STATUS,
+                        STATUS_REQ, STOP, Guest)
 
 
 def error_of(payload):

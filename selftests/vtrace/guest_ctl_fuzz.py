@@ -22,16 +22,13 @@ At the end: STOP, then SET_BUFFER_SIZE 9000 KiB (a size the fuzzer never
 asks for: the guest script's signal that the fuzzing is over).  Prints statistics and "ok N name" lines; exit status 1 on failure.
 """
 import random
-import socket
 import struct
 import sys
 import time
 
-MAGIC = 0x43525456
-HDR = struct.Struct("<IHHIIQ")
-HELLO, ACK, ERROR, START, STOP, SET_EVENTS, SET_BUFFER_SIZE, STATUS_REQ = \
-    1, 2, 3, 16, 17, 18, 19, 20
-STATUS, STARTED, EOS = 32, 35, 36
+from ctl_client import (ACK, EOS, ERROR, HDR, HELLO, MAGIC, SET_BUFFER_SIZE, SET_EVENTS, START,
+                        STARTED, STATUS, STATUS_REQ, STOP, Guest)
+
 # the end signal: a buffer size the fuzzer never asks for (valid sizes are
 # 1..8192 KiB; set_event is no signal: ":" or "sched:" enable every event)
 DONE_KB = 9000
@@ -41,54 +38,6 @@ CLOSE_SEQ = 1 << 40
 SPECS = [b"sched:sched_switch", b"sched:sched_switch sched:sched_wakeup", b"irq:*",
          b"", b"!sched:*", b"nosuch:event", b"nosuch:", b"timer:hrtimer_start\n",
          b"sched:sched_wakeup\nirq:irq_handler_entry", b"x" * 300]
-
-
-class Guest:
-    def __init__(self, path, out):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(path)
-        self.out = open(out, "ab")
-        self.buf = b""
-        self.msgs = []
-        self.received = {}
-
-    def send(self, data):
-        # blocking (poll() leaves a short timeout): a busy guest reads late
-        self.s.settimeout(60)
-        self.s.sendall(data)
-
-    def poll(self, timeout):
-        self.s.settimeout(timeout)
-        try:
-            d = self.s.recv(1 << 20)
-        except socket.timeout:
-            return
-        self.out.write(d)
-        self.buf += d
-        while len(self.buf) >= HDR.size:
-            magic, ver, typ, flags, ln, seq = HDR.unpack_from(self.buf)
-            if magic != MAGIC:
-                self.buf = self.buf[1:]
-                continue
-            if len(self.buf) < HDR.size + ln:
-                break
-            self.msgs.append((typ, seq, self.buf[HDR.size:HDR.size + ln]))
-            self.received[typ] = self.received.get(typ, 0) + 1
-            self.buf = self.buf[HDR.size + ln:]
-
-    def drain(self):
-        self.poll(0.001)
-        del self.msgs[:-64]
-
-    def wait_for(self, match, timeout):
-        end = time.time() + timeout
-        while True:
-            for i, m in enumerate(self.msgs):
-                if match(*m):
-                    return self.msgs.pop(i)
-            if time.time() >= end:
-                return None
-            self.poll(min(0.2, max(0.01, end - time.time())))
 
 
 def msg(typ, payload=b"", seq=0, flags=0, version=1):
