@@ -8,9 +8,25 @@
  * /dev/vportNpM (devtmpfs) with O_NONBLOCK: the guest never waits for the
  * host (see stream.c and ctl.c for what happens when a port is not
  * writable).  Runs in the control thread at its start.
+ *
+ * A port that does not take data (virtqueue full, host end not connected)
+ * answers -EAGAIN.  vtg_port_wait() sleeps until virtio_console wakes the
+ * port's wait queue, the way vhost_poll waits on a file: an entry of our
+ * own, put on that queue by the port's poll(), whose wake function wakes
+ * the writer.  The driver wakes the queue when the host has used our
+ * buffers (out_intr), when the host end connects or goes away, and when
+ * the port is unplugged; no timer runs while the host is slow.
+ *
+ *   writer: write() -EAGAIN -> vfs_poll(port, pt) --queue--> port->waitqueue
+ *           sleep (TASK_IDLE, up to the deadline)              | out_intr()
+ *           <------------- vtg_port_wake(): woken = true ------+
  */
+#include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -148,6 +164,81 @@ int vtg_ports_open(void)
 out_free_names:
 	kfree(d.names);
 	return ret;
+}
+
+/**
+ * struct vtg_port_waiter - one writer waiting for a port (on its stack)
+ * @pt:		poll table handed to the port's poll()
+ * @wait:	our entry on the port's wait queue
+ * @wqh:	that wait queue, NULL until poll() gave it
+ * @task:	the writer
+ * @woken:	the port woke the queue since @wait was queued
+ */
+struct vtg_port_waiter {
+	poll_table pt;
+	struct wait_queue_entry wait;
+	wait_queue_head_t *wqh;
+	struct task_struct *task;
+	bool woken;
+};
+
+/*
+ * Wait queue function of a waiter.  Runs in the port's interrupt path with
+ * the queue's lock held and interrupts off: sets a flag and wakes the
+ * writer, nothing more.
+ */
+static int vtg_port_wake(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
+{
+	struct vtg_port_waiter *w = container_of(wait, struct vtg_port_waiter, wait);
+
+	WRITE_ONCE(w->woken, true);
+	wake_up_process(w->task);
+	return 0;
+}
+
+/* poll_table queue function: put the waiter on the port's wait queue, once */
+static void vtg_port_queue(struct file *file, wait_queue_head_t *wqh, poll_table *pt)
+{
+	struct vtg_port_waiter *w = container_of(pt, struct vtg_port_waiter, pt);
+
+	if (w->wqh)
+		return;
+	w->wqh = wqh;
+	add_wait_queue(wqh, &w->wait);
+}
+
+/*
+ * After a write to @port answered -EAGAIN: sleep until the port's wait
+ * queue is woken, poll() says it is writable, or @deadline (jiffies)
+ * passes.  The caller then writes again and judges the deadline itself.
+ * Not interruptible (the stop's final writes run after kthread_stop() may
+ * have flagged the thread), bounded by @deadline.  Process context only.
+ */
+void vtg_port_wait(struct file *port, unsigned long deadline)
+{
+	struct vtg_port_waiter w = { .task = current };
+	__poll_t mask;
+	long left;
+
+	if (!port->f_op->poll) {
+		usleep_range(1000, 2000);
+		return;
+	}
+	init_waitqueue_func_entry(&w.wait, vtg_port_wake);
+	init_poll_funcptr(&w.pt, vtg_port_queue);
+	mask = vfs_poll(port, &w.pt);
+	for (;;) {
+		set_current_state(TASK_IDLE);
+		if ((mask & EPOLLOUT) || READ_ONCE(w.woken))
+			break;
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
+			break;
+		schedule_timeout(left);
+	}
+	__set_current_state(TASK_RUNNING);
+	if (w.wqh)
+		remove_wait_queue(w.wqh, &w.wait);
 }
 
 void vtg_ports_close(void)

@@ -18,8 +18,9 @@
  * splice checks).
  *
  * The port is non-blocking.  On -EAGAIN (host end not connected, host not
- * reading) the actor retries every millisecond or so for port_timeout_ms;
- * then the pages in the pipe count as lost and the port is "stalled":
+ * reading) the actor sleeps on the port's wait queue until the port wakes
+ * it (the host used our buffers, connected, went away) and writes again,
+ * for at most port_timeout_ms in all (vtg_port_wait() in ports.c); then the pages in the pipe count as lost and the port is "stalled":
  * later pages are tried once and dropped at once until a write succeeds.
  * A page taken from the ring buffer is therefore always either sent or
  * counted lost: nothing is queued in the guest beyond the ring buffer.
@@ -160,7 +161,7 @@ static ssize_t vtg_port_splice(struct vtg_cpu *c, struct pipe_inode_info *pipe)
 			c->stalled = true;
 			return -ETIMEDOUT;
 		}
-		usleep_range(1000, 2000);
+		vtg_port_wait(c->port, deadline);
 	}
 }
 
@@ -252,7 +253,7 @@ static ssize_t vtg_port_write_user(struct vtg_cpu *c, const char __user *ubuf)
 			c->stalled = true;
 			return -ETIMEDOUT;
 		}
-		usleep_range(1000, 2000);
+		vtg_port_wait(c->port, deadline);
 	}
 }
 

@@ -207,6 +207,7 @@ int vtg_write_instance(const char *rel, const char *text, bool trunc);
 /* ports.c */
 int vtg_ports_open(void);
 void vtg_ports_close(void);
+void vtg_port_wait(struct file *port, unsigned long deadline);
 
 /* ctl.c: messages to the host */
 int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
