@@ -39,6 +39,17 @@ fi
 kmod=${VTRACE_KMOD_DIR:-}
 l2kver=${L2_KVER:-$KVER}
 guest_ko=$proj/kmod/guest/vtrace_guest.ko
+# the tree's own modules: rebuilt first when missing or older than a source
+# (a stale .ko would test yesterday's code)
+stale() {	# stale KO: KO is missing or older than kmod/ or include/
+	[ ! -f "$1" ] || [ -n "$(find "$proj/kmod" "$proj/include" -newer "$1" \
+		\( -name '*.[ch]' -o -name Kbuild \) -print -quit)" ]
+}
+if [ -z "$kmod" ] && [ "$l2kver" = "$KVER" ] &&
+   { stale "$guest_ko" || stale "$proj/kmod/host/vtrace_host.ko"; }; then
+	echo "# kmod/ is newer than its modules: make modules" >&2
+	make -s -C "$proj" modules KVER="$KVER" >&2 || exit 1
+fi
 [ -z "$kmod" ] || guest_ko=$kmod/vtrace_guest.ko
 [ -z "${VTRACE_L2_KMOD_DIR:-}" ] || guest_ko=$VTRACE_L2_KMOD_DIR/vtrace_guest.ko
 "$tb/build-l2.sh" "$l2kver" "$guest_ko" || exit 1
