@@ -6,7 +6,8 @@
 #     --out DIR           results folder, inside the project tree (required)
 #     --kver KVER         L1 kernel release (default: $KVER, else newest installed)
 #     --no-tsc-reliable   boot L1 without tsc=reliable: KVM then rewrites TSC
-#                         offsets on every vCPU load (the unstable-TSC case)
+#                         offsets on every vCPU load (the unstable-TSC case;
+#                         an RT L1, given an invariant TSC, gets tsc=unstable)
 #     --timeout SEC       wall-clock bound of the whole boot (default 600)
 #     --mem MIB           L1 memory (default 3072)
 #
@@ -63,8 +64,13 @@ fi
 # TCG's TSC is L0's (rdtsc of the host, constant_tsc there), so an RT L1 is
 # told the truth with the filter forced off for that one bit.
 cpu=max
-grep -qx 'CONFIG_PREEMPT_RT=y' "/boot/config-$kver" 2>/dev/null &&
+if grep -qx 'CONFIG_PREEMPT_RT=y' "/boot/config-$kver" 2>/dev/null; then
 	cpu="max,+invtsc,x-force-features=on"
+	# with an invariant TSC, L1 trusts its TSC even without tsc=reliable:
+	# the unstable-TSC case then needs tsc=unstable (KVM rewrites each
+	# vCPU's offset on every vCPU load, as on the 6.1 L1 without tsc=reliable)
+	[ -n "$tsc" ] || tsc="tsc=unstable"
+fi
 
 rc=0
 timeout -k 10 "$timeout" qemu-system-x86_64 \
