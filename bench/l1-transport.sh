@@ -6,7 +6,13 @@
 #   count=PER_CPU runs=N sweep=R1:R2:... scount=PER_CPU settle=SEC bufkb=KIB
 # Writes $VTRACE_OUT/results.txt: the guests' "vtg-bench:" lines, plus
 # "vtg-bench-file:" lines: the trace data bytes (ring-buffer pages) of the
-# guest trace files L1 received, for the methods agent and net.
+# guest trace files L1 received, for the methods agent and net, and
+# "vtg-bench-port:" lines: the bytes the data ports' files (vtrace, splice)
+# grew by in L1 up to each job's end (see port_watch).
+# Every method's data lands in L1's tmpfs (/tmp): the agent's and -N's
+# trace files, and the host ends of the virtio-serial data ports, which
+# QEMU would otherwise write over the 9p share of the results folder
+# (a slower sink, which made the port methods look costlier in the guest).
 # the initramfs bench/transport.sh built (testbed/build-l2.sh's may be rebuilt by others meanwhile)
 L2_INITRD=$VTRACE_PROJ/build/bench/initramfs-l2-$(uname -r).cpio.gz
 . "$VTRACE_PROJ/testbed/lib.sh"
@@ -48,6 +54,41 @@ wait_console() {
 		sleep 0.5
 	done
 	return 1
+}
+
+# port_watch: follow the guest's console; at each "vtg-bench: method=M job=J"
+# line, write how many bytes the data ports' files in $pdir grew by since
+# the previous line, then punch out what they hold (their size stays, their
+# memory goes: L1 has 3 GB and one 50 MB job moves ~57 MB).  Bytes still in
+# flight at a job's line are counted with the next; "method=rest" at the end.
+port_watch() {
+	local seen=0 last=0 tot over= mj
+	while :; do
+		kill -0 "$L2_PID" 2>/dev/null || over=1
+		while read -r mj; do
+			tot=$(port_bytes 1)
+			echo "vtg-bench-port: $mj bytes=$((tot - last))" >> "$res"
+			last=$tot
+			seen=$((seen + 1))
+		done < <(sed -n 's/\r$//; s/^vtg-bench: \(method=[^ ]* job=[^ ]*\) .*/\1/p' \
+			 "$VTRACE_OUT/$name/console.log" 2>/dev/null | tail -n +$((seen + 1)))
+		[ -z "$over" ] || break
+		sleep 1
+	done
+	echo "vtg-bench-port: method=rest job=0 bytes=$(( $(port_bytes) - last ))" >> "$res"
+}
+
+# port_bytes [PUNCH]: total size of the data ports' files; PUNCH: free their blocks
+port_bytes() {
+	local f s tot=0
+	for f in "$pdir"/cpu*; do
+		[ -f "$f" ] || continue
+		s=$(stat -c %s "$f")
+		tot=$((tot + s))
+		[ -z "${1:-}" ] || fallocate -p -o 0 -l "$s" "$f" ||
+			echo "# cannot punch $f" >&2
+	done
+	echo $tot
 }
 
 # dat_bytes FILE: bytes of trace data (ring-buffer pages, all CPUs) in a trace.dat
@@ -107,15 +148,21 @@ case ":$methods:" in *:net:*)
 	lpid=$!
 	;;
 esac
+pdir=/tmp/bench-ports
+rm -rf $pdir
 echo "# L2 start $(date +%T)"
 l2_start $name /tests/bench_transport.sh --hostroot --vtrace-args --cpus 2 --timeout "$tmo" \
-	--qemu "$qemu" --arg "$methods,$garg"
+	--data-dir $pdir --qemu "$qemu" --arg "$methods,$garg"
+port_watch &
+pwatch=$!
 cat $fifo.out > /dev/null &
 drain=$!
 case ":$methods:" in *:agent:*) agent_jobs $name $fifo ;; esac
 rc=0
 l2_wait || rc=$?
 kill $drain 2>/dev/null
+wait $pwatch
+rm -rf $pdir
 echo "# L2 end $(date +%T), qemu exit $rc"
 if [ -n "$lpid" ]; then
 	# one file per guest recording, in the order the jobs ran

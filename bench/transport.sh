@@ -86,7 +86,7 @@ import sys, statistics
 def med(v):
     return statistics.median(v) if v else 0
 path, runs, methods = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(',')
-rows, files = {}, {}
+rows, files, ports = {}, {}, {}
 for line in open(path):
     line = line.strip()
     kind, _, rest = line.partition(': ')
@@ -95,6 +95,8 @@ for line in open(path):
         rows.setdefault(kv['method'], []).append(kv)
     elif kind == 'vtg-bench-file':
         files[(kv['method'], kv['job'])] = int(kv['bytes'])
+    elif kind == 'vtg-bench-port':
+        ports[kv['method']] = ports.get(kv['method'], 0) + int(kv['bytes'])
 names = {'vtrace': 'vtrace_guest (kthreads)', 'splice': 'user splice loop',
          'agent': 'trace-cmd agent/vsock', 'net': 'trace-cmd -N/TCP'}
 summary, broken = {}, []
@@ -150,6 +152,10 @@ print('max ev/s 0-loss: the highest achieved rate before the first step that los
 print('(">=": no step lost any, the load generator or the sweep was the limit)')
 for m, s in summary.items():
     print('sweep %-8s %s' % (m, s['sweep'] or '-'))
+for m in ('vtrace', 'splice'):
+    if m in summary and m in ports:
+        print('data ports %-6s L1 received %.1f MB (in L1\'s tmpfs), the guest moved %.1f MB (all its jobs)' % (
+            m, ports[m] / 1e6, sum(int(k['moved']) for k in rows.get(m, [])) / 1e6))
 if ref and ref['drain']:
     print('vtrace_guest: drain threads (vtrace-cpuK) %.2f CPU ms/MB, control thread (vtrace-ctl) %.2f' % (
         ref['drain'], ref['ctl']))

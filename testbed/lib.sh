@@ -82,6 +82,9 @@ save_dmesg() {	# save_dmesg NAME
 #   --qemu "ARGS"   extra QEMU arguments, word-split
 #   --vtrace-args   take the ports from "vtrace qemu-args" (what users run)
 #                   instead of building them here (--ports/--prefix ignored)
+#   --data-dir DIR  host ends of the data ports (cpuK) in DIR instead of
+#                   NAME/: e.g. L1's tmpfs, where QEMU writes them at memory
+#                   speed rather than over the 9p share (benchmarks)
 # L2's CPU is "host,xsave=off": KVM nested under TCG reports an XSAVE area size
 # that does not match XCR0, and the guest kernel WARNs at boot with XSAVE on.
 # Files land in $VTRACE_OUT/NAME/: console.log, ctl, cpuK, qemu.pid, qemu.log;
@@ -92,6 +95,7 @@ l2_start() {
 	local name=$1 script=$2
 	shift 2
 	local cpus=2 mem=512 ports= ctl=file prefix=vtrace arg= tmo=300 hostroot= extra= vtargs=
+	local ddir=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--hostroot)	hostroot=1; shift; continue ;;
@@ -103,6 +107,7 @@ l2_start() {
 		--ctl)		ctl=$2 ;;
 		--prefix)	prefix=$2 ;;
 		--arg)		arg=$2 ;;
+		--data-dir)	ddir=$2 ;;
 		--timeout)	tmo=$2 ;;
 		*)		echo "l2_start: unknown option $1" >&2; return 2 ;;
 		esac
@@ -112,6 +117,8 @@ l2_start() {
 	local dir=$VTRACE_OUT/$name
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	[ -n "$ddir" ] || ddir=$dir
+	mkdir -p "$ddir"
 
 	# debug-threads: vCPU threads are named "CPU K/KVM" on the host
 	local args=(-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m "$mem"
@@ -127,6 +134,11 @@ l2_start() {
 		# shellcheck disable=SC2207
 		args+=($("$VTRACE_PROJ/user/vtrace" qemu-args --cpus "$cpus" --out "$dir" \
 			--name "$name")) || return 1
+		# the data ports' files, path=DIR/cpuK, to --data-dir
+		local a
+		for a in "${!args[@]}"; do
+			args[a]=${args[a]/",path=$dir/cpu"/",path=$ddir/cpu"}
+		done
 		ports=0 ctl=none
 	else
 		args+=(-name "$name,debug-threads=on" -pidfile "$dir/qemu.pid"
@@ -148,7 +160,7 @@ l2_start() {
 	[ -z "$extra" ] || args+=($extra)
 	local k
 	for ((k = 0; k < ports; k++)); do
-		args+=(-chardev "file,id=vtc$k,path=$dir/cpu$k"
+		args+=(-chardev "file,id=vtc$k,path=$ddir/cpu$k"
 		       -device "virtserialport,bus=vser0.0,chardev=vtc$k,name=$prefix.cpu$k")
 	done
 	l2_exec "$tmo" "$dir" "${args[@]}"

@@ -22,19 +22,23 @@ D=/sys/kernel/debug/vtrace
 
 say() { echo "vtg-bench: $*"; }
 
-# cpu_ns COMM_PATTERN: summed run time (ns) of every task of every process
-# whose comm matches (schedstat: run time of each thread, live threads only)
+# cpu_ns COMM_PATTERN [SUB_PATTERN]: summed run time (ns) of every task of
+# every process whose comm matches (schedstat: run time of each thread, live
+# threads only); with SUB_PATTERN, then that of the ones it matches too, from
+# the same pass (two passes apart would count the time between them in one)
 cpu_ns() {
-	s=0
+	s=0 s2=0
 	for p in /proc/[0-9]*; do
 		c=$(cat "$p/comm" 2>/dev/null) || continue
 		case "$c" in
 		$1) for t in "$p"/task/*; do
-			read -r ns _ < "$t/schedstat" 2>/dev/null && s=$((s + ns))
+			read -r ns _ < "$t/schedstat" 2>/dev/null || continue
+			s=$((s + ns))
+			case "$c" in ${2:-}) s2=$((s2 + ns)) ;; esac
 		    done ;;
 		esac
 	done
-	echo $s
+	echo $s $s2
 }
 
 # switches COMM: context switches (voluntary + not) of the threads named COMM
@@ -136,14 +140,14 @@ for method in $(echo "$methods" | tr : " "); do
 		vtrace)
 			echo 1 > $D/enable || { echo "vtg-bench-error: enable"; exit 1; }
 			sleep 1
-			c0=$(cpu_ns 'vtrace-*')
 			w0=$(switches vtrace-ctl)
-			d0=$(cpu_ns 'vtrace-cpu*')
+			set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
+			c0=$1 d0=$2
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
-			c1=$(cpu_ns 'vtrace-*')
+			set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
+			c1=$1 d1=$2
 			w1=$(switches vtrace-ctl)
-			d1=$(cpu_ns 'vtrace-cpu*')
 			echo 0 > $D/enable
 			lost=$(awk '$2 == "yes" || $2 == "no" { s += $9 + $10 } END { print s + 0 }' $D/status)
 			moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)
@@ -155,10 +159,10 @@ for method in $(echo "$methods" | tr : " "); do
 			sp=$!
 			sleep 1
 			l0=$(ring_lost $I)
-			c0=$(cpu_ns 'bench_splice')
+			set -- $(cpu_ns 'bench_splice'); c0=$1
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
-			c1=$(cpu_ns 'bench_splice')
+			set -- $(cpu_ns 'bench_splice'); c1=$1
 			lost=$(( $(ring_lost $I) - l0 ))
 			kill -TERM $sp
 			wait $sp
@@ -177,10 +181,10 @@ for method in $(echo "$methods" | tr : " "); do
 			echo "vtg-bench-info: agent job $aj: tracing_on $on after $(($(date +%s) - t0)) s"
 			sleep 1
 			l0=$(ring_lost $I)
-			c0=$(cpu_ns 'trace-cmd')
+			set -- $(cpu_ns 'trace-cmd'); c0=$1
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
-			c1=$(cpu_ns 'trace-cmd')
+			set -- $(cpu_ns 'trace-cmd'); c1=$1
 			lost=$(( $(ring_lost $I) - l0 ))
 			;;
 		net)
@@ -198,10 +202,10 @@ for method in $(echo "$methods" | tr : " "); do
 			[ "$on" = 1 ] || sed 's/^/vtg-bench-net-log: /' /tmp/net.log
 			sleep 1
 			l0=$(ring_lost $I)
-			c0=$(cpu_ns 'trace-cmd')
+			set -- $(cpu_ns 'trace-cmd'); c0=$1
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
-			c1=$(cpu_ns 'trace-cmd')
+			set -- $(cpu_ns 'trace-cmd'); c1=$1
 			lost=$(( $(ring_lost $I) - l0 ))
 			# stop: the rest is flushed and sent, then the connection closes
 			kill -INT $rp 2>/dev/null
