@@ -6,14 +6,15 @@
  * limit per write, through the control thread's bounce buffer.
  *
  * The port is non-blocking.  When it does not take data (host end not
- * connected, or not reading), the writer retries for port_timeout_ms; then
+ * connected, or not reading), the writer sleeps on the port's wait queue
+ * and writes again each time the port wakes it (vtg_port_wait() in
+ * ports.c), for at most port_timeout_ms; then
  * the message is dropped and counted (ctl_lost), and the port is marked
  * stalled: later messages are tried once and dropped at once, so a guest
  * without a host never spends more than one timeout per stall.  A message
  * cut short mid-way leaves a truncated message in the stream, which the
  * host detects (short payload, then a magic mismatch) and resyncs from.
  */
-#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
@@ -55,7 +56,7 @@ static int vtg_ctl_write(const u8 *buf, size_t len)
 			vtg.ctl_stalled = true;
 			return -ETIMEDOUT;
 		}
-		usleep_range(1000, 2000);
+		vtg_port_wait(vtg.ctl, deadline);
 	}
 	return 0;
 }
