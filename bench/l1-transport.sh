@@ -65,13 +65,15 @@ port_watch() {
 	local seen=0 last=0 tot over= mj
 	while :; do
 		kill -0 "$L2_PID" 2>/dev/null || over=1
+		# (a here-string: L1 has no /dev/fd for a process substitution)
 		while read -r mj; do
+			[ -n "$mj" ] || continue
 			tot=$(port_bytes 1)
 			echo "vtg-bench-port: $mj bytes=$((tot - last))" >> "$res"
 			last=$tot
 			seen=$((seen + 1))
-		done < <(sed -n 's/\r$//; s/^vtg-bench: \(method=[^ ]* job=[^ ]*\) .*/\1/p' \
-			 "$VTRACE_OUT/$name/console.log" 2>/dev/null | tail -n +$((seen + 1)))
+		done <<< "$(sed -n 's/\r$//; s/^vtg-bench: \(method=[^ ]* job=[^ ]*\) .*/\1/p' \
+			    "$VTRACE_OUT/$name/console.log" 2>/dev/null | tail -n +$((seen + 1)))"
 		[ -z "$over" ] || break
 		sleep 1
 	done
