@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* main.c: vtrace-merge command line. */
+/* main.c: vtrace-merge command line (vtrace_merge_main(); main() is in vtrace-merge.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -401,7 +401,12 @@ static void free_cmdline(struct cmdline *c)
 	free(c->opts.explain_text);
 }
 
-int main(int argc, char **argv)
+/*
+ * The whole program but main(), callable again in one process (the fuzz
+ * target user/fuzz/fuzz-merge.c does): getopt_long() starts over when the
+ * caller sets optind to 0 first.
+ */
+int vtrace_merge_main(int argc, char **argv)
 {
 	struct vtrace_offsets *offsets = NULL;
 	struct machine **machines = NULL;

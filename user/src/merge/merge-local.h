@@ -142,6 +142,9 @@ int explain_pass2(struct machine **machines, int nr, const struct merge_opts *op
 void explain_free(void *state);
 void explain_none(const struct merge_opts *opts, FILE *out);
 
+/* main.c: the command line, exit status as returned */
+int vtrace_merge_main(int argc, char **argv);
+
 /* out-svg.c */
 int svg_explain_window(struct merge_opts *opts);
 
