@@ -56,7 +56,6 @@ struct output {
 	const struct merge_opts	*opts;
 	int			width;
 	struct trace_seq	seq;
-	char			*buf;
 	char			*json;
 	char			*text;		/* TEXT_BUF: lines not yet written */
 	size_t			text_len;
@@ -147,6 +146,24 @@ static int caches_open(struct output *o, struct machine **machines, int nr)
 	return 0;
 }
 
+/*
+ * A big buffer for stdout (other streams, open_memstream()'s, keep theirs),
+ * set once and never freed: stdout keeps using the buffer it was given
+ * after any later setvbuf(stdout, NULL, ...), so a buffer freed by
+ * output_close() was written to by the next output to stdout in the
+ * process (found by fuzz-merge, which runs vtrace_merge_main() again and
+ * again; glibc's own writes there are not seen by ASan).
+ */
+static void stdout_big_buffer(void)
+{
+	static char buf[1 << 20];
+	static bool set;
+
+	if (!set)
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	set = true;
+}
+
 /* @machines: every machine whose events may be printed, each at its m->index */
 struct output *output_open(FILE *out, const struct merge_opts *opts, int width,
 			   struct machine **machines, int nr)
@@ -165,10 +182,8 @@ struct output *output_open(FILE *out, const struct merge_opts *opts, int width,
 		goto error;
 	if (opts->format == MERGE_TEXT && caches_open(o, machines, nr))
 		goto error;
-	/* a big buffer for stdout; other streams (open_memstream) keep theirs */
-	o->buf = malloc(1 << 20);
-	if (o->buf && out == stdout)
-		setvbuf(out, o->buf, _IOFBF, 1 << 20);
+	if (out == stdout)
+		stdout_big_buffer();
 	if (opts->format == MERGE_PERFETTO)
 		o->drawn = perfetto_open(out, opts);
 	else if (opts->format == MERGE_SVG)
@@ -196,10 +211,7 @@ void output_close(struct output *o)
 		vtrace_warn("%s", vtrace_last_error());
 	text_flush(o);
 	fflush(o->out);
-	if (o->buf && o->out == stdout)
-		setvbuf(o->out, NULL, _IOLBF, 0);
 	trace_seq_destroy(&o->seq);
-	free(o->buf);
 	free(o->json);
 	free(o->text);
 	for (int i = 0; i < o->nr_cache; i++)
