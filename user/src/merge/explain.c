@@ -348,17 +348,20 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 	} else if (id == f->entry_id) {
 		struct timer_val *t = umap_get(&x->timers, key(mi, num(f->entry_timer, rec)), false);
 		struct pending *p;
-		int64_t late;
+		uint64_t late;
+		int64_t now;
 
 		if (!t || !t->pid || !task_wanted(x, mi, t->pid))
 			return;
-		late = num(f->entry_now, rec) - t->expires;
-		if (late < 0)
-			late = 0;
+		/* the guest's s64s: their difference may not fit one (signed overflow) */
+		now = num(f->entry_now, rec);
+		late = now > t->expires ? (uint64_t)now - (uint64_t)t->expires : 0;
+		if (late > INT64_MAX)
+			late = INT64_MAX;
 		p = umap_get(&x->pending, key(mi, t->pid), true);
 		if (!p)
 			return;
-		p->expected = ns > (uint64_t)late ? ns - late : 0;
+		p->expected = ns > late ? ns - late : 0;
 		p->irq = ns;
 		p->late = late;
 		p->by_timer = 1;
