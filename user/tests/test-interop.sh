@@ -142,6 +142,12 @@ run "${IN[@]}" --format svg
 ok $rc svg_exit "$(head -c 300 "$T/err")"
 cp "$T/out" "$ART/timeline.svg"
 relay_py < <(svg_check "$T/out" svg 0)
+# a window of 2^64 ns: the axis' tick step used to wrap (step * 10) and its loop never ended
+run "${IN[@]}" --format svg --from 1 --to 18446744073709551614
+ticks=$(grep -c 'class="tick"' "$T/out")
+[ $rc -eq 0 ] && [ "$ticks" -ge 5 ] && [ "$ticks" -le 11 ] &&
+	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$T/out"
+ok $? svg_axis_of_a_2_64_window "exit $rc (124: hung), $ticks ticks"
 run "${IN[@]}" --format svg --explain --task cyclictest
 ok $rc svg_explain_exit "$(head -c 300 "$T/err")"
 cp "$T/out" "$ART/explain.svg"

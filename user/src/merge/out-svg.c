@@ -291,15 +291,21 @@ static void draw_labels(struct svg *g)
 	}
 }
 
-/* 1, 2 or 5 times a power of ten: about ten ticks */
+/*
+ * 1, 2 or 5 times a power of ten: about ten ticks.  Compared through
+ * (span - 1) / N, not step * N: any span (a --to near 2^64, or TSC cycles
+ * of a guest's wild clock) would make step * N wrap, and the loop never end.
+ */
 static uint64_t tick_step(uint64_t span)
 {
 	uint64_t step = 1;
 
-	while (step * 10 < span) {
-		if (step * 20 >= span)
+	if (!span)
+		return 1;
+	while (step <= (span - 1) / 10) {		/* step * 10 < span */
+		if (step > (span - 1) / 20)		/* step * 20 >= span */
 			return step * 2;
-		if (step * 50 >= span)
+		if (step > (span - 1) / 50)		/* step * 50 >= span */
 			return step * 5;
 		step *= 10;
 	}
@@ -308,14 +314,21 @@ static uint64_t tick_step(uint64_t span)
 
 static void draw_axis(struct svg *g, int y)
 {
-	uint64_t step = tick_step(g->t1 - g->t0), t = (g->t0 + step - 1) / step * step;
+	uint64_t step = tick_step(g->t1 - g->t0), t = g->t0 / step * step;
+	bool ticks = g->t0 <= g->t1;
 	int decimals = 0;
+
+	/* the first multiple of step from t0 on, if there is one below 2^64 */
+	if (t < g->t0) {
+		ticks = ticks && t <= UINT64_MAX - step;
+		t += ticks ? step : 0;
+	}
 
 	for (uint64_t s = step; s < 1000000000 && decimals < 9; s *= 10)
 		decimals++;
 	fprintf(g->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n",
 		LABEL_W, y, WIDTH - RIGHT_M, y);
-	for (; t <= g->t1; t += step) {
+	for (; ticks && t <= g->t1; t += step) {
 		double x = x_of(g, t);
 		char num[32];
 
@@ -325,6 +338,8 @@ static void draw_axis(struct svg *g, int y)
 		fprintf(g->out, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" class=\"tick\"/>"
 			"<text x=\"%.2f\" y=\"%d\" class=\"tk\">%s</text>\n", x, TOP - 4, x, y + 4,
 			x, y + 16, num);
+		if (g->t1 - t < step)
+			break;		/* t + step would pass t1, or wrap */
 	}
 }
 
