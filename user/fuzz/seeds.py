@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # seeds.py: seed corpora for the fuzz targets, cut from real captures.
 #
-#   fuzz/seeds.py OUT CAPTURE_DIR... [--offsets FILE...]
+#   fuzz/seeds.py OUT CAPTURE_DIR... [--offsets FILE...] [--merge CAPTURE_DIR=FILE...]
 #
 # For each capture (a dump folder with ctl and cpu0) it writes, under OUT:
 #   proto/NAME.ctl       the control stream with kallsyms, cmdlines and
@@ -13,6 +13,11 @@
 #   meta/NAME.KIND...    fuzz-meta's layout: one META_FILE body per seed, and
 #                        one seed with all of them
 #   offsets/NAME         the offsets files given (cut to 40 records)
+#   merge/NAME.0, .3ff   fuzz-merge's layout: u32 flags (0, or 0x3ff: all but
+#                        bit 10), u32 lengths of ctl, tsc_offsets
+#                        and cpu0, then ctl, tsc_offsets (FILE, cut to 40
+#                        records, the capture's QEMU pid made 131), cpu0 and
+#                        cpu1 as for dump/NAME
 # Every file stays under 64 KiB (the targets' -max_len).
 import os
 import struct
@@ -54,8 +59,15 @@ def write(path, data):
         f.write(data)
 
 
-def capture(out, d):
-    name = os.path.basename(os.path.normpath(d))
+def pages(d, cpu):
+    """The first two and the last page of DIR/cpuK"""
+    path = os.path.join(d, f'cpu{cpu}')
+    data = open(path, 'rb').read() if os.path.exists(path) else b''
+    return data[:8192] + (data[-4096:] if len(data) > 12288 else b'')
+
+
+def small_ctl(d):
+    """DIR/ctl with its long META_FILEs cut: the stream, its messages, its META_FILE bodies"""
     ctl = open(os.path.join(d, 'ctl'), 'rb').read()
     msgs, files = [], []
     for typ, ver, seq, payload in messages(ctl):
@@ -65,7 +77,12 @@ def capture(out, d):
             kind, name_len = MF.unpack_from(payload)[:2]
             fname = payload[MF.size:MF.size + name_len].rstrip(b'\0')
             files.append(bytes([kind]) + fname + b'\0' + payload[MF.size + name_len:])
-    small = b''.join(msgs)
+    return b''.join(msgs), msgs, files
+
+
+def capture(out, d):
+    name = os.path.basename(os.path.normpath(d))
+    small, msgs, files = small_ctl(d)
     write(f'{out}/proto/{name}.ctl', small)
     seen = set()
     for k, m in enumerate(msgs):
@@ -73,19 +90,44 @@ def capture(out, d):
         if typ not in seen or typ == META_FILE and len(seen) < 40:
             seen.add(typ)
             write(f'{out}/proto/{name}.msg{k}', m)
-    cpu0 = os.path.join(d, 'cpu0')
-    pages = open(cpu0, 'rb').read() if os.path.exists(cpu0) else b''
-    pages = pages[:8192] + (pages[-4096:] if len(pages) > 12288 else b'')
-    write(f'{out}/dump/{name}', struct.pack('<I', len(small)) + small + pages)
+    write(f'{out}/dump/{name}', struct.pack('<I', len(small)) + small + pages(d, 0))
     for k, f in enumerate(files):
         write(f'{out}/meta/{name}.{k}', f)
     write(f'{out}/meta/{name}.all', SEP.join(files))
 
 
+def cut_offsets(path):
+    return b''.join(open(path, 'rb').read().splitlines(True)[:41])
+
+
 def offsets(out, path):
-    lines = open(path, 'rb').read().splitlines(True)
     name = os.path.basename(os.path.dirname(os.path.abspath(path)))
-    write(f'{out}/offsets/{name}', b''.join(lines[:41]))
+    write(f'{out}/offsets/{name}', cut_offsets(path))
+
+
+def as_pid_131(d, offs):
+    """fuzz-merge's guest is pid=131: the capture's QEMU pid in the records becomes 131"""
+    path = os.path.join(d, 'qemu.pid')
+    pid = open(path, 'rb').read().strip() if os.path.exists(path) else b'131'
+    lines = offs.splitlines(True)
+    for k, line in enumerate(lines):
+        f = line.split(b' ')
+        if not line.startswith(b'#') and len(f) > 2 and f[2] == pid:
+            f[2] = b'131'
+            lines[k] = b' '.join(f)
+    return b''.join(lines)
+
+
+def merge(out, spec):
+    """CAPTURE_DIR=OFFSETS_FILE: the guest and the offsets of its host"""
+    d, path = spec.split('=', 1)
+    name = os.path.basename(os.path.normpath(d))
+    small, offs = small_ctl(d)[0], as_pid_131(d, cut_offsets(path))
+    cpu0 = pages(d, 0)
+    for flags in (0, 0x3ff):
+        write(f'{out}/merge/{name}.{flags:x}',
+              struct.pack('<IIII', flags, len(small), len(offs), len(cpu0)) +
+              small + offs + cpu0 + pages(d, 1))
 
 
 def main():
@@ -94,12 +136,14 @@ def main():
         sys.exit(__doc__ or 'usage: seeds.py OUT CAPTURE_DIR... [--offsets FILE...]')
     out, mode = args.pop(0), 'capture'
     for a in args:
-        if a == '--offsets':
-            mode = 'offsets'
+        if a in ('--offsets', '--merge'):
+            mode = a[2:]
         elif mode == 'capture':
             capture(out, a)
-        else:
+        elif mode == 'offsets':
             offsets(out, a)
+        else:
+            merge(out, a)
 
 
 main()

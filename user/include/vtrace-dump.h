@@ -36,6 +36,12 @@ struct vtrace_cpu_counts {
 #define VTRACE_DUMP_NO_PLUGINS	(1U << 1)	/* do not load libtraceevent plugins */
 /* parse the metadata in this process only, not first in a child (to debug a refusal) */
 #define VTRACE_DUMP_NO_PROBE	(1U << 2)
+/*
+ * Or-ed into the flags of every vtrace_dump_open(): 0 in the tools; a fuzz
+ * target that runs a whole tool sets VTRACE_DUMP_NO_PROBE here when asked
+ * to (FUZZ_NO_PROBE=1, user/fuzz/fuzz-merge.c).
+ */
+extern unsigned int vtrace_dump_forced_flags;
 
 struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags);
 void vtrace_dump_close(struct vtrace_dump *dump);

@@ -10,6 +10,7 @@
  * checks after the replay assert what the fixes do.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -31,6 +32,12 @@
 #define LLVMFuzzerTestOneInput fuzz_offsets_one
 #include "../fuzz/fuzz-offsets.c"
 #undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
+#define FUZZ_HOST_DAT "fixtures/real-l2/host.dat"
+#define LLVMFuzzerTestOneInput fuzz_merge_one
+#define LLVMFuzzerInitialize fuzz_merge_init
+#include "../fuzz/fuzz-merge.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "vtrace-dump.h"
 #include "vtrace-tsc.h"
@@ -44,6 +51,7 @@ static const struct {
 	{ "dump",	fuzz_dump_one },
 	{ "meta",	fuzz_meta_one },
 	{ "offsets",	fuzz_offsets_one },
+	{ "merge",	fuzz_merge_one },
 };
 
 static int replay_dir(const char *target, int (*one)(const uint8_t *, size_t), int run)
@@ -409,6 +417,118 @@ static void test_offsets_without_records(void)
 	vtrace_offsets_close(o);
 }
 
+/* "120.967191332:" */
+static bool is_time(const char *t, double *v)
+{
+	char *end;
+
+	*v = strtod(t, &end);
+	return isdigit((unsigned char)*t) && strchr(t, '.') && end[0] == ':' && !end[1];
+}
+
+/* fuzz-merge's run() with @extra options, its output into DIR/merge.out */
+static int merge_to_file(uint32_t flags, const char *const *extra)
+{
+	int out = open(fuzz_path("merge.out"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int null = devnull, ret;
+
+	if (out < 0)
+		return -1;
+	devnull = out;
+	ret = run(flags, extra);
+	devnull = null;
+	close(out);
+	return ret;
+}
+
+/* The same with --format text: host and guest lines, in time order? */
+static int merge_text(uint32_t flags, int *hosts, int *guests, bool *sorted)
+{
+	static const char *const text[] = { "--format", "text", NULL };
+	double prev = 0, t;
+	char line[1024];
+	int ret;
+	FILE *f;
+
+	*hosts = *guests = 0;
+	*sorted = true;
+	ret = merge_to_file(flags, text);
+	f = fopen(fuzz_path("merge.out"), "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *save = NULL;
+
+		*hosts += !strncmp(line, "host ", 5);
+		*guests += !strncmp(line, "g ", 2);
+		for (char *tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+			if (is_time(tok, &t)) {
+				*sorted = *sorted && t >= prev;
+				prev = t;
+				break;
+			}
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
+ * fuzz-merge's seed of the real L2 capture merges: every event of the host
+ * fixture (447, as trace-cmd report counts them) and the guest's, in time
+ * order, and --explain finds its worst wake-up; without an offsets file the
+ * same input ends in status 1 naming it.
+ */
+static void test_merge_target(void)
+{
+	static const char *const explain[] = { "--explain", NULL };
+	static const char worst[] = "Worst wake-up of a guest task in guest g: 47.900 ms\n"
+				    "  task       rcu_preempt (pid 15) on guest cpu 1\n";
+	char *text;
+	uint64_t len;
+	char *buf = vtrace_read_file("../fuzz/corpus/merge/real-l2.0", 1 << 20, &len);
+	int ret, hosts, guests;
+	bool sorted;
+
+	if (!buf || len < 16) {
+		ktap_check(0, "fuzz_merge_real_l2_seed_merges", "%s", vtrace_last_error());
+		ktap_check(0, "fuzz_merge_real_l2_seed_explains", "%s", "no seed");
+		ktap_check(0, "fuzz_merge_empty_offsets_exit_1", "%s", "no seed");
+		ktap_check(0, "explain_timer_lateness_overflow", "%s", "no seed");
+		free(buf);
+		return;
+	}
+	fuzz_merge_one((const uint8_t *)buf, len);
+	ret = merge_text(0, &hosts, &guests, &sorted);
+	ktap_check(ret == 0 && hosts == 447 && guests > 100 && sorted,
+		   "fuzz_merge_real_l2_seed_merges", "exit %d, %d host and %d guest lines, %s",
+		   ret, hosts, guests, sorted ? "in order" : "out of order");
+	ret = merge_to_file(0, explain);
+	text = vtrace_read_file(fuzz_path("merge.out"), 1 << 20, NULL);
+	ktap_check(ret == 0 && text && strstr(text, worst), "fuzz_merge_real_l2_seed_explains",
+		   "exit %d, output starts: %.80s", ret, text ? text : "");
+	free(text);
+	memset(buf + 8, 0, 4);	/* offsets_len 0: an empty tsc_offsets */
+	fuzz_merge_one((const uint8_t *)buf, len);
+	ret = merge_text(0, &hosts, &guests, &sorted);
+	ktap_check(ret == 1 && strstr(vtrace_last_error(), "/tsc_offsets"),
+		   "fuzz_merge_empty_offsets_exit_1", "exit %d: %s", ret, vtrace_last_error());
+	free(buf);
+
+	/*
+	 * Its hrtimer_starts with expires = S64_MIN + 1 and no function: "now -
+	 * expires" overflowed (UBSan, make test-asan); the timers now count as
+	 * infinitely late, that is not at all, and the worst wake-up stays
+	 */
+	buf = vtrace_read_file("fixtures/fuzz/merge/hrtimer-expires-s64-min", 1 << 20, &len);
+	if (buf)
+		fuzz_merge_one((const uint8_t *)buf, len);
+	ret = buf ? merge_to_file(0, explain) : -1;
+	text = vtrace_read_file(fuzz_path("merge.out"), 1 << 20, NULL);
+	ktap_check(ret == 0 && text && strstr(text, worst), "explain_timer_lateness_overflow",
+		   "exit %d, output starts: %.80s", ret, text ? text : "");
+	free(text);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -417,9 +537,10 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "probe-only"))
 		return probe_only() ? 0 : 1;
 	fuzz_meta_init(NULL, NULL);
+	fuzz_merge_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 17);
+	printf("KTAP version 1\n1..%d\n", n + 21);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -430,5 +551,6 @@ int main(int argc, char **argv)
 	test_probe_refuses_crashing_format();
 	test_header_page();
 	test_offsets_without_records();
+	test_merge_target();
 	return ktap_finish();
 }

@@ -783,10 +783,13 @@ static void find_print_event(struct vtrace_dump *d)
 	d->print_buf_offset = f->offset;
 }
 
+unsigned int vtrace_dump_forced_flags;
+
 struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags)
 {
 	struct vtrace_dump *d;
 
+	flags |= vtrace_dump_forced_flags;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
