@@ -74,7 +74,11 @@ MODULE_PARM_DESC(poll_ms, "control port poll interval while a host message is in
 
 unsigned int vtg_drain_ms = 20;
 module_param_named(drain_ms, vtg_drain_ms, uint, 0644);
-MODULE_PARM_DESC(drain_ms, "sleep between drains of a CPU's ring buffer");
+MODULE_PARM_DESC(drain_ms, "sleep between drains of a CPU's ring buffer when the ring cannot wake the drain thread");
+
+unsigned int vtg_drain_max_ms = 1000;
+module_param_named(drain_max_ms, vtg_drain_max_ms, uint, 0644);
+MODULE_PARM_DESC(drain_max_ms, "longest sleep between drains while the ring stays below the instance's buffer_percent");
 
 bool vtg_send_kallsyms = true;
 module_param_named(send_kallsyms, vtg_send_kallsyms, bool, 0644);

@@ -35,6 +35,11 @@
  * fillers themselves are counted (fillers_sent) and dropped by the merger.
  * An offline CPU cannot run the thread: its full pages are spliced, then
  * its last partial page is read() through the borrowed mm (full=0 read).
+ *
+ * Between drains a thread sleeps until its CPU's ring holds the instance's
+ * buffer_percent (the ring buffer wakes poll()ers of trace_pipe_raw from
+ * an irq_work), or drain_max_ms passes: a few wake-ups per second at a
+ * steady rate rather than one every drain_ms (see vtg_drain_sleep()).
  */
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -42,6 +47,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/pipe_fs_i.h>
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/splice.h>
@@ -308,15 +314,76 @@ static int vtg_write_fillers(struct vtg_cpu *c)
 	return 0;
 }
 
+/*
+ * Wait queue function of c->ring_wait.  Runs in the ring buffer's irq_work
+ * with the wait queue's lock held: sets a flag and wakes the drain thread
+ * (wait->private, set by the thread itself), nothing more.
+ */
+static int vtg_ring_wake(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
+{
+	struct vtg_cpu *c = container_of(wait, struct vtg_cpu, ring_wait);
+
+	WRITE_ONCE(c->ring_woken, true);
+	wake_up_process(wait->private);
+	return 0;
+}
+
+/* poll_table queue function: put c->ring_wait on the ring's wait queue, once */
+static void vtg_ring_queue(struct file *file, wait_queue_head_t *wqh, poll_table *pt)
+{
+	struct vtg_cpu *c = container_of(pt, struct vtg_cpu, ring_pt);
+
+	if (c->ring_wqh)
+		return;
+	c->ring_wqh = wqh;
+	add_wait_queue(wqh, &c->ring_wait);
+}
+
+static void vtg_ring_unqueue(struct vtg_cpu *c)
+{
+	if (c->ring_wqh)
+		remove_wait_queue(c->ring_wqh, &c->ring_wait);
+	c->ring_wqh = NULL;
+}
+
+static bool vtg_drain_due(struct vtg_cpu *c)
+{
+	return READ_ONCE(c->ring_woken) || READ_ONCE(vtg.stopping) || kthread_should_stop();
+}
+
+/*
+ * Between two drains.  trace_pipe_raw's poll() queues c->ring_wait where the
+ * ring buffer wakes its readers once the CPU's buffer holds the instance's
+ * buffer_percent (default 50): the thread sleeps until then, or
+ * drain_max_ms.  If the ring is readable at once (buffer_percent 0 and a
+ * partial page, or a drain that left data behind), a wake-up would come at
+ * the next event: the thread sleeps drain_ms on the timer instead.
+ */
+static void vtg_drain_sleep(struct vtg_cpu *c)
+{
+	unsigned int ms = vtg_drain_ms;
+	__poll_t mask;
+
+	WRITE_ONCE(c->ring_woken, false);
+	init_waitqueue_func_entry(&c->ring_wait, vtg_ring_wake);
+	c->ring_wait.private = current;
+	init_poll_funcptr(&c->ring_pt, vtg_ring_queue);
+	mask = vfs_poll(c->raw, &c->ring_pt);
+	if (mask & (EPOLLIN | EPOLLERR))
+		vtg_ring_unqueue(c);
+	else if (c->ring_wqh)
+		ms = max(vtg_drain_max_ms, vtg_drain_ms);
+	wait_event_interruptible_timeout(vtg.drain_wq, vtg_drain_due(c), msecs_to_jiffies(ms));
+	vtg_ring_unqueue(c);
+}
+
 static int vtg_drain_thread(void *data)
 {
 	struct vtg_cpu *c = data;
 
 	while (!kthread_should_stop() && !READ_ONCE(vtg.stopping)) {
 		vtg_drain(c, false);
-		wait_event_interruptible_timeout(vtg.drain_wq,
-						 READ_ONCE(vtg.stopping) || kthread_should_stop(),
-						 msecs_to_jiffies(vtg_drain_ms));
+		vtg_drain_sleep(c);
 	}
 	if (READ_ONCE(vtg.stopping)) {
 		/*
@@ -356,6 +423,7 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 	}
 	c->raw->f_mode |= FMODE_LSEEK;
 	c->stalled = false;
+	c->ring_wqh = NULL;
 	init_completion(&c->flushed);
 	c->task = kthread_run(vtg_drain_thread, c, "vtrace-cpu%u", c->cpu);
 	if (IS_ERR(c->task)) {

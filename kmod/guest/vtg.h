@@ -8,6 +8,7 @@
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/path.h>
+#include <linux/poll.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -51,6 +52,11 @@ struct vtg_page_count {
  * @unread:	events still in the ring after the stop's last drain that are
  *		not fillers (a read failed): counted in events_lost_ring
  * @st:		counters of the session, reported in STATUS and EOS
+ * @ring_pt:	poll table handed to @raw's poll() between drains (stream.c)
+ * @ring_wait:	the drain thread's entry on the ring's wait queue, queued
+ *		while @ring_wqh is set
+ * @ring_wqh:	that wait queue, NULL if none
+ * @ring_woken:	the ring woke the drain thread since @ring_wait was queued
  */
 struct vtg_cpu {
 	unsigned int cpu;
@@ -65,6 +71,10 @@ struct vtg_cpu {
 	u64 fillers_lost;
 	u64 unread;
 	struct vtrace_cpu_stats st;
+	poll_table ring_pt;
+	struct wait_queue_entry ring_wait;
+	wait_queue_head_t *ring_wqh;
+	bool ring_woken;
 };
 
 /* What the control thread is asked to do */
@@ -191,6 +201,7 @@ extern char *vtg_prefix;
 extern unsigned int vtg_port_timeout_ms;
 extern unsigned int vtg_poll_ms;
 extern unsigned int vtg_drain_ms;
+extern unsigned int vtg_drain_max_ms;
 extern bool vtg_send_kallsyms;
 
 /* file.c: files through the borrowed mm (control thread or drain threads) */
