@@ -78,7 +78,7 @@ MODULE_PARM_DESC(drain_ms, "sleep between drains of a CPU's ring buffer when the
 
 unsigned int vtg_drain_max_ms = 1000;
 module_param_named(drain_max_ms, vtg_drain_max_ms, uint, 0644);
-MODULE_PARM_DESC(drain_max_ms, "longest sleep between drains while the ring stays below the instance's buffer_percent");
+MODULE_PARM_DESC(drain_max_ms, "longest sleep between drains while the ring stays below the instance's buffer_percent (0: no ring wake-ups, drain every drain_ms)");
 
 bool vtg_send_kallsyms = true;
 module_param_named(send_kallsyms, vtg_send_kallsyms, bool, 0644);

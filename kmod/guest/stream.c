@@ -357,7 +357,8 @@ static bool vtg_drain_due(struct vtg_cpu *c)
  * buffer_percent (default 50): the thread sleeps until then, or
  * drain_max_ms.  If the ring is readable at once (buffer_percent 0 and a
  * partial page, or a drain that left data behind), a wake-up would come at
- * the next event: the thread sleeps drain_ms on the timer instead.
+ * the next event: the thread sleeps drain_ms on the timer instead, as it
+ * always does with drain_max_ms 0.
  */
 static void vtg_drain_sleep(struct vtg_cpu *c)
 {
@@ -365,6 +366,8 @@ static void vtg_drain_sleep(struct vtg_cpu *c)
 	__poll_t mask;
 
 	WRITE_ONCE(c->ring_woken, false);
+	if (!vtg_drain_max_ms)
+		goto sleep;
 	init_waitqueue_func_entry(&c->ring_wait, vtg_ring_wake);
 	c->ring_wait.private = current;
 	init_poll_funcptr(&c->ring_pt, vtg_ring_queue);
@@ -373,6 +376,7 @@ static void vtg_drain_sleep(struct vtg_cpu *c)
 		vtg_ring_unqueue(c);
 	else if (c->ring_wqh)
 		ms = max(vtg_drain_max_ms, vtg_drain_ms);
+sleep:
 	wait_event_interruptible_timeout(vtg.drain_wq, vtg_drain_due(c), msecs_to_jiffies(ms));
 	vtg_ring_unqueue(c);
 }

@@ -60,8 +60,10 @@ insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 && echo 1 > $D/enable && gues
 	echo 0 > $D/enable && [ "$(col 0 4)" -gt 0 ]
 t $? reload_and_stream
 
-# throughput: let a backlog build (drain threads asleep), then time the flush
+# throughput: let a backlog build (drain threads asleep, not woken by the
+# ring either), then time the flush
 echo 60000 > /sys/module/vtrace_guest/parameters/drain_ms
+echo 0 > /sys/module/vtrace_guest/parameters/drain_max_ms
 echo 1 > $D/enable
 guest_markers 20000 0 1 > /dev/null
 u0=$(cut -d' ' -f1 /proc/uptime)
