@@ -18,6 +18,7 @@
 #include <trace-cmd.h>
 
 #include "fuzz.h"
+#include "vtrace-dump.h"
 #include "vtrace-local.h"
 
 #define MAX_RECORDS	4096
@@ -29,6 +30,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	vtrace_set_quiet(true);
+	/* FUZZ_NO_PROBE=1: vtrace dat opens its guests without the probe child */
+	vtrace_dump_forced_flags = fuzz_dump_flags();
 	if (!freopen("/dev/null", "w", stdout))
 		abort();
 	snprintf(offsets, sizeof(offsets), "%s", FUZZ_OFFSETS);
