@@ -177,9 +177,12 @@ l2_start() {
 #
 # Boot watchdog: in this nested bed an L2 guest rarely hangs during its boot
 # (seen before its first console byte, and once in the middle of the kernel's
-# messages; under load).  If its console stays silent for L2_BOOT_WATCHDOG
-# seconds (default 60; 0 turns the watchdog off) before init says "L2 up",
-# QEMU is killed and started once more; both events are
+# messages; under load), or ends at once, before its kernel printed anything
+# (a reset in early boot: QEMU exits 0 under -no-reboot).  If its console
+# stays silent for L2_BOOT_WATCHDOG seconds (default 60; 0 turns the
+# watchdog off) before init says "L2 up", QEMU is killed and started once
+# more; so is a QEMU that ended by itself with status 0 (not on a signal)
+# and an empty console.  Both events are
 # logged in DIR/qemu.log and in $VTRACE_OUT/l2-boot-watchdog.txt.  Callers
 # that wait for a guest's console give it at least L2_BOOT_WATCHDOG + 120 s.
 l2_exec() {
@@ -206,8 +209,27 @@ l2_exec() {
 				fi
 				sleep 0.5; t=$((t + 1)) quiet=$((quiet + 1))
 			done
-			[ "$wd" -eq 0 ] || echo "l2: booted to its script after about $((t / 2))s"
-			wait $q; rc=$?
+			wait_rc=
+			if [ "$wd" -gt 0 ] && ! kill -0 $q 2>/dev/null &&
+			   [ ! -s "$d/console.log" ]; then
+				# gone before its kernel printed a byte, on its own
+				# (not a signal): a reset in early boot
+				wait $q; wait_rc=$?
+				if [ $try -eq 1 ] && [ $wait_rc -eq 0 ] &&
+				   ! grep -q "terminating on signal" "$d/qemu.log"; then
+					echo "l2 boot watchdog: $d: QEMU ended (exit $wait_rc) before the guest printed anything (attempt $try)" |
+						tee -a "$log"
+					continue
+				fi
+			fi
+			if [ "$wd" -eq 0 ]; then
+				:
+			elif grep -q "vtrace-testbed: L2 up" "$d/console.log" 2>/dev/null; then
+				echo "l2: booted to its script after about $((t / 2))s"
+			else
+				echo "l2: QEMU ended before the guest said \"L2 up\""
+			fi
+			if [ -n "$wait_rc" ]; then rc=$wait_rc; else wait $q; rc=$?; fi
 			[ ! -f "$d/.qemu.pid" ] || mv -f "$d/.qemu.pid" "$d/qemu.pid"
 			exit $rc
 		done
