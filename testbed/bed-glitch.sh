@@ -9,7 +9,8 @@
 # guest's RCU then reports that its grace-period kthread's timer never fired
 # ("rcu_preempt kthread timer wakeup didn't happen", the CPU idle, all
 # quiescent states seen), IPIs to that CPU wait forever (soft lockups in
-# smp_call_function_many_cond), and L1 itself may die later with its KVM
+# smp_call_function_many_cond; the same loss in L1 shows as a soft lockup
+# of an idle CPU, "[swapper/N:0]"), and L1 itself may die later with its KVM
 # vCPU thread's stack overflowing in the exception entry code ("BUG: TASK
 # stack guard page was hit" in "CPU n/KVM").  And TCG may run a stale copy
 # of kernel text that another vCPU has just patched (static keys,
@@ -28,6 +29,13 @@ names_vtrace() {	# names_vtrace FILE PATTERN: the report from PATTERN on names a
 while IFS= read -r -d '' f; do
 	if grep -aq "kthread timer wakeup didn't happen" "$f"; then
 		echo "${f#"$dir"/}: $(grep -am1 -o "rcu_[a-z]* kthread timer wakeup didn't happen.*" "$f")"
+		rc=0
+	fi
+	# an idle CPU "stuck": its own timer interrupts are lost (seen in L1
+	# itself, host_unstable, on a loaded machine: CPU#0 idle 44 s, RCU's
+	# kthread starved on the other CPU)
+	if grep -aq 'soft lockup - CPU#[0-9]* stuck for [0-9]*s! \[swapper/[0-9]*:0\]' "$f"; then
+		echo "${f#"$dir"/}: $(grep -am1 -o 'soft lockup - CPU#[0-9]* stuck for [0-9]*s! \[swapper/[0-9]*:0\]' "$f") (an idle CPU)"
 		rc=0
 	fi
 	# L1's vCPU thread overflowing its stack, with no vtrace frame in the report
