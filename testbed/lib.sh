@@ -182,7 +182,10 @@ l2_start() {
 # stays silent for L2_BOOT_WATCHDOG seconds (default 60; 0 turns the
 # watchdog off) before init says "L2 up", QEMU is killed and started once
 # more; so is a QEMU that ended by itself with status 0 (not on a signal)
-# and an empty console.  Both events are
+# and an empty console.  A guest that resets later (QEMU ends by itself
+# with status 0 after "L2 up", without the init's "L2 script exit" and
+# without a kernel message) is not restarted, only logged ("l2 guest
+# reset: ..."), for testbed/bed-glitch.sh.  Both events are
 # logged in DIR/qemu.log and in $VTRACE_OUT/l2-boot-watchdog.txt.  Callers
 # that wait for a guest's console give it at least L2_BOOT_WATCHDOG + 120 s.
 l2_exec() {
@@ -190,7 +193,7 @@ l2_exec() {
 	shift 2
 	# a second attempt gets its whole time too
 	timeout -k 5 $((tmo + wd)) bash -c '
-		d=$1 wd=$2 log=$3; shift 3
+		d=$1 wd=$2 log=$3 splat=$4; shift 4
 		for try in 1 2; do
 			rm -f "$d/qemu.pid" "$d/.qemu.pid"
 			qemu-system-x86_64 "$@" & q=$!
@@ -230,10 +233,20 @@ l2_exec() {
 				echo "l2: QEMU ended before the guest said \"L2 up\""
 			fi
 			if [ -n "$wait_rc" ]; then rc=$wait_rc; else wait $q; rc=$?; fi
+			# up, then gone by itself with status 0 without its init
+			# saying so and without a kernel message: the guest reset
+			if [ "$wd" -gt 0 ] && [ $rc -eq 0 ] &&
+			   grep -q "vtrace-testbed: L2 up" "$d/console.log" 2>/dev/null &&
+			   ! grep -q "vtrace-testbed: L2 script exit" "$d/console.log" &&
+			   ! grep -q "terminating on signal" "$d/qemu.log" &&
+			   "$splat" "$d/console.log" > /dev/null; then
+				echo "l2 guest reset: $d: QEMU ended (exit 0) after \"L2 up\", with no poweroff by its init and no kernel message" |
+					tee -a "$log"
+			fi
 			[ ! -f "$d/.qemu.pid" ] || mv -f "$d/.qemu.pid" "$d/qemu.pid"
 			exit $rc
 		done
-		exit 124' l2 "$dir" "$wd" "$VTRACE_OUT/l2-boot-watchdog.txt" \
+		exit 124' l2 "$dir" "$wd" "$VTRACE_OUT/l2-boot-watchdog.txt" "$VTRACE_PROJ/testbed/splat-check.sh" \
 		"$@" > "$dir/qemu.log" 2>&1 &
 	L2_PID=$!
 }

@@ -441,7 +441,9 @@ def main():
     eos_all = [cpu_stats(p) for t, _, p in msgs if t == 36]
     eos = eos_all[-1] if eos_all else None
     cpus = [int(c) for c in a.cpus.split(",")] if a.cpus else sorted(eos) if eos else [0]
-    if a.session:
+    if a.session and len(eos_all) < a.session:
+        fail("ctl: no EOS for session %d (%d EOS in the stream)" % (a.session, len(eos_all)))
+    elif a.session:
         eos = eos_all[a.session - 1]
         expect = {}
         for e in a.expect:
