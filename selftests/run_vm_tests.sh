@@ -69,21 +69,21 @@ for s in "${suites[@]}"; do
 	mkdir -p "$out"
 	opts=$(sed -n 's/^# vtrace-l1: //p' "$script" 2>/dev/null | head -1)
 	start=$(date +%s)
-	for try in 1 2; do
+	for try in 1 2 3; do
 		rm -f "$out/l2-boot-watchdog.txt"
 		# shellcheck disable=SC2086
 		"$tb/run-l1.sh" --out "$out" $opts "$script" > "$out.run.log" 2>&1
 		rc=$?
 		# the nested bed's own failure (testbed/bed-glitch.sh): once more,
-		# the first attempt's logs kept in $out.glitch
-		[ "$rc" -ne 0 ] && [ $try -eq 1 ] && glitch=$("$tb/bed-glitch.sh" "$out") || break
-		grep -a '^not ok ' "$out/l1-script.out" 2>/dev/null | sed 's/^/    # attempt 1: /'
-		rm -rf "$out.glitch"
-		mv "$out" "$out.glitch"
-		mv "$out.run.log" "$out.glitch/run.log"
+		# at most twice, each failed attempt's logs kept in $out.glitchN
+		[ "$rc" -ne 0 ] && [ $try -lt 3 ] && glitch=$("$tb/bed-glitch.sh" "$out") || break
+		grep -a '^not ok ' "$out/l1-script.out" 2>/dev/null | sed "s/^/    # attempt $try: /"
+		rm -rf "$out.glitch$try"
+		mv "$out" "$out.glitch$try"
+		mv "$out.run.log" "$out.glitch$try/run.log"
 		mkdir -p "$out"
 		sed 's/^/    # bed glitch: /' <<< "$glitch"
-		echo "    # $s: the test bed failed, not vtrace (Documentation/testbed.rst); attempt 1's logs in $out.glitch, running the suite once more"
+		echo "    # $s: the test bed failed, not vtrace (Documentation/testbed.rst); attempt $try's logs in $out.glitch$try, running the suite once more"
 	done
 	secs=$(($(date +%s) - start))
 	sed 's/^/    /' "$out/l1-script.out" 2>/dev/null
