@@ -30,7 +30,7 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 mb=50 runs=3 rate=2000 size=256 sweep=4000,8000,16000,32000,0 methods=vtrace,splice,agent,net
-kver=${KVER:-} out=$here/build/bench/transport bufkb=512 report=
+kver=${KVER:-} out=$here/build/bench/transport bufkb=512 report= l1tmo=7200
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mb)		mb=$2; shift 2 ;;
@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
 	--methods)	methods=$2; shift 2 ;;
 	--kver)		kver=$2; shift 2 ;;
 	--out)		out=$2; shift 2 ;;
-	--tiny)		mb=1 runs=1 rate=1000 sweep= bufkb=128; shift ;;
+	--tiny)		mb=1 runs=1 rate=1000 sweep= bufkb=128 l1tmo=900; shift ;;
 	--report)	report=1; shift ;;
 	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR] [--report]" >&2; exit 2 ;;
 	esac
@@ -76,7 +76,7 @@ if [ -z "$report" ]; then
 	echo "bench: transport, L1/L2 kernel $kver, 2 vCPUs, $mb MB of ${size}-byte markers at $rate/s per CPU, $runs runs; sweep ${sweep:-none}/s per CPU (2 s each, at least $scount markers); ring buffer $bufkb KiB per CPU"
 	echo "bench: logs in $out"
 	rc=0
-	KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout 7200 "$here/bench/l1-transport.sh" "$arg" || rc=$?
+	KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout "$l1tmo" "$here/bench/l1-transport.sh" "$arg" || rc=$?
 	[ "$rc" -eq 0 ] || echo "bench: run-l1 exit $rc (see $out)" >&2
 fi
 [ -s "$out/results.txt" ] || { echo "bench: no results" >&2; exit 1; }
