@@ -393,4 +393,14 @@ struct vtrace_started {
  */
 #define VTRACE_OFFSETS_DROPPED	"# dropped"
 
+/*
+ * Last line of every complete read of the history:
+ *   "# end host_tsc=T records=R dropped=D"
+ * T: host TSC when the reader reached the end (records after T are not in
+ * this copy), R: records in this copy, D: records dropped so far.  A copy
+ * without it was cut (a partial read, a truncated file): a tool treats its
+ * history as ending at its last record, as for "# dropped".
+ */
+#define VTRACE_OFFSETS_END	"# end"
+
 #endif /* _UAPI_LINUX_VTRACE_H */
