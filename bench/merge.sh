@@ -81,6 +81,7 @@ generate() {
 	cp "$FX/printk_formats" "$tr/"
 	trace-cmd restore -c -t "$tr" -k "$FX/kallsyms" -o "$dir/head.dat" > /dev/null 2>&1
 	trace-cmd restore -i "$dir/head.dat" -o "$dir/host.dat" "$dir"/host/cpu* > /dev/null 2>&1
+	"$here/user/tests/dat-edit.py" clock "$dir/host.dat" x86-tsc	# restore writes "local"
 	trace-cmd restore -i "$dir/head.dat" -o "$dir/guest.dat" "$dir"/g1/cpu* > /dev/null 2>&1
 	echo "$n" > "$dir/events"
 }

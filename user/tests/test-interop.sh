@@ -179,7 +179,8 @@ host_dat() {	# host_dat DIR: DIR/host.dat from DIR/host/cpu* (trace-cmd restore,
 	cp fixtures/debian-6.1/printk_formats "$tr/"
 	trace-cmd restore -c -t "$tr" -k fixtures/debian-6.1/kallsyms -o "$d/head.dat" \
 		> /dev/null 2>&1 &&
-	trace-cmd restore -i "$d/head.dat" -o "$d/host.dat" "$d"/host/cpu* > /dev/null 2>&1
+	trace-cmd restore -i "$d/head.dat" -o "$d/host.dat" "$d"/host/cpu* > /dev/null 2>&1 &&
+	"$here/dat-edit.py" clock "$d/host.dat" x86-tsc	# restore writes "local"
 }
 V=${VTRACE_BINDIR:-$here/..}/vtrace
 if ! command -v trace-cmd > /dev/null; then

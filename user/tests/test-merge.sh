@@ -81,7 +81,8 @@ make_dat() {	# make_dat DIR: DIR/host.dat from DIR/host/cpu*
 	cp fixtures/debian-6.1/printk_formats "$tr/"
 	trace-cmd restore -c -t "$tr" -k fixtures/debian-6.1/kallsyms -o "$d/head.dat" \
 		> /dev/null 2>&1 &&
-	trace-cmd restore -i "$d/head.dat" -o "$d/host.dat" "$d"/host/cpu* > /dev/null 2>&1
+	trace-cmd restore -i "$d/head.dat" -o "$d/host.dat" "$d"/host/cpu* > /dev/null 2>&1 &&
+	"$here/dat-edit.py" clock "$d/host.dat" x86-tsc	# restore writes "local"
 }
 if command -v trace-cmd > /dev/null; then
 	make_dat "$T/jump"
@@ -147,6 +148,26 @@ ok $? real_l2_stats_agree_with_eos "$(cat "$T/out")"
 run --guest g=$R --offsets $R/tsc_offsets
 [ "$(head -1 "$T/out")" = "g    [000]       vtrace-ctl-118        120.967191332: sched_wakeup:         sh:116 [120] CPU:000" ]
 ok $? real_l2_text "$(head -1 "$T/out")"
+
+# ---- the host trace.dat: x86-tsc only, raw time stamps whatever its options say
+RL=(--guest g=$R --offsets $R/tsc_offsets --raw-tsc)
+run --host $R/host.dat "${RL[@]}"
+ok $rc real_l2_host_dat_x86_tsc_merges "$(head -c 300 "$T/err")"
+cp "$T/out" "$T/real-l2-raw"
+cp $R/host.dat "$T/local.dat"
+./dat-edit.py clock "$T/local.dat" local
+expect_error host_dat_clock_local_refused "$T/local.dat: recorded with trace clock \"local\", not x86-tsc: its times are not the host TSC the guests are put on (record the host with trace-cmd record -C x86-tsc)" --host "$T/local.dat" "${RL[@]}"
+cp $R/host.dat "$T/offset.dat"
+./dat-edit.py offset "$T/offset.dat" 1000000000
+# trace-cmd applies the option (1 s later); vtrace-merge reads the raw TSC all the same
+tc=$(trace-cmd report -t "$T/offset.dat" 2> /dev/null | sed -n 2p)
+run --host "$T/offset.dat" "${RL[@]}"
+[ $rc -eq 0 ] && cmp -s "$T/out" "$T/real-l2-raw" && [[ "$tc" == *" 315.000781625: sched_wakeup:"* ]]
+ok $? host_dat_offset_option_not_applied "rc $rc, trace-cmd: $tc, diff: $(diff "$T/out" "$T/real-l2-raw" | head -2)"
+head -c 30000 $R/host.dat > "$T/cut.dat"
+expect_error host_dat_truncated "$T/cut.dat: a trace.dat whose headers or CPU data libtracecmd cannot read (truncated or damaged?)" --host "$T/cut.dat" --raw-tsc
+! grep -q "see its messages" "$T/err"
+ok $? host_dat_truncated_no_empty_reference "$(cat "$T/err")"
 
 # ---- text output, filters, stats
 S=$T/multi
@@ -385,7 +406,7 @@ expect_error offsets_empty "$T/offs-empty: empty file" --guest g1="$B/g1" --offs
 : > "$T/empty.dat"
 expect_error empty_trace_dat "$T/empty.dat: byte 0: empty file" --host "$T/empty.dat" --raw-tsc
 head -c 100000 /dev/urandom > "$T/garbage.dat"
-expect_error garbage_trace_dat "$T/garbage.dat: not a trace.dat" --host "$T/garbage.dat" --raw-tsc
+expect_error garbage_trace_dat "$T/garbage.dat: byte 0: not a trace-cmd trace.dat" --host "$T/garbage.dat" --raw-tsc
 
 # ---- a dump of two tracing sessions: the second one brings the print format
 mk sessions

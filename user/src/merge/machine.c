@@ -68,6 +68,61 @@ static int open_dump(struct machine *m, const struct merge_opts *opts)
 	return 0;
 }
 
+/*
+ * libtracecmd 3.1's reader calls that trace-cmd.h does not declare (they are
+ * in its trace-cmd-private.h, exported from libtracecmd.so.1).  With
+ * TRACECMD_FL_RAW_TS set between tracecmd_alloc() and
+ * tracecmd_read_headers(), tracecmd_read_data() returns the ring buffer's
+ * own time stamps: not shifted by the file's DATE, OFFSET, TSC2NSEC or
+ * TIME_SHIFT options, not scaled to ns.
+ */
+struct tracecmd_input *tracecmd_alloc(const char *file, int flags);
+int tracecmd_read_headers(struct tracecmd_input *handle, int state);
+void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+#define VTRACE_TRACECMD_FL_RAW_TS	(1 << 3)
+
+/* The first bytes of every trace-cmd trace.dat: "\027\010Dtracing" */
+static const char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+static int check_dat_magic(const char *path)
+{
+	char buf[sizeof(dat_magic)];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	if (n < sizeof(buf) || memcmp(buf, dat_magic, sizeof(buf))) {
+		vtrace_set_error("%s: byte 0: not a trace-cmd trace.dat (no \"\\027\\010Dtracing\""
+				 " magic)", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Host time stamps are host TSC values only with trace-cmd's -C x86-tsc */
+static int check_dat_clock(struct machine *m)
+{
+	const char *clock = tracecmd_get_trace_clock(m->dat);
+
+	if (clock && !strcmp(clock, "x86-tsc"))
+		return 0;
+	if (clock)
+		vtrace_set_error("%s: recorded with trace clock \"%s\", not x86-tsc: its times are"
+				 " not the host TSC the guests are put on (record the host with"
+				 " trace-cmd record -C x86-tsc)", m->path, clock);
+	else
+		vtrace_set_error("%s: names no trace clock, so its times cannot be taken for the"
+				 " host TSC (record the host with trace-cmd record -C x86-tsc)",
+				 m->path);
+	return -1;
+}
+
 static int open_dat(struct machine *m)
 {
 	struct stat st;
@@ -80,12 +135,23 @@ static int open_dat(struct machine *m)
 		vtrace_set_error("%s: byte 0: empty file, expected a trace-cmd trace.dat", m->path);
 		return -1;
 	}
-	m->dat = tracecmd_open(m->path, 0);
+	if (check_dat_magic(m->path))
+		return -1;
+	m->dat = tracecmd_alloc(m->path, 0);
+	if (m->dat) {
+		tracecmd_set_flag(m->dat, VTRACE_TRACECMD_FL_RAW_TS);
+		if (tracecmd_read_headers(m->dat, 0) < 0 || tracecmd_init_data(m->dat) < 0) {
+			tracecmd_close(m->dat);
+			m->dat = NULL;
+		}
+	}
 	if (!m->dat) {
-		vtrace_set_error("%s: not a trace.dat libtracecmd can read (see its messages above)",
-				 m->path);
+		vtrace_set_error("%s: a trace.dat whose headers or CPU data libtracecmd cannot read"
+				 " (truncated or damaged?)", m->path);
 		return -1;
 	}
+	if (check_dat_clock(m))
+		return -1;
 	m->tep = tracecmd_get_tep(m->dat);
 	m->nr_cpus = tep_get_cpus(m->tep);
 	if (m->nr_cpus <= 0) {

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""dat-edit.py: edit what a trace-cmd v7 trace.dat says about its time stamps.
+
+    dat-edit.py clock FILE            print the trace clock of the top buffer
+    dat-edit.py clock FILE CLOCK      rewrite it (in place)
+    dat-edit.py offset FILE N         add an OFFSET option of N ns (libtracecmd adds N to
+                                      every time stamp it returns, unless asked for raw ones)
+
+trace-cmd restore (3.1) writes "local" whatever the tracing folder's
+trace_clock says; the unit tests and fixtures/real-l2/host.dat hold pages
+recorded with x86-tsc and say so with this.  Only the BUFFER option of the
+last options section is rewritten (restore's layout): the file grows or
+shrinks at its end, no offset before it moves.
+"""
+import struct
+import sys
+
+MAGIC = b'\x17\x08Dtracing'
+
+
+def cstr(b, at):
+    end = b.index(b'\0', at)
+    return b[at:end].decode(), end + 1
+
+
+def sections(b):
+    """(section offset, data offset, size) of every options section, in chain order"""
+    if not b.startswith(MAGIC):
+        sys.exit('%s: not a trace.dat' % sys.argv[1])
+    ver, at = cstr(b, len(MAGIC))
+    if ver != '7':
+        sys.exit('%s: file version %s, only 7 is handled' % (sys.argv[1], ver))
+    at += 2 + 4                         # endian, long size, page size
+    _, at = cstr(b, at)                 # compression name
+    _, at = cstr(b, at)                 # its version
+    nxt = struct.unpack_from('<Q', b, at)[0]
+    while nxt:
+        sid, _, _, size = struct.unpack_from('<HHIQ', b, nxt)
+        if sid != 0:
+            sys.exit('%s: section at %d is not an options section' % (sys.argv[1], nxt))
+        yield nxt, nxt + 16, size
+        opt, nxt = nxt + 16, 0
+        while True:
+            oid, osize = struct.unpack_from('<HI', b, opt)
+            if oid == 0:
+                nxt = struct.unpack_from('<Q', b, opt + 6)[0]
+                break
+            opt += 6 + osize
+
+
+def top_buffer(b):
+    """(section, its data offset, option offset, clock offset, clock) of the "" BUFFER"""
+    for sec, data, size in sections(b):
+        opt = data
+        while opt < data + size:
+            oid, osize = struct.unpack_from('<HI', b, opt)
+            if oid == 0:
+                break
+            if oid == 3:
+                name, at = cstr(b, opt + 6 + 8)
+                clock, _ = cstr(b, at)
+                if name == '':
+                    return sec, data, opt, at, clock
+            opt += 6 + osize
+    sys.exit('%s: no BUFFER option of the top instance' % sys.argv[1])
+
+
+def add_offset(path, b, n):
+    """a TRACECMD_OPTION_OFFSET (7) option before the DONE of the last section"""
+    sec, data, size = list(sections(b))[-1]
+    if data + size != len(b):
+        sys.exit('%s: the last options section does not end the file' % path)
+    opt = data
+    while struct.unpack_from('<H', b, opt)[0] != 0:
+        opt += 6 + struct.unpack_from('<I', b, opt + 2)[0]
+    text = b'%d\0' % n                 # ASCII, as trace-cmd writes it
+    b[opt:opt] = struct.pack('<HI', 7, len(text)) + text
+    struct.pack_into('<Q', b, sec + 8, size + 6 + len(text))
+    open(path, 'wb').write(b)
+
+
+def set_clock(path, b, clock_arg):
+    sec, data, opt, at, clock = top_buffer(b)
+    if clock_arg is None:
+        print(clock)
+        return
+    size = struct.unpack_from('<Q', b, sec + 8)[0]
+    if data + size != len(b):
+        sys.exit('%s: the BUFFER option is not in the last section' % path)
+    new = clock_arg.encode()
+    grow = len(new) - len(clock)
+    b[at:at + len(clock)] = new
+    osize = struct.unpack_from('<I', b, opt + 2)[0]
+    struct.pack_into('<I', b, opt + 2, osize + grow)
+    struct.pack_into('<Q', b, sec + 8, size + grow)
+    open(path, 'wb').write(b)
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ('clock', 'offset'):
+        sys.exit(__doc__)
+    cmd, path = sys.argv[1:3]
+    arg = sys.argv[3] if len(sys.argv) > 3 else None
+    b = bytearray(open(path, 'rb').read())
+    if cmd == 'offset':
+        add_offset(path, b, int(arg))
+    else:
+        set_clock(path, b, arg)
+
+
+main()
