@@ -6,32 +6,32 @@
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 n=0
-run() {	# run NAME PATTERNS CMD...: each of PATTERNS (';'-separated) must appear in the output
-	local name=$1 pats=$2 log=build/bench-$1.log ok try glitch p
-	shift 2
-	n=$((n + 1))
-	IFS=';' read -ra pats <<< "$pats"
-	for try in 1 2; do
-		ok=1
-		rm -rf "build/bench/check/$name"
-		"$@" > "$log" 2>&1 || ok=
-		for p in "${pats[@]}"; do
-			grep -Eq "$p" "$log" || ok=
-		done
-		# the test bed's own failure (testbed/bed-glitch.sh): once more
-		[ -z "$ok" ] && [ "$try" -eq 1 ] &&
-			glitch=$(testbed/bed-glitch.sh "build/bench/check/$name") || break
-		sed 's/^/# bed glitch: /' <<< "$glitch"
-		rm -rf "build/bench/check/$name.glitch"
-		mv "build/bench/check/$name" "build/bench/check/$name.glitch"
-		echo "# $name: the test bed failed, not vtrace (Documentation/testbed.rst); logs in build/bench/check/$name.glitch, running it once more"
+. testbed/bed-retry.sh
+# attempt PATTERNS CMD...: CMD's output, then "bench-check: ..." if a pattern is missing
+attempt() {
+	local pats p rc
+	IFS=';' read -ra pats <<< "$1"
+	shift
+	"$@" 2>&1 | tee "$tmp"
+	rc=${PIPESTATUS[0]}
+	for p in "${pats[@]}"; do
+		grep -Eq "$p" "$tmp" || { echo "bench-check: no line matches '$p'"; rc=1; }
 	done
-	if [ -n "$ok" ]; then
+	return "$rc"
+}
+run() {	# run NAME PATTERNS CMD...: each of PATTERNS (';'-separated) must appear in the output
+	local name=$1 log=build/bench-$1.log
+	shift
+	n=$((n + 1))
+	# the test bed's own failure (testbed/bed-glitch.sh): at most three attempts
+	if bed_retry 3 "build/bench/check/$name" "$log" attempt "$@"; then
 		pass=$((pass + 1)); echo "ok $n $name"
 	else
 		fail=$((fail + 1)); sed 's/^/# /' "$log" | tail -20; echo "not ok $n $name"
 	fi
 }
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 mkdir -p build
 echo "KTAP version 1"
 echo "1..4"

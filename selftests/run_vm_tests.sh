@@ -55,6 +55,7 @@ fi
 "$tb/build-l2.sh" "$l2kver" "$guest_ko" || exit 1
 [ "$l2kver" = "$KVER" ] || export L2_KVER="$l2kver"
 
+. "$tb/bed-retry.sh"
 echo "KTAP version 1"
 echo "# kernel $KVER, guests $l2kver"
 echo "1..${#suites[@]}"
@@ -69,22 +70,12 @@ for s in "${suites[@]}"; do
 	mkdir -p "$out"
 	opts=$(sed -n 's/^# vtrace-l1: //p' "$script" 2>/dev/null | head -1)
 	start=$(date +%s)
-	for try in 1 2 3; do
-		rm -f "$out/l2-boot-watchdog.txt"
-		# shellcheck disable=SC2086
-		"$tb/run-l1.sh" --out "$out" $opts "$script" > "$out.run.log" 2>&1
-		rc=$?
-		# the nested bed's own failure (testbed/bed-glitch.sh): once more,
-		# at most twice, each failed attempt's logs kept in $out.glitchN
-		[ "$rc" -ne 0 ] && [ $try -lt 3 ] && glitch=$("$tb/bed-glitch.sh" "$out") || break
-		grep -a '^not ok ' "$out/l1-script.out" 2>/dev/null | sed "s/^/    # attempt $try: /"
-		rm -rf "$out.glitch$try"
-		mv "$out" "$out.glitch$try"
-		mv "$out.run.log" "$out.glitch$try/run.log"
-		mkdir -p "$out"
-		sed 's/^/    # bed glitch: /' <<< "$glitch"
-		echo "    # $s: the test bed failed, not vtrace (Documentation/testbed.rst); attempt $try's logs in $out.glitch$try, running the suite once more"
-	done
+	# the nested bed's own failure (testbed/bed-glitch.sh): at most three
+	# attempts, each failed attempt's logs kept in $out.glitchN
+	# shellcheck disable=SC2086
+	bed_retry 3 "$out" "$out.run.log" "$tb/run-l1.sh" --out "$out" $opts "$script" |
+		sed 's/^/    /'
+	rc=${PIPESTATUS[0]}
 	secs=$(($(date +%s) - start))
 	sed 's/^/    /' "$out/l1-script.out" 2>/dev/null
 	sed 's/^/    # /' "$out.run.log"

@@ -21,9 +21,13 @@
 # reset in its boot, before vtrace was loaded, was restarted by the L2 boot
 # watchdog; a suite that counts its VMs then sees one more: that too.  So
 # is a guest that reset by itself later, with no kernel message and no
-# poweroff by its init (testbed/lib.sh logs "l2 guest reset: ..."): seen
-# right after a CPU hotplug and, likely, after a TSC write; a kernel bug
-# would print a report first.
+# poweroff by its init (testbed/l2-watch.sh logs "l2 guest reset: ..."):
+# seen right after a CPU hotplug and, likely, after a TSC write; a kernel
+# bug would print a report first.  One such reset, caught with L1 tracing
+# kvm_exit, was a triple fault (exit "shutdown") in the guest kernel's boot,
+# before any vtrace code ran.  A guest whose heartbeat stopped with its
+# vCPUs idle ("l2 stalled") lost its wake-ups; and L1 may reset by itself
+# too ("l1 reset", testbed/run-l1.sh).
 # Documentation/testbed.rst ("Known quirks of the nesting") says what the
 # callers (run_vm_tests.sh, bench/check.sh) do with it.
 dir=${1:?usage: bed-glitch.sh DIR}
@@ -61,10 +65,17 @@ while IFS= read -r -d '' f; do
 		echo "${f#"$dir"/}: $(grep -am1 'Oops: int3' "$f" | sed 's/^\[[ 0-9.]*\] //') at $(grep -aA6 'Oops: int3' "$f" | grep -am1 -o 'RIP: .*')"
 		rc=0
 	fi
-	# a guest the L2 boot watchdog (testbed/lib.sh) had to kill or start
-	# again: the suite saw one more VM, or one late, than it planned
-	if grep -aqE '^l2 (boot watchdog|guest reset): ' "$f"; then
-		grep -aE -m1 '^l2 (boot watchdog|guest reset): ' "$f" | sed "s|^|${f#"$dir"/}: |"
+	# a guest the L2 watchdogs (testbed/l2-watch.sh) had to kill or start
+	# again: the suite saw one more VM, or one late, than it planned; one
+	# that stalled with its vCPUs idle (lost wake-ups; not "stuck busy")
+	if grep -aqE '^l2 (boot watchdog|guest reset|stalled): ' "$f"; then
+		grep -aE -m1 '^l2 (boot watchdog|guest reset|stalled): ' "$f" | sed "s|^|${f#"$dir"/}: |"
+		rc=0
+	fi
+	# L1 itself ended by itself while running its script, with no kernel
+	# report in its console (testbed/run-l1.sh says "l1 reset")
+	if grep -aq '^l1 reset: ' "$f"; then
+		grep -a -m1 '^l1 reset: ' "$f" | sed "s|^|${f#"$dir"/}: |"
 		rc=0
 	fi
 done < <(find "$dir" -name '*.log' -print0 2>/dev/null)

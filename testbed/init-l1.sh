@@ -9,6 +9,8 @@
 #   vtrace_arg=ARG      passed to SCRIPT as $1
 #   vtrace_kmod=DIR     modules to test (VTRACE_KMOD_DIR), default: the tree's
 #   vtrace_l2kver=KVER  kernel of the L2 guests (L2_KVER), default: L1's
+#   vtrace_l2wd=SEC     the L2 boot watchdog (L2_BOOT_WATCHDOG)
+#   vtrace_qemu=PATH    the L2 guests' QEMU (VTRACE_QEMU), default: the outer root's
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 
@@ -20,7 +22,7 @@ for m in $(cat /lib/modules/order); do
 	insmod /lib/modules/$m || echo "vtrace-testbed: insmod $m failed"
 done
 
-run= out= proj= arg= kmod= l2kver= l2wd=
+run= out= proj= arg= kmod= l2kver= l2wd= qemu=
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	vtrace_run=*)	run=${w#vtrace_run=} ;;
@@ -30,6 +32,7 @@ for w in $(cat /proc/cmdline); do
 	vtrace_kmod=*)	kmod=${w#vtrace_kmod=} ;;
 	vtrace_l2kver=*) l2kver=${w#vtrace_l2kver=} ;;
 	vtrace_l2wd=*)	l2wd=${w#vtrace_l2wd=} ;;
+	vtrace_qemu=*)	qemu=${w#vtrace_qemu=} ;;
 	esac
 done
 
@@ -53,7 +56,7 @@ if [ -n "$run" ]; then
 	echo "vtrace-testbed: L1 up, running $run"
 	(chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 		VTRACE_OUT="$out" VTRACE_PROJ="$proj" VTRACE_IN_L1=1 VTRACE_KMOD_DIR="$kmod" L2_KVER="$l2kver" \
-		L2_BOOT_WATCHDOG="$l2wd" \
+		L2_BOOT_WATCHDOG="$l2wd" VTRACE_QEMU="$qemu" \
 		/bin/bash "$run" "$arg"; echo $? > /tmp/rc) > "/host$out/l1-script.out" 2>&1
 	rc=$(cat /tmp/rc)
 	echo "$rc" > "/host$out/l1-exit-code"

@@ -43,6 +43,12 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 
+# the bed's heartbeat (testbed/l2-watch.sh): uptime on the second serial
+# port every 5 s, so that L1 notices within a minute a guest that stopped
+if [ -c /dev/ttyS1 ]; then
+	(while :; do cut -d' ' -f1 /proc/uptime; sleep 5; done 2>/dev/null > /dev/ttyS1 &)
+fi
+
 rc=1
 if [ -n "$run" ]; then
 	echo "vtrace-testbed: L2 up, running $run"

@@ -175,79 +175,22 @@ l2_start() {
 # back, so that DIR/qemu.pid still matches the guest to its offset records
 # (vtrace-merge reads it) after the guest is gone.
 #
-# Boot watchdog: in this nested bed an L2 guest rarely hangs during its boot
-# (seen before its first console byte, and once in the middle of the kernel's
-# messages; under load), or ends at once, before its kernel printed anything
-# (a reset in early boot: QEMU exits 0 under -no-reboot).  If its console
-# stays silent for L2_BOOT_WATCHDOG seconds (default 60; 0 turns the
-# watchdog off) before init says "L2 up", QEMU is killed and started once
-# more; so is a QEMU that ended by itself with status 0 (not on a signal)
-# and an empty console.  A guest that resets later (QEMU ends by itself
-# with status 0 after "L2 up", without the init's "L2 script exit" and
-# without a kernel message) is not restarted, only logged ("l2 guest
-# reset: ..."), for testbed/bed-glitch.sh.  Both events are
-# logged in DIR/qemu.log and in $VTRACE_OUT/l2-boot-watchdog.txt.  Callers
-# that wait for a guest's console give it at least L2_BOOT_WATCHDOG + 120 s.
+# Watchdogs (testbed/l2-watch.sh): a guest that hangs or resets in its boot
+# is started again (at most twice); one whose heartbeat stops after "L2 up"
+# is killed within L2_HEARTBEAT_WATCHDOG seconds (default 60) and logged
+# "l2 stalled" (vCPUs idle: the bed's lost wake-ups) or "l2 stuck busy"; a
+# later reset is logged "l2 guest reset".  Findings land in DIR/qemu.log and
+# $VTRACE_OUT/l2-boot-watchdog.txt, for testbed/bed-glitch.sh.
+# L2_BOOT_WATCHDOG (default 60, 0 = all off): seconds of console silence
+# before "L2 up".  Callers that wait for a guest's console give it at least
+# L2_BOOT_WATCHDOG + 120 s.
 l2_exec() {
 	local tmo=$1 dir=$2 wd=${L2_BOOT_WATCHDOG:-60}
 	shift 2
-	# a second attempt gets its whole time too
-	timeout -k 5 $((tmo + wd)) bash -c '
-		d=$1 wd=$2 log=$3 splat=$4; shift 4
-		for try in 1 2; do
-			rm -f "$d/qemu.pid" "$d/.qemu.pid"
-			qemu-system-x86_64 "$@" & q=$!
-			while [ ! -s "$d/qemu.pid" ] && kill -0 $q 2>/dev/null; do sleep 0.1; done
-			ln -f "$d/qemu.pid" "$d/.qemu.pid" 2>/dev/null
-			t=0 quiet=0 size=0 now=
-			while [ "$wd" -gt 0 ] && kill -0 $q 2>/dev/null &&
-			      ! grep -q "vtrace-testbed: L2 up" "$d/console.log" 2>/dev/null; do
-				now=$(stat -c %s "$d/console.log" 2>/dev/null || echo 0)
-				if [ "$now" != "$size" ]; then size=$now quiet=0; fi
-				if [ $quiet -ge $((wd * 2)) ]; then
-					echo "l2 boot watchdog: $d: console silent for ${wd}s at $size bytes before \"L2 up\" (attempt $try), QEMU killed" |
-						tee -a "$log"
-					kill -9 $q; wait $q
-					continue 2
-				fi
-				sleep 0.5; t=$((t + 1)) quiet=$((quiet + 1))
-			done
-			wait_rc=
-			if [ "$wd" -gt 0 ] && ! kill -0 $q 2>/dev/null &&
-			   [ ! -s "$d/console.log" ]; then
-				# gone before its kernel printed a byte, on its own
-				# (not a signal): a reset in early boot
-				wait $q; wait_rc=$?
-				if [ $try -eq 1 ] && [ $wait_rc -eq 0 ] &&
-				   ! grep -q "terminating on signal" "$d/qemu.log"; then
-					echo "l2 boot watchdog: $d: QEMU ended (exit $wait_rc) before the guest printed anything (attempt $try)" |
-						tee -a "$log"
-					continue
-				fi
-			fi
-			if [ "$wd" -eq 0 ]; then
-				:
-			elif grep -q "vtrace-testbed: L2 up" "$d/console.log" 2>/dev/null; then
-				echo "l2: booted to its script after about $((t / 2))s"
-			else
-				echo "l2: QEMU ended before the guest said \"L2 up\""
-			fi
-			if [ -n "$wait_rc" ]; then rc=$wait_rc; else wait $q; rc=$?; fi
-			# up, then gone by itself with status 0 without its init
-			# saying so and without a kernel message: the guest reset
-			if [ "$wd" -gt 0 ] && [ $rc -eq 0 ] &&
-			   grep -q "vtrace-testbed: L2 up" "$d/console.log" 2>/dev/null &&
-			   ! grep -q "vtrace-testbed: L2 script exit" "$d/console.log" &&
-			   ! grep -q "terminating on signal" "$d/qemu.log" &&
-			   "$splat" "$d/console.log" > /dev/null; then
-				echo "l2 guest reset: $d: QEMU ended (exit 0) after \"L2 up\", with no poweroff by its init and no kernel message" |
-					tee -a "$log"
-			fi
-			[ ! -f "$d/.qemu.pid" ] || mv -f "$d/.qemu.pid" "$d/qemu.pid"
-			exit $rc
-		done
-		exit 124' l2 "$dir" "$wd" "$VTRACE_OUT/l2-boot-watchdog.txt" "$VTRACE_PROJ/testbed/splat-check.sh" \
-		"$@" > "$dir/qemu.log" 2>&1 &
+	# a restarted guest gets its whole time again
+	timeout -k 5 $((tmo + 2 * wd)) "$VTRACE_PROJ/testbed/l2-watch.sh" "$dir" "$wd" \
+		"${L2_HEARTBEAT_WATCHDOG:-60}" "$VTRACE_OUT/l2-boot-watchdog.txt" "$@" \
+		> "$dir/qemu.log" 2>&1 &
 	L2_PID=$!
 }
 

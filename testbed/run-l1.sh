@@ -16,7 +16,9 @@
 # L1's console lands in DIR/l1-console.log, the script's output in
 # DIR/l1-script.out.  VTRACE_KMOD_DIR (environment) names the folder of the
 # modules to test, when not the tree's own; L2_KVER the guests' kernel;
-# L2_BOOT_WATCHDOG the guests' boot watchdog (testbed/lib.sh, l2_exec).
+# L2_BOOT_WATCHDOG the guests' boot watchdog (testbed/lib.sh, l2_exec);
+# VTRACE_QEMU the QEMU binary of L1 and of the L2 guests (default:
+# qemu-system-x86_64 on PATH; an outer-root path, L1 sees the same file).
 # Exit status: the script's, 124 on timeout, and 1 when any kernel log in
 # DIR shows a splat (testbed/splat-check.sh).
 set -eu
@@ -73,12 +75,12 @@ if grep -qx 'CONFIG_PREEMPT_RT=y' "/boot/config-$kver" 2>/dev/null; then
 fi
 
 rc=0
-timeout -k 10 "$timeout" qemu-system-x86_64 \
+timeout -k 10 "$timeout" "${VTRACE_QEMU:-qemu-system-x86_64}" \
 	-accel tcg,thread=multi -cpu "$cpu" -smp 2 -m "$mem" \
 	-display none -no-reboot -monitor none \
 	-serial "file:$out/l1-console.log" \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-} vtrace_l2wd=${L2_BOOT_WATCHDOG:-}" \
+	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-} vtrace_l2wd=${L2_BOOT_WATCHDOG:-} vtrace_qemu=${VTRACE_QEMU:-}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$proj,mount_tag=project,security_model=none,multidevs=remap" \
 	|| rc=$?
@@ -88,7 +90,15 @@ if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 	exit 124
 fi
 if [ ! -f "$out/l1-exit-code" ]; then
-	echo "run-l1: L1 ended without running the script (qemu exit $rc); see $out/l1-console.log" >&2
+	if ! grep -aq 'vtrace-testbed: L1 up' "$out/l1-console.log"; then
+		echo "run-l1: L1 ended before running the script (qemu exit $rc); see $out/l1-console.log" >&2
+	elif [ "$rc" -eq 0 ] && "$here/splat-check.sh" "$out/l1-console.log" > /dev/null; then
+		# gone by itself in the middle, no kernel report: TCG reset L1
+		echo "l1 reset: L1 ended by itself (qemu exit 0) while running the script, with no kernel message; see $out/l1-console.log" |
+			tee "$out/l1-reset.log" >&2
+	else
+		echo "run-l1: L1 ended while running the script (qemu exit $rc); see $out/l1-console.log" >&2
+	fi
 	exit 1
 fi
 rc=$(cat "$out/l1-exit-code")

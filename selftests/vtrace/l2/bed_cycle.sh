@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# L2: one cycle of testbed/l1-glitch-rate.sh: boot and power off, or CPU 1 hotplug
+# while markers are written, with vtrace_guest streaming them ("stream") or not ("plain").
+. /tests/lib.sh
+mode=$1
+C1=/sys/devices/system/cpu/cpu1/online
+
+hotplug_loop() {	# 10 times: markers on both CPUs, CPU 1 offline, markers, online
+	i=0
+	while [ $i -lt 10 ]; do
+		guest_markers 200 0 1 > /dev/null || return 1
+		echo 0 > $C1 || return 1
+		guest_markers 200 0 > /dev/null || return 1
+		echo 1 > $C1 || return 1
+		i=$((i + 1))
+	done
+}
+
+case "$mode" in
+boot)	t 0 booted ;;
+stream)	insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 && echo 1 > $D/enable
+	t $? stream_started
+	hotplug_loop
+	t $? hotplug_loop_streaming
+	echo 0 > $D/enable && rmmod vtrace_guest
+	t $? stream_stopped ;;
+plain)	# the same markers into the instance, no reader
+	mkdir -p /sys/kernel/tracing/instances/vtrace
+	hotplug_loop
+	t $? hotplug_loop_plain ;;
+esac

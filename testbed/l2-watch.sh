@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run one L2 guest's QEMU in L1 under the bed's watchdogs (testbed/lib.sh, l2_exec, calls it).
+#
+#   l2-watch.sh DIR BOOT_WD HB_WD LOG QEMU-ARGS...
+#
+# DIR holds the guest's console.log and qemu.pid (the arguments must say so);
+# LOG collects the watchdogs' findings for testbed/bed-glitch.sh.  The exit
+# status is QEMU's, 137 for a guest the watchdog killed.
+#
+# In this nested bed (KVM under QEMU's TCG) an L2 guest fails on its own in
+# ways that have nothing to do with what it runs (Documentation/testbed.rst,
+# "Known quirks of the nesting", has the measured rates and one caught cause:
+# a triple fault of the guest kernel right after an MSR exit, in its boot):
+#
+#  boot      Until init says "L2 up", the console must not stay silent for
+#            BOOT_WD seconds (a hang in the boot) and QEMU must not end by
+#            itself with status 0 and no kernel report (a reset in the boot,
+#            which -no-reboot turns into QEMU's exit).  Either way QEMU is
+#            started again, at most twice; nothing of the test has run yet.
+#  heartbeat After "L2 up", the guest's init writes its uptime to a second
+#            serial port every 5 s (DIR/heartbeat.log, added here).  When it
+#            stops for HB_WD seconds while QEMU runs (and is not stopped on
+#            purpose, SIGSTOP), the guest is stuck: the CPU time its vCPU
+#            threads use in 5 s tells whether it is idle (under 5 %: the bed's lost
+#            wake-ups: "l2 stalled") or spinning ("l2 stuck busy", never
+#            taken for the bed's), and QEMU is killed so that the suite fails
+#            within a minute instead of at its bound.
+#  reset     A guest that ends by itself with status 0 after "L2 up", without
+#            its init's "L2 script exit" and with no kernel report, reset.
+# BOOT_WD 0 turns all three off.
+d=$1 boot_wd=$2 hb_wd=$3 log=$4
+shift 4
+qemu=${VTRACE_QEMU:-qemu-system-x86_64}
+splat=$(dirname "$0")/splat-check.sh
+
+say() {	# say MESSAGE: to the guest's qemu.log and to LOG
+	echo "$*" | tee -a "$log"
+}
+
+up() {
+	grep -aq "vtrace-testbed: L2 up" "$d/console.log" 2>/dev/null
+}
+
+size() {
+	stat -c %s "$1" 2>/dev/null || echo 0
+}
+
+vcpu_ticks() {	# vcpu_ticks PID: user + system clock ticks of its vCPU threads
+	local t sum=0 f
+	for t in /proc/"$1"/task/*; do
+		[[ $(cat "$t/comm" 2>/dev/null) == "CPU "*"/KVM" ]] || continue
+		# comm has a space: count fields from the end of "(CPU n/KVM)"
+		read -ra f <<< "$(sed 's/^.*) //' "$t/stat" 2>/dev/null)"
+		[ ${#f[@]} -gt 12 ] || continue
+		sum=$((sum + f[11] + f[12]))
+	done
+	echo $sum
+}
+
+stopped() {	# stopped PID: the process is stopped (SIGSTOP by a test)
+	[ "$(sed 's/^.*) \(.\).*/\1/' /proc/"$1"/stat 2>/dev/null)" = T ]
+}
+
+stuck() {	# stuck PID: classify a guest whose heartbeat stopped, kill it
+	local a b hz ms
+	hz=$(getconf CLK_TCK)
+	a=$(vcpu_ticks "$1")
+	sleep 5
+	b=$(vcpu_ticks "$1")
+	ms=$(((b - a) * 1000 / hz))
+	if [ $ms -lt 250 ]; then
+		say "l2 stalled: $d: no heartbeat for ${hb_wd}s after \"L2 up\", its vCPU threads idle ($ms ms of CPU in 5 s): the guest lost its wake-ups; QEMU killed"
+	else
+		say "l2 stuck busy: $d: no heartbeat for ${hb_wd}s after \"L2 up\", its vCPU threads busy ($ms ms of CPU in 5 s); QEMU killed"
+	fi
+	kill -9 "$1"
+}
+
+# watch PID: 0 when QEMU ended by itself, 1 when the boot watchdog killed it
+watch() {
+	local q=$1 now last=$SECONDS size=0 hb=0 hbsize=0
+	while kill -0 "$q" 2>/dev/null; do
+		if [ $hb -eq 0 ]; then
+			if up; then
+				hb=$SECONDS
+				echo "l2: booted to its script after about $((SECONDS - t0))s"
+			elif [ "$(size "$d/console.log")" != "$size" ]; then
+				size=$(size "$d/console.log") last=$SECONDS
+			elif [ $((SECONDS - last)) -ge "$boot_wd" ]; then
+				say "l2 boot watchdog: $d: console silent for ${boot_wd}s at $size bytes before \"L2 up\" (attempt $try), QEMU killed"
+				kill -9 "$q"
+				return 1
+			fi
+		elif [ "$(size "$d/heartbeat.log")" != "$hbsize" ] || stopped "$q"; then
+			hbsize=$(size "$d/heartbeat.log") hb=$SECONDS
+		elif [ $((SECONDS - hb)) -ge "$hb_wd" ]; then
+			stuck "$q"
+			return 0
+		fi
+		sleep 0.5
+	done
+	return 0
+}
+
+if [ "$boot_wd" -eq 0 ]; then
+	exec "$qemu" "$@"
+fi
+for try in 1 2 3; do
+	rm -f "$d/qemu.pid" "$d/.qemu.pid" "$d/heartbeat.log"
+	t0=$SECONDS
+	"$qemu" "$@" -serial "file:$d/heartbeat.log" &
+	q=$!
+	while [ ! -s "$d/qemu.pid" ] && kill -0 $q 2>/dev/null; do sleep 0.1; done
+	# QEMU removes its pid file at exit: a hard link keeps it (lib.sh)
+	ln -f "$d/qemu.pid" "$d/.qemu.pid" 2>/dev/null
+	watch $q
+	killed=$?
+	wait $q
+	rc=$?
+	[ ! -f "$d/.qemu.pid" ] || mv -f "$d/.qemu.pid" "$d/qemu.pid"
+	[ $killed -eq 0 ] || continue
+	bysig=$(grep -a "terminating on signal" "$d/qemu.log" 2>/dev/null)
+	if up; then
+		# up, then gone by itself with status 0 without its init
+		# saying so and without a kernel message: the guest reset
+		if [ $rc -eq 0 ] && [ -z "$bysig" ] &&
+		   ! grep -aq "vtrace-testbed: L2 script exit" "$d/console.log" &&
+		   "$splat" "$d/console.log" > /dev/null; then
+			say "l2 guest reset: $d: QEMU ended (exit 0) after \"L2 up\", with no poweroff by its init and no kernel message"
+		fi
+		exit $rc
+	fi
+	echo "l2: QEMU ended before the guest said \"L2 up\" (exit $rc)"
+	# a reset in the boot: QEMU ended by itself, status 0, no kernel report
+	if [ $rc -ne 0 ] || [ -n "$bysig" ] || ! "$splat" "$d/console.log" > /dev/null; then
+		exit $rc
+	fi
+	say "l2 boot watchdog: $d: QEMU ended (exit 0) in the guest's boot at $(size "$d/console.log") console bytes, no kernel report: a reset (attempt $try)"
+done
+say "l2 boot watchdog: $d: no boot in 3 attempts, giving up"
+exit 124

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The bed's own machinery without a VM: l2-watch.sh's watchdogs against a fake QEMU, bed-glitch.sh, bed_retry.
+#
+# Prints KTAP and "bed: N passed, N failed".  About 40 s.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tb=$(dirname "$here")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export VTRACE_QEMU=$here/fake-qemu.py
+n=0 pass=0 fail=0
+
+result() {	# result RC NAME [DIAG]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		pass=$((pass + 1)); echo "ok $n $2"
+	else
+		fail=$((fail + 1)); [ -z "${3:-}" ] || printf '# %s\n' "$3"; echo "not ok $n $2"
+	fi
+}
+
+# guest PLAN [HB_WD]: run l2-watch.sh on a fake guest, boot watchdog 3 s;
+# sets d (its folder), rc, starts, log (the watchdog lines)
+guest() {
+	d=$tmp/g$((n + 1))
+	mkdir -p "$d"
+	FAKE_QEMU_PLAN=$1 timeout 120 "$tb/l2-watch.sh" "$d" 3 "${2:-3}" "$d/watchdog.txt" \
+		-pidfile "$d/qemu.pid" -serial "file:$d/console.log" > "$d/qemu.log" 2>&1
+	rc=$?
+	starts=$(cat "$d/.fake-starts")
+	log=$(cat "$d/watchdog.txt" 2>/dev/null)
+}
+
+echo "KTAP version 1"
+echo "1..12"
+
+guest ok
+[ $rc -eq 0 ] && [ "$starts" = 1 ] && [ -z "$log" ] && [ -s "$d/heartbeat.log" ] &&
+	grep -q 'booted to its script' "$d/qemu.log" && [ -s "$d/qemu.pid" ]
+result $? "healthy_guest_runs_once_unflagged" "rc $rc, $starts starts, log: $log"
+
+guest silent,ok
+[ $rc -eq 0 ] && [ "$starts" = 2 ] &&
+	grep -q '^l2 boot watchdog: .*console silent for 3s at 0 bytes before "L2 up" (attempt 1), QEMU killed$' <<< "$log"
+result $? "silent_boot_killed_and_restarted" "rc $rc, $starts starts, log: $log"
+
+guest reset-boot,reset-boot,ok
+[ $rc -eq 0 ] && [ "$starts" = 3 ] && [ "$(grep -c 'a reset (attempt [12])$' <<< "$log")" = 2 ]
+result $? "boot_reset_restarted_twice" "rc $rc, $starts starts, log: $log"
+
+guest silent,reset-boot,silent
+[ $rc -eq 124 ] && [ "$starts" = 3 ] && grep -q 'no boot in 3 attempts, giving up' <<< "$log"
+result $? "three_failed_boots_give_up" "rc $rc, $starts starts, log: $log"
+
+guest panic-boot
+[ $rc -eq 0 ] && [ "$starts" = 1 ] && [ -z "$log" ]
+result $? "kernel_panic_in_boot_not_taken_for_a_reset" "rc $rc, $starts starts, log: $log"
+
+guest reset-up
+[ "$starts" = 1 ] && grep -q '^l2 guest reset: .*no poweroff by its init and no kernel message$' <<< "$log"
+result $? "reset_after_up_logged_not_restarted" "rc $rc, $starts starts, log: $log"
+
+t0=$SECONDS
+guest hang-idle
+[ "$starts" = 1 ] && grep -q '^l2 stalled: .*no heartbeat for 3s after "L2 up", its vCPU threads idle' <<< "$log" &&
+	[ $((SECONDS - t0)) -lt 30 ]
+result $? "stalled_idle_guest_killed_within_its_bound" "rc $rc, $((SECONDS - t0)) s, log: $log"
+
+guest hang-busy
+[ "$starts" = 1 ] && grep -q '^l2 stuck busy: .*its vCPU threads busy' <<< "$log"
+result $? "stuck_busy_guest_killed_and_told_apart" "rc $rc, log: $log"
+
+# a suite that stops QEMU on purpose (host_unstable's SIGSTOP) is not a hang
+d=$tmp/stopped
+mkdir -p "$d"
+FAKE_QEMU_PLAN=slow FAKE_QEMU_SECS=6 "$tb/l2-watch.sh" "$d" 3 3 "$d/watchdog.txt" \
+	-pidfile "$d/qemu.pid" -serial "file:$d/console.log" > "$d/qemu.log" 2>&1 &
+w=$!
+while ! grep -q 'L2 up' "$d/console.log" 2>/dev/null; do sleep 0.2; done
+sleep 1
+kill -STOP "$(cat "$d/qemu.pid")"
+sleep 7
+kill -CONT "$(cat "$d/qemu.pid")"
+wait $w
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$d/watchdog.txt" ]
+result $? "sigstopped_guest_left_alone" "rc $rc, log: $(cat "$d/watchdog.txt" 2>/dev/null)"
+
+# bed-glitch.sh: the watchdogs' findings, but never a busy guest
+for f in "l2 stalled: x: no heartbeat" "l1 reset: L1 ended by itself" "l2 guest reset: x"; do
+	mkdir -p "$tmp/bg"
+	echo "$f" > "$tmp/bg/l2-boot-watchdog.log"
+	"$tb/bed-glitch.sh" "$tmp/bg" > /dev/null || { echo "# not recognised: $f"; false; } || break
+done
+result $? "bed_glitch_knows_the_watchdogs_findings"
+echo "l2 stuck busy: x: no heartbeat" > "$tmp/bg/l2-boot-watchdog.log"
+! "$tb/bed-glitch.sh" "$tmp/bg" > /dev/null
+result $? "bed_glitch_never_takes_a_busy_guest"
+
+# bed_retry: a glitch then a pass runs twice; a real failure runs once
+. "$tb/bed-retry.sh"
+job() {	# job OUT: fails with a glitch on its first run, passes on its second
+	local k=$(($(cat "$tmp/jobs" 2>/dev/null || echo 0) + 1))
+	echo $k > "$tmp/jobs"
+	[ "$k" -eq 1 ] || return 0
+	echo "l2 stalled: fake" > "$1/x.log"
+	return 1
+}
+realfail() { echo "not ok 1 real"; return 1; }
+out=$(bed_retry 3 "$tmp/r1" "$tmp/r1.log" job "$tmp/r1")
+rc1=$?
+out2=$(bed_retry 3 "$tmp/r2" "$tmp/r2.log" realfail)
+rc2=$?
+[ $rc1 -eq 0 ] && [ "$(cat "$tmp/jobs")" = 2 ] && [ -f "$tmp/r1.glitch1/x.log" ] &&
+	grep -q '^# bed glitch: x.log: l2 stalled: fake' <<< "$out" && [ $rc2 -eq 1 ] && [ -z "$out2" ]
+result $? "bed_retry_retries_only_the_beds_failures" "rc $rc1/$rc2, jobs $(cat "$tmp/jobs"), out: $out $out2"
+
+echo "bed: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
