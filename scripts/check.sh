@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: unit tests, module build (W=1, warnings fail), install and DKMS,
+# make check: unit tests, module build (W=1, warnings fail), the test bed's own
+# watchdogs (against a fake QEMU), install and DKMS,
 # benchmarks at a tiny size, VM selftests on the default kernel and the others.
 # Prints KTAP per part and ends with the plain "N passed, N failed" line.
 #
 #   scripts/check.sh [PART...]   only these parts: unit sanitizers modules docs
-#                                install bench vm matrix (or one matrix entry's
+#                                bed install bench vm matrix (or one matrix entry's
 #                                name, e.g. vm-6.12.117+deb12-amd64); none = all
 set -u
 only=" $* "
@@ -79,6 +80,7 @@ part unit make -s check-unit
 part sanitizers make -s -C user test-asan
 part modules build_modules
 part docs ./scripts/check-docs.sh
+part bed ./testbed/tests/test-bed.sh
 # shellcheck disable=SC2086
 part install ./selftests/install.sh "$kver" $others
 part bench ./bench/check.sh
