@@ -74,8 +74,9 @@ while IFS= read -r -d '' f; do
 	fi
 	# L1 itself ended by itself while running its script, with no kernel
 	# report in its console (testbed/run-l1.sh says "l1 reset")
-	if grep -aq '^l1 reset: ' "$f"; then
-		grep -a -m1 '^l1 reset: ' "$f" | sed "s|^|${f#"$dir"/}: |"
+	# or stopped as a whole (no heartbeat: "l1 stalled")
+	if grep -aqE '^l1 (reset|stalled): ' "$f"; then
+		grep -aE -m1 '^l1 (reset|stalled): ' "$f" | sed "s|^|${f#"$dir"/}: |"
 		rc=0
 	fi
 done < <(find "$dir" -name '*.log' -print0 2>/dev/null)

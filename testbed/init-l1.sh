@@ -51,6 +51,9 @@ mount -t tmpfs tmpfs /host/run
 mount -t tmpfs tmpfs /host/tmp
 mount --bind /proj "/host$proj"
 
+# the bed's heartbeat (testbed/run-l1.sh): uptime on the second serial port
+(while :; do cut -d' ' -f1 /proc/uptime; sleep 5; done 2>/dev/null > /dev/ttyS1 &)
+
 rc=1
 if [ -n "$run" ]; then
 	echo "vtrace-testbed: L1 up, running $run"

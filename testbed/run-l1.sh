@@ -74,16 +74,49 @@ if grep -qx 'CONFIG_PREEMPT_RT=y' "/boot/config-$kver" 2>/dev/null; then
 	[ -n "$tsc" ] || tsc="tsc=unstable"
 fi
 
+# l1_watch PID: L1's init writes its uptime to a second serial port every
+# 5 s (l1-heartbeat.log); when that stops for L1_HEARTBEAT_WATCHDOG seconds
+# (default 120) with no kernel report on L1's console, L1 is stuck as a
+# whole (its timer interrupts lost under TCG: seen as an idle CPU's soft
+# lockup): "l1 stalled", a finding of testbed/bed-glitch.sh, and L1 is
+# killed instead of holding the run until its bound.
+l1_watch() {
+	local q=$1 hb=$SECONDS size=0 now wd=${L1_HEARTBEAT_WATCHDOG:-120}
+	while kill -0 "$q" 2>/dev/null; do
+		now=$(stat -c %s "$out/l1-heartbeat.log" 2>/dev/null || echo 0)
+		if [ "$now" != "$size" ]; then
+			size=$now hb=$SECONDS
+		elif [ $((SECONDS - hb)) -ge "$wd" ] && [ "$size" -gt 0 ]; then
+			if "$here/splat-check.sh" "$out/l1-console.log" > /dev/null; then
+				echo "l1 stalled: no heartbeat from L1 for ${wd}s and no kernel message; L1 killed" |
+					tee "$out/l1-stalled.log" >&2
+			else
+				echo "run-l1: no heartbeat from L1 for ${wd}s after a kernel report; L1 killed" >&2
+			fi
+			pkill -KILL -P "$q"
+			kill -KILL "$q"
+			return
+		fi
+		sleep 1
+	done
+}
+
+rm -f "$out/l1-heartbeat.log" "$out/l1-reset.log" "$out/l1-stalled.log"
 rc=0
 timeout -k 10 "$timeout" "${VTRACE_QEMU:-qemu-system-x86_64}" \
 	-accel tcg,thread=multi -cpu "$cpu" -smp 2 -m "$mem" \
 	-display none -no-reboot -monitor none \
-	-serial "file:$out/l1-console.log" \
+	-serial "file:$out/l1-console.log" -serial "file:$out/l1-heartbeat.log" \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-} vtrace_l2wd=${L2_BOOT_WATCHDOG:-} vtrace_qemu=${VTRACE_QEMU:-}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs "local,path=$proj,mount_tag=project,security_model=none,multidevs=remap" \
-	|| rc=$?
+	-virtfs "local,path=$proj,mount_tag=project,security_model=none,multidevs=remap" &
+qpid=$!
+l1_watch $qpid
+wait $qpid || rc=$?
+if [ -f "$out/l1-stalled.log" ]; then
+	exit 1
+fi
 
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 	echo "run-l1: L1 timed out after ${timeout}s; logs in $out" >&2

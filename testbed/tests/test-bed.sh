@@ -88,7 +88,8 @@ rc=$?
 result $? "sigstopped_guest_left_alone" "rc $rc, log: $(cat "$d/watchdog.txt" 2>/dev/null)"
 
 # bed-glitch.sh: the watchdogs' findings, but never a busy guest
-for f in "l2 stalled: x: no heartbeat" "l1 reset: L1 ended by itself" "l2 guest reset: x"; do
+for f in "l2 stalled: x: no heartbeat" "l1 reset: L1 ended by itself" "l1 stalled: no heartbeat" \
+	 "l2 guest reset: x"; do
 	mkdir -p "$tmp/bg"
 	echo "$f" > "$tmp/bg/l2-boot-watchdog.log"
 	"$tb/bed-glitch.sh" "$tmp/bg" > /dev/null || { echo "# not recognised: $f"; false; } || break
