@@ -100,6 +100,7 @@ watch() {
 		fi
 		sleep 0.5
 	done
+	[ $hb -ne 0 ] || ! up || echo "l2: booted to its script after about $((SECONDS - t0))s"
 	return 0
 }
 
