@@ -13,16 +13,15 @@
 #   make dkms-install    register the modules with DKMS (rebuilt on kernel updates)
 
 # The running kernel's build tree when it has one, else the headers of the
-# Debian kernel the test bed boots (testbed/default-kver.sh).  KVER=... alone
-# selects that installed kernel's headers.
-ifdef KVER
-KDIR ?= /lib/modules/$(KVER)/build
-endif
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-		$(wildcard /usr/src/linux-headers-$(shell testbed/default-kver.sh 2>/dev/null)))
+# Debian kernel linux-image-amd64 points to (scripts/kdir.sh).  KVER=...
+# alone selects that installed kernel's headers.  On a fresh machine there
+# is none until deps installed linux-headers-amd64: the targets that need
+# deps (demo, check) therefore run their work in a second make, which reads
+# this again.  An empty KDIR or KVER from the environment counts as unset.
+KDIR := $(or $(KDIR),$(shell scripts/kdir.sh $(KVER) 2>/dev/null))
 # Kernel release the modules are built for, from the build tree itself
-KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
-		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+KVER := $(or $(KVER),$(if $(KDIR),$(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)))
 
 export KDIR KVER
 
@@ -34,17 +33,21 @@ TOOLS	:= user/vtrace-merge user/vtrace
 MANPAGES := $(patsubst Documentation/%.rst,build/man/%.1,$(wildcard Documentation/vtrace-*.rst))
 DKMS_SRC := $(DESTDIR)/usr/src/vtrace-$(VERSION)
 
-.PHONY: all modules user check check-unit check-vm demo deps clean help \
+.PHONY: all modules user check check-unit check-vm demo demo-after-deps deps clean help \
 	install uninstall man dkms-install dkms-uninstall fuzz
 
 all: modules user
 
+# DEPS_CMD, DEMO_CMD: replaced by scripts/check-setup.sh, which plays a fresh machine
+DEPS_CMD ?= ./scripts/install-deps.sh
+DEMO_CMD ?= ./scripts/demo.sh
+
 deps:
-	@./scripts/install-deps.sh
+	@$(DEPS_CMD)
 
 modules:
 ifeq ($(KDIR),)
-	$(error no kernel build tree found: install linux-headers-amd64 or pass KDIR=/path/to/build)
+	$(error no kernel build tree found: run make deps as root (it installs linux-headers-amd64), or pass KDIR=/path/to/build)
 endif
 	@./scripts/check-kconfig.sh $(KDIR)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -52,6 +55,7 @@ endif
 user:
 	$(MAKE) -C user
 
+# check.sh runs make afresh for every part that builds
 check: deps
 	@./scripts/check.sh
 
@@ -66,8 +70,11 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	$(MAKE) -C user fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-demo: deps all
-	@./scripts/demo.sh
+demo: deps
+	@$(MAKE) --no-print-directory demo-after-deps
+
+demo-after-deps: all
+	@$(DEMO_CMD)
 
 man: $(MANPAGES)
 

@@ -6,7 +6,7 @@
 # Prints KTAP per part and ends with the plain "N passed, N failed" line.
 #
 #   scripts/check.sh [PART...]   only these parts: unit sanitizers modules docs
-#                                bed install bench vm matrix (or one matrix entry's
+#                                setup bed install bench vm matrix (or one matrix entry's
 #                                name, e.g. vm-6.12.117+deb12-amd64); none = all
 set -u
 only=" $* "
@@ -80,6 +80,7 @@ part unit make -s check-unit
 part sanitizers make -s -C user test-asan
 part modules build_modules
 part docs ./scripts/check-docs.sh
+part setup ./scripts/check-setup.sh
 part bed ./testbed/tests/test-bed.sh
 # shellcheck disable=SC2086
 part install ./selftests/install.sh "$kver" $others
