@@ -49,7 +49,13 @@ mount --rbind /dev /host/dev
 mount -t proc proc /host/proc
 mount -t tmpfs tmpfs /host/run
 mount -t tmpfs tmpfs /host/tmp
-mount --bind /proj "/host$proj"
+# A project under /tmp or /run (a clone made to try vtrace) lies below a
+# tmpfs just mounted: its mount point is made there.  Elsewhere it exists.
+[ -d "/host$proj" ] || mkdir -p "/host$proj"
+if ! mount --bind /proj "/host$proj"; then
+	echo "vtrace-testbed: cannot bind the project tree at $proj"
+	run=
+fi
 
 # the bed's heartbeat (testbed/run-l1.sh): uptime on the second serial port
 (while :; do cut -d' ' -f1 /proc/uptime; sleep 5; done 2>/dev/null > /dev/ttyS1 &)

@@ -49,6 +49,21 @@ arg=${2:-}
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# The paths travel on L1's kernel command line, split at white space.
+for p in "$proj" "$out" "$script" "$arg"; do
+	if [[ $p =~ [[:space:]] ]]; then
+		echo "run-l1: '$p' contains white space, which L1's kernel command line cannot carry: use a clone whose path has none" >&2
+		exit 2
+	fi
+done
+# L1 sees the outer root read-only, with tmpfs on /tmp and /run, and the
+# project tree at its own path: a script elsewhere under /tmp or /run is hidden.
+case "$script" in
+"$proj"/*) ;;
+/tmp/*|/run/*)
+	echo "run-l1: $script is outside $proj under /tmp or /run, which L1 cannot see: put it in the project tree" >&2
+	exit 2 ;;
+esac
 case "$out" in
 "$proj"/*) ;;
 *)	echo "run-l1: --out must be inside $proj (L1 writes only there)" >&2; exit 2 ;;
@@ -125,6 +140,7 @@ fi
 if [ ! -f "$out/l1-exit-code" ]; then
 	if ! grep -aq 'vtrace-testbed: L1 up' "$out/l1-console.log"; then
 		echo "run-l1: L1 ended before running the script (qemu exit $rc); see $out/l1-console.log" >&2
+		grep -a 'vtrace-testbed: cannot' "$out/l1-console.log" >&2
 	elif [ "$rc" -eq 0 ] && "$here/splat-check.sh" "$out/l1-console.log" > /dev/null; then
 		# gone by itself in the middle, no kernel report: TCG reset L1
 		echo "l1 reset: L1 ended by itself (qemu exit 0) while running the script, with no kernel message; see $out/l1-console.log" |
