@@ -6,7 +6,7 @@
 # Prints KTAP per part and ends with the plain "N passed, N failed" line.
 #
 #   scripts/check.sh [PART...]   only these parts: unit sanitizers modules docs
-#                                setup bed install bench vm matrix (or one matrix entry's
+#                                setup bed install bench vm clone matrix (or one matrix entry's
 #                                name, e.g. vm-6.12.117+deb12-amd64); none = all
 set -u
 only=" $* "
@@ -86,6 +86,7 @@ part bed ./testbed/tests/test-bed.sh
 part install ./selftests/install.sh "$kver" $others
 part bench ./bench/check.sh
 part vm ./selftests/run_vm_tests.sh
+part clone ./scripts/check-clone.sh
 for m in $matrix; do
 	host=${m%%:*} suites=${m#*:} name=vm-${m%%:*}
 	guest=${host#*/} host=${host%%/*}
