@@ -11,6 +11,10 @@
  * -pidfile DIR/qemu.pid lets vtrace-merge match the guest to its TSC offset
  * records; -name ...,debug-threads=on names the vCPU threads "CPU K/KVM"
  * so that host traces (and vtrace-merge --explain) can tell them apart.
+ *
+ * --libvirt prints the same ports as libvirt domain XML, <channel> elements
+ * for the domain's <devices>: libvirt makes the virtio-serial controller,
+ * names the threads and writes the pid to /run/libvirt/qemu/NAME.pid itself.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -23,6 +27,7 @@
 
 static const char qemu_usage[] =
 "usage: vtrace qemu-args --cpus N --out DIR [--agent] [--prefix P] [--name NAME] [--lines]\n"
+"       vtrace qemu-args --libvirt --cpus N --out DIR [--agent] [--prefix P]\n"
 "\n"
 "Print the QEMU options that give a guest with N vCPUs its vtrace ports.\n"
 "\n"
@@ -32,7 +37,9 @@ static const char qemu_usage[] =
 "                  instead of the file DIR/ctl\n"
 "  --prefix P      port name prefix (vtrace_guest's prefix= parameter, default vtrace)\n"
 "  --name NAME     guest name for -name (default: vtrace)\n"
-"  --lines         one option per line, ending in a backslash, for scripts\n";
+"  --lines         one option per line, ending in a backslash, for scripts\n"
+"  --libvirt       the ports as libvirt domain XML: <channel> elements to put in\n"
+"                  the domain's <devices> (virsh edit NAME)\n";
 
 struct qemu_args {
 	int		cpus;
@@ -41,6 +48,7 @@ struct qemu_args {
 	const char	*name;
 	int		agent;
 	int		lines;
+	int		libvirt;
 	int		printed;
 };
 
@@ -69,6 +77,7 @@ static int qemu_parse(int argc, char **argv, struct qemu_args *q)
 		{ "prefix",	required_argument, NULL, 'p' },
 		{ "name",	required_argument, NULL, 'n' },
 		{ "lines",	no_argument,	   NULL, 'l' },
+		{ "libvirt",	no_argument,	   NULL, 'L' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -90,6 +99,7 @@ static int qemu_parse(int argc, char **argv, struct qemu_args *q)
 		case 'p':	q->prefix = optarg; break;
 		case 'n':	q->name = optarg; break;
 		case 'l':	q->lines = 1; break;
+		case 'L':	q->libvirt = 1; break;
 		case 'h':	fputs(qemu_usage, stdout); exit(0);
 		default:	fputs(qemu_usage, stderr); return 2;
 		}
@@ -107,6 +117,49 @@ static int qemu_parse(int argc, char **argv, struct qemu_args *q)
 	return 0;
 }
 
+/* TEXT with the characters XML gives a meaning to as entities */
+static void xml_text(const char *text)
+{
+	for (; *text; text++) {
+		switch (*text) {
+		case '&':	fputs("&amp;", stdout); break;
+		case '<':	fputs("&lt;", stdout); break;
+		case '>':	fputs("&gt;", stdout); break;
+		case '\'':	fputs("&apos;", stdout); break;
+		case '"':	fputs("&quot;", stdout); break;
+		default:	putchar(*text);
+		}
+	}
+}
+
+/* One <channel>: a virtio-serial port named PREFIX.PORT, host end DIR/FILE */
+static void libvirt_channel(struct qemu_args *q, const char *port, const char *file, int sock)
+{
+	printf("<channel type='%s'>\n  <source %spath='", sock ? "unix" : "file",
+	       sock ? "mode='bind' " : "");
+	xml_text(q->out);
+	printf("/%s'/>\n  <target type='virtio' name='", file);
+	xml_text(q->prefix);
+	printf(".%s'/>\n</channel>\n", port);
+}
+
+static void libvirt_channels(struct qemu_args *q)
+{
+	char port[32];
+	int k;
+
+	printf("<!-- vtrace ports of a guest with %d vCPUs, for the domain's <devices> -->\n",
+	       q->cpus);
+	if (q->agent)
+		libvirt_channel(q, "ctl", "ctl.sock", 1);
+	else
+		libvirt_channel(q, "ctl", "ctl", 0);
+	for (k = 0; k < q->cpus; k++) {
+		snprintf(port, sizeof(port), "cpu%d", k);
+		libvirt_channel(q, port, port, 0);
+	}
+}
+
 int vtrace_cmd_qemu_args(int argc, char **argv)
 {
 	struct qemu_args q = { .prefix = "vtrace", .name = "vtrace" };
@@ -115,6 +168,10 @@ int vtrace_cmd_qemu_args(int argc, char **argv)
 	ret = qemu_parse(argc, argv, &q);
 	if (ret)
 		return ret;
+	if (q.libvirt) {
+		libvirt_channels(&q);
+		return 0;
+	}
 	emit(&q, "-name", "%s,debug-threads=on", q.name);
 	emit(&q, "-pidfile", "%s/qemu.pid", q.out);
 	/* port 0 is reserved for a console: ctl + N data ports + 1 */

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test-libvirt.sh: "vtrace qemu-args --libvirt" checked by libvirt's own tools:
+# virt-xml-validate accepts the domain with the channels, and libvirt's QEMU
+# driver (virsh domxml-to-native, embedded: no daemon) turns them into the
+# same ports as "vtrace qemu-args" (backend, path, port name).
+V=${VTRACE_BINDIR:-..}/vtrace
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/ktap.sh"
+
+domain() {	# domain NAME VCPUS QEMU-ARGS-OPTIONS...: a minimal domain with the channels
+	local name=$1 cpus=$2
+	shift 2
+	echo "<domain type='kvm'><name>$name</name><memory unit='MiB'>512</memory>"
+	echo "<vcpu>$cpus</vcpu><os><type arch='x86_64' machine='pc'>hvm</type></os>"
+	echo "<devices><emulator>/usr/bin/qemu-system-x86_64</emulator>"
+	"$V" qemu-args --libvirt --cpus "$cpus" "$@"
+	echo "</devices></domain>"
+}
+
+# file and socket control ports, an XML-special character in the path
+case1=(--out "$T/g1")
+case2=(--out "$T/a&b'<g2>" --agent --prefix vt)
+domain g1 2 "${case1[@]}" > "$T/g1.xml"
+domain g2 3 "${case2[@]}" > "$T/g2.xml"
+grep -c '<channel ' "$T/g1.xml" | grep -qx 3
+ok $? libvirt_xml_three_channels_for_two_vcpus "$(cat "$T/g1.xml")"
+grep -qF "<source path='$T/a&amp;b&apos;&lt;g2&gt;/cpu2'/>" "$T/g2.xml"
+ok $? libvirt_xml_path_escaped "$(grep cpu2 "$T/g2.xml")"
+
+if ! command -v virt-xml-validate > /dev/null || ! command -v virsh > /dev/null; then
+	skip libvirt_validate "no virt-xml-validate (apt-get install libvirt-clients)"
+	skip libvirt_same_ports_file "no virsh"
+	skip libvirt_same_ports_socket "no virsh"
+	exit 0
+fi
+virt-xml-validate "$T/g1.xml" domain > "$T/v1" 2>&1 && virt-xml-validate "$T/g2.xml" domain > "$T/v2" 2>&1
+ok $? libvirt_virt_xml_validate "$(cat "$T/v1" "$T/v2")"
+
+# libvirt's embedded QEMU driver needs its state folder and the user it runs QEMU as
+for g in 1 2; do
+	if [ "$g" = 1 ]; then args=("${case1[@]}") cpus=2; else args=("${case2[@]}") cpus=3; fi
+	virsh -q -c "qemu:///embed?root=$T/libvirt" domxml-to-native qemu-argv "$T/g$g.xml" \
+		> "$T/argv$g" 2> "$T/err$g"
+	rc=$?
+	python3 libvirt-ports.py < "$T/argv$g" > "$T/lv$g" 2>> "$T/err$g"
+	"$V" qemu-args --cpus "$cpus" "${args[@]}" | python3 libvirt-ports.py --words > "$T/qa$g"
+	[ $rc -eq 0 ] && [ "$(wc -l < "$T/qa$g")" -eq $((cpus + 1)) ] && cmp -s "$T/lv$g" "$T/qa$g"
+	ok $? "libvirt_same_ports_as_qemu_args_$g" \
+		"rc $rc: $(head -c 300 "$T/err$g") | libvirt: $(tr '\n' '|' < "$T/lv$g") | vtrace: $(tr '\n' '|' < "$T/qa$g")"
+done
