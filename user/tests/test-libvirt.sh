@@ -3,7 +3,8 @@
 # test-libvirt.sh: "vtrace qemu-args --libvirt" checked by libvirt's own tools:
 # virt-xml-validate accepts the domain with the channels, and libvirt's QEMU
 # driver (virsh domxml-to-native, embedded: no daemon) turns them into the
-# same ports as "vtrace qemu-args" (backend, path, port name).
+# same ports as "vtrace qemu-args" (backend, path, port name); "vtrace agent
+# --libvirt NAME" finds the socket and libvirt's pid file of a domain.
 V=${VTRACE_BINDIR:-..}/vtrace
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -28,6 +29,22 @@ grep -c '<channel ' "$T/g1.xml" | grep -qx 3
 ok $? libvirt_xml_three_channels_for_two_vcpus "$(cat "$T/g1.xml")"
 grep -qF "<source path='$T/a&amp;b&apos;&lt;g2&gt;/cpu2'/>" "$T/g2.xml"
 ok $? libvirt_xml_path_escaped "$(grep cpu2 "$T/g2.xml")"
+
+# vtrace agent --libvirt NAME: socket DIR/ctl.sock, libvirt's NAME.pid to DIR/qemu.pid
+mkdir -p "$T/run" "$T/d1"
+echo 4242 > "$T/run/g1.pid"
+python3 fake-guest.py "$T/d1/ctl.sock" "$T/log1" &
+for i in $(seq 50); do [ -e "$T/d1/ctl.sock.ready" ] && break; sleep 0.1; done
+VTRACE_LIBVIRT_RUN=$T/run "$V" agent --libvirt g1 --out "$T/d1" -t 10 status > "$T/agent" 2>&1
+rc=$?
+wait
+[ $rc -eq 0 ] && [ "$(cat "$T/d1/qemu.pid")" = 4242 ] &&
+	[ "$(cut -d' ' -f1 "$T/log1" | tr '\n' ' ')" = "1 20 " ]
+ok $? agent_libvirt_name_gives_socket_and_pid "rc $rc: $(head -c 300 "$T/agent") | $(cat "$T/log1")"
+VTRACE_LIBVIRT_RUN=$T/run "$V" agent --libvirt nosuch --out "$T/d2" status > "$T/agent" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -qF "$T/run/nosuch.pid: No such file or directory: is domain nosuch running (virsh list)?" "$T/agent"
+ok $? agent_libvirt_domain_not_running "rc $rc: $(head -c 300 "$T/agent")"
 
 if ! command -v virt-xml-validate > /dev/null || ! command -v virsh > /dev/null; then
 	skip libvirt_validate "no virt-xml-validate (apt-get install libvirt-clients)"

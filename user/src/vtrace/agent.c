@@ -14,6 +14,12 @@
  *     hello | start | stop | status | events SPEC | buffer-size KB
  *     | raw-file FILE | listen SEC
  *
+ * A libvirt guest is named instead of its socket (--libvirt NAME --out DIR):
+ * the socket is DIR/ctl.sock, where "vtrace qemu-args --libvirt --agent
+ * --out DIR" put it, and libvirt's /run/libvirt/qemu/NAME.pid is copied to
+ * DIR/qemu.pid, where vtrace-merge looks for the guest's QEMU pid (libvirt
+ * removes its copy when the domain stops).
+ *
  * With several guests (--socket/--out pairs), each command goes to every
  * guest before any reply is awaited, so that "start" and "stop" reach all
  * of them within a few milliseconds; then the replies are collected guest
@@ -36,10 +42,11 @@
 #include <unistd.h>
 
 #include "vtrace-proto.h"
+#include "vtrace-util.h"
 #include "vtrace-local.h"
 
 static const char agent_usage[] =
-"usage: vtrace agent --socket PATH --out DIR [--socket PATH --out DIR ...]\n"
+"usage: vtrace agent --socket PATH|--libvirt NAME --out DIR [... --out DIR ...]\n"
 "                    [--timeout SEC] [-q] COMMAND...\n"
 "\n"
 "Drive vtrace_guest in one or several guests through the host ends of their\n"
@@ -49,6 +56,9 @@ static const char agent_usage[] =
 "  -o, --out DIR       folder for that guest's ctl stream (created if needed);\n"
 "                      repeat the pair for each guest: every command goes to\n"
 "                      all of them at once\n"
+"  -L, --libvirt NAME  instead of --socket: libvirt domain NAME, socket\n"
+"                      DIR/ctl.sock (vtrace qemu-args --libvirt --agent --out DIR);\n"
+"                      its QEMU pid (/run/libvirt/qemu/NAME.pid) goes to DIR/qemu.pid\n"
 "  -t, --timeout SEC   wait at most SEC for each reply (default 60)\n"
 "  -q, --quiet         print only replies, not metadata messages\n"
 "\n"
@@ -66,6 +76,8 @@ static const char agent_usage[] =
 struct agent {
 	const char	*name;		/* its --out folder, for "== DIR" lines */
 	const char	*path;		/* its --socket */
+	const char	*domain;	/* its --libvirt NAME, or NULL */
+	char		*sock_path;	/* DIR/ctl.sock for a libvirt domain */
 	int		sock;
 	int		out;
 	uint64_t	seq;
@@ -116,6 +128,40 @@ static int agent_open_out(struct agent *a, const char *dir)
 		fprintf(stderr, "vtrace agent: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/* libvirt's pid file of domain @a->domain to DIR/qemu.pid; socket DIR/ctl.sock */
+static int agent_libvirt(struct agent *a)
+{
+	const char *run = getenv("VTRACE_LIBVIRT_RUN");	/* tests */
+	char path[4096], *pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.pid", run ? run : "/run/libvirt/qemu", a->domain);
+	pid = vtrace_read_file(path, 64, NULL);
+	if (!pid) {
+		fprintf(stderr, "vtrace agent: %s: %s: is domain %s running (virsh list)?\n",
+			path, strerror(errno), a->domain);
+		return -1;
+	}
+	pid[strcspn(pid, "\n")] = '\0';
+	if (!*pid || pid[strspn(pid, "0123456789")]) {
+		fprintf(stderr, "vtrace agent: %s: expected a process id, got \"%.20s\"\n", path, pid);
+		free(pid);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/qemu.pid", a->name);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%s\n", pid) < 0 || fclose(f)) {
+		fprintf(stderr, "vtrace agent: %s: %s\n", path, strerror(errno));
+		free(pid);
+		return -1;
+	}
+	free(pid);
+	if (asprintf(&a->sock_path, "%s/ctl.sock", a->name) < 0)
+		return -1;
+	a->path = a->sock_path;
 	return 0;
 }
 
@@ -439,6 +485,7 @@ static int agent_run(struct agent *as, int nr, char **argv, int argc, int *used)
 static const struct option agent_opts[] = {
 	{ "socket",	required_argument,	NULL, 's' },
 	{ "out",	required_argument,	NULL, 'o' },
+	{ "libvirt",	required_argument,	NULL, 'L' },
 	{ "timeout",	required_argument,	NULL, 't' },
 	{ "quiet",	no_argument,		NULL, 'q' },
 	{ "help",	no_argument,		NULL, 'h' },
@@ -450,16 +497,19 @@ static int agent_parse_args(int argc, char **argv, struct agent *as, int *timeou
 {
 	int c, nr_sock = 0, nr_out = 0;
 
-	while ((c = getopt_long(argc, argv, "s:o:t:qh", agent_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:L:t:qh", agent_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
+		case 'L':
 		case 'o':
-			if ((c == 's' ? nr_sock : nr_out) == AGENT_MAX_GUESTS) {
+			if ((c == 'o' ? nr_out : nr_sock) == AGENT_MAX_GUESTS) {
 				fprintf(stderr, "vtrace agent: at most %d guests\n", AGENT_MAX_GUESTS);
 				return -1;
 			}
 			if (c == 's')
 				as[nr_sock++].path = optarg;
+			else if (c == 'L')
+				as[nr_sock++].domain = optarg;
 			else
 				as[nr_out++].name = optarg;
 			break;
@@ -471,7 +521,7 @@ static int agent_parse_args(int argc, char **argv, struct agent *as, int *timeou
 	}
 	if (!nr_sock || nr_sock != nr_out || optind >= argc) {
 		if (nr_sock != nr_out)
-			fprintf(stderr, "vtrace agent: give one --out DIR per --socket PATH\n\n");
+			fprintf(stderr, "vtrace agent: give one --out DIR per --socket PATH (or --libvirt NAME)\n\n");
 		return -1;
 	}
 	return nr_sock;
@@ -493,7 +543,9 @@ int vtrace_cmd_agent(int argc, char **argv)
 	for (i = 0; i < nr && !ret; i++) {
 		as[i].timeout_ms = timeout_ms;
 		as[i].quiet = quiet;
-		if (agent_open_out(&as[i], as[i].name) || agent_connect(&as[i], as[i].path))
+		if (agent_open_out(&as[i], as[i].name) ||
+		    (as[i].domain && agent_libvirt(&as[i])) ||
+		    agent_connect(&as[i], as[i].path))
 			ret = 1;
 	}
 	if (!ret && strcmp(argv[optind], "hello") && strcmp(argv[optind], "raw-file"))
@@ -508,6 +560,7 @@ int vtrace_cmd_agent(int argc, char **argv)
 		if (as[i].out >= 0)
 			close(as[i].out);
 		free(as[i].buf);
+		free(as[i].sock_path);
 	}
 	return ret;
 }
