@@ -91,22 +91,25 @@ fi
 
 # l1_watch PID: L1's init writes its uptime to a second serial port every
 # 5 s (l1-heartbeat.log); when that stops for L1_HEARTBEAT_WATCHDOG seconds
-# (default 120) with no kernel report on L1's console, L1 is stuck as a
-# whole (its timer interrupts lost under TCG: seen as an idle CPU's soft
-# lockup): "l1 stalled", a finding of testbed/bed-glitch.sh, and L1 is
-# killed instead of holding the run until its bound.
+# (default 120; before it starts: its console) with no kernel report on
+# L1's console, L1 is stuck as a whole (its timer interrupts lost under
+# TCG, seen as an idle CPU's soft lockup): "l1 stalled", a finding of
+# testbed/bed-glitch.sh, and L1 is killed instead of holding the run until
+# its bound.
 l1_watch() {
-	local q=$1 hb=$SECONDS size=0 now wd=${L1_HEARTBEAT_WATCHDOG:-120}
+	local q=$1 hb=$SECONDS size=0 now wd=${L1_HEARTBEAT_WATCHDOG:-120} f=l1-console.log
 	while kill -0 "$q" 2>/dev/null; do
-		now=$(stat -c %s "$out/l1-heartbeat.log" 2>/dev/null || echo 0)
+		# the console until the heartbeat starts (a hang in L1's boot)
+		[ ! -s "$out/l1-heartbeat.log" ] || f=l1-heartbeat.log
+		now=$f:$(stat -c %s "$out/$f" 2>/dev/null || echo 0)
 		if [ "$now" != "$size" ]; then
 			size=$now hb=$SECONDS
-		elif [ $((SECONDS - hb)) -ge "$wd" ] && [ "$size" -gt 0 ]; then
+		elif [ $((SECONDS - hb)) -ge "$wd" ]; then
 			if "$here/splat-check.sh" "$out/l1-console.log" > /dev/null; then
-				echo "l1 stalled: no heartbeat from L1 for ${wd}s and no kernel message; L1 killed" |
+				echo "l1 stalled: no output from L1 for ${wd}s ($f) and no kernel message; L1 killed" |
 					tee "$out/l1-stalled.log" >&2
 			else
-				echo "run-l1: no heartbeat from L1 for ${wd}s after a kernel report; L1 killed" >&2
+				echo "run-l1: no output from L1 for ${wd}s ($f) after a kernel report; L1 killed" >&2
 			fi
 			pkill -KILL -P "$q"
 			kill -KILL "$q"
