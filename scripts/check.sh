@@ -13,6 +13,7 @@ only=" $* "
 cd "$(dirname "$0")/.."
 mkdir -p build
 pass=0 fail=0 skip=0
+times=()
 
 count() {	# count LOGFILE: add the "N passed, N failed[, N skipped]" line of a part
 	local line p f s
@@ -32,8 +33,10 @@ part() {	# part NAME CMD...: run one part, tee its log, count its results
 		return 0
 	fi
 	echo "== $name"
+	local t0=$SECONDS
 	"$@" 2>&1 | tee "build/check-$name.log"
 	local rc=${PIPESTATUS[0]}
+	times+=("$name $((SECONDS - t0))s")
 	if ! count "build/check-$name.log"; then
 		# a part that printed no summary line counts once, by exit code
 		if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
@@ -98,5 +101,6 @@ for m in $matrix; do
 done
 
 echo
+echo "# time per part: ${times[*]}; in all $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "check: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
