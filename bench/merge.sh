@@ -10,7 +10,8 @@
 # user/tests/gen.py, turns the raw pages into trace.dat files with
 # "trace-cmd restore", then times on the same data:
 #   trace-cmd report -i host.dat -i guest.dat     (its own multi-file merge)
-#   vtrace-merge --host host.dat --guest g1=DIR   (text, jsonl, --stats)
+#   vtrace-merge --host host.dat --guest g1=DIR   (text, jsonl, --stats,
+#                                                  --explain's summary: its cost / --stats)
 # and the host alone.  Each command runs --runs (5) times in turn, output to
 # /dev/null; printed are the medians of wall-clock and CPU (user + sys)
 # seconds, events per CPU second, the ratios to trace-cmd report (its
@@ -143,7 +144,10 @@ single() {
 	measure "  vtrace-merge (text)" "$events" "$M" $G
 	measure "  vtrace-merge --format jsonl" "$events" "$M" $G --format jsonl
 	measure "  vtrace-merge --stats" "$events" "$M" $G --stats
+	stats_cpu=$cpu
+	measure "  vtrace-merge --explain summary" "$events" "$M" $G --explain --worst 0
 	}
+	explain_ratio "$events" "$cpu" "$stats_cpu"
 	echo "host alone:"
 	base_wall=
 	measure "  trace-cmd report" "$((events / 2))" trace-cmd report -i "$d/host.dat"
@@ -152,9 +156,16 @@ single() {
 	echo "bench: ratio = trace-cmd report seconds / vtrace-merge seconds (higher is faster)"
 }
 
+# explain_ratio EVENTS EXPLAIN-CPU STATS-CPU: the summary's cost next to --stats (issue 19: <= 1.5)
+explain_ratio() {
+	awk -v n="$1" -v e="$2" -v s="$3" 'BEGIN { if (s <= 0) s = 0.005
+		printf "bench: --explain summary (--worst 0) over %d events: %.2f CPU s, --stats %.2f: %.2fx (goal <= 1.5x)\n",
+			n, e, s, e / s }'
+}
+
 # One line per size: trace-cmd report, vtrace-merge text, --stats; ns per event and RSS
 scale_curve() {
-	local n d G tw tc tr vw vc vr sc sr gr
+	local n d G tw tc tr vw vc vr sc sr gr ec
 	echo "bench: scale curve, medians of $runs runs; ns/ev = CPU ns per event"
 	printf "%9s | %-25s | %-25s | %-16s | %-8s | %7s %7s\n" "" "trace-cmd report" \
 		"vtrace-merge (text)" "vtrace-merge --stats" "guest" "x wall" "x CPU"
@@ -173,6 +184,9 @@ scale_curve() {
 		# shellcheck disable=SC2086
 		time_runs "$M" $G --stats
 		sc=$cpu sr=$rss
+		# shellcheck disable=SC2086
+		time_runs "$M" $G --explain --worst 0
+		ec=$cpu
 		time_runs "$M" --guest "g1=$d/g1" --offsets "$d/tsc_offsets" --tsc-khz 2500000 \
 			--no-progress --stats
 		gr=$rss
@@ -184,6 +198,7 @@ scale_curve() {
 				n, tc, tc * 1e9 / n, tr, vc, vc * 1e9 / n, vr, sc * 1e9 / n, sr, gr,
 				tw / vw, tc / vc }'
 	done
+	explain_ratio "$n" "$ec" "$sc"	# the largest size: the last
 	echo "bench: ratio = trace-cmd report seconds / vtrace-merge (text) seconds (higher is faster)"
 }
 

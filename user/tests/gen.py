@@ -412,6 +412,54 @@ def scenario(name, rng, nev):
             run = fire + tsc(12_000)
             ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
             t = run + tsc(3_000)
+    elif name == 'explain_mix':
+        # as 'explain', with a known mix of late wake-ups of cyclictest (pid 500,
+        # guest cpu 1 = vCPU 1, host thread tid 900 on host cpu 1), the others
+        # 37 us late (< 100 us):
+        #   HOG:  host task e2e_hog (777) holds host cpu 1 for 2 ms from the expiry
+        #   IDLE: host cpu 1 idle for 1 ms from the expiry (the vCPU thread slept)
+        #   PRIO: the guest runs rt-hog (600) for 1.5 ms before cyclictest
+        hog, idle, prio = (10, 20, 30, 40, 50), (15, 25, 35, 45), (60, 70, 80)
+        host.events = [[] for _ in range(2)]
+        g = guest('g1', 2, [0, 1], 4252)
+        khz = host.khz
+        tsc = lambda ns: ns * khz // 1000000
+        mono = lambda h: h * 1000000 // khz - 3_000_000_000
+        wake, tick = sym('hrtimer_wakeup'), sym('tick_sched_timer')
+        timer = 0xff73fcb84039bc60
+        he = host.events[1]
+        he.append((base, ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900), '', 0))
+        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
+        ev = g.events[1]
+        t = base + tsc(1_000_000)
+        for i in range(nev):
+            expires = mono(t) + 1_000_000
+            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
+            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
+            due = t + tsc(1_000_000)
+            fire = due + tsc(20_000)
+            if i in hog:
+                he.append((due - tsc(1_000), ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
+                he.append((due + tsc(2_000_000), ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900),
+                           '', 0))
+                fire = due + tsc(2_030_000)
+            elif i in idle:
+                he.append((due - tsc(1_000), ev_switch(b'CPU 1/KVM', 900, b'swapper/1', 0), '', 0))
+                he.append((due + tsc(1_000_000), ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900),
+                           '', 0))
+                fire = due + tsc(1_030_000)
+            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+            ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
+            run = fire + tsc(12_000)
+            if i in prio:
+                ev.append((fire + tsc(6_000), ev_switch(b'swapper/1', 0, b'rt-hog', 600), '', 0))
+                run = fire + tsc(1_506_000)
+                ev.append((run, ev_switch(b'rt-hog', 600, b'cyclictest', 500), '', 0))
+            else:
+                ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            t = run + tsc(3_000)
+        # the host trace covers the whole guest capture
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name == 'snapshot':
         g = guest('g1', 1, [0], 4248)
         g.vcpus[0].iv[0]['kind'] = 'snapshot'

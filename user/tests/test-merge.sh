@@ -281,6 +281,57 @@ run --guest g1="$X/g1" --offsets "$X/tsc_offsets" --tsc-khz 2500000 --explain --
 [ $rc -eq 0 ] && grep -q "No wake-up of nosuchtask found" "$T/out"
 ok $? explain_nothing_found "rc $rc $(cat "$T/out" "$T/err" | head -c 300)"
 
+# ---- --explain's summary: every wake-up later than --threshold, per cause
+run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --task cyclictest
+[ "$(head -1 "$T/out")" = "Late wake-ups of cyclictest (later than 0.100 ms): 1 of 100, 4.747 ms of delay in all, each counted under the cause that took most of it:" ] &&
+	grep -qE "^  host task e2e_hog on the vCPU's host cpu +1 +4\.747 +4\.747 +100\.0%$" "$T/out" &&
+	grep -q '^Not told apart: the host trace has no kvm:kvm_exit events' "$T/out" &&
+	grep -q '^Causes: host task e2e_hog on the vCPU.s host cpu 4.705 ms; not covered by the host trace 0.042 ms.$' "$T/out"
+ok $? explain_summary_first "$(head -4 "$T/out" | tr '\n' '|')"
+run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --task cyclictest \
+	--threshold 10ms
+[ $rc -eq 0 ] && [ "$(cat "$T/out")" = "No late wake-up: none of the 100 wake-ups of cyclictest was later than 10.000 ms (--threshold)." ]
+ok $? explain_no_late_wakeup_says_so "rc $rc $(head -c 300 "$T/out")"
+run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --threshold 5parsecs
+[ $rc -eq 2 ] && grep -q -- "--threshold 5parsecs: expected a duration" "$T/err"
+ok $? explain_threshold_bad_is_usage_error "rc $rc $(head -c 300 "$T/err")"
+# a known mix (gen.py explain_mix): 5 x 2.042 ms under a host hog, 4 x 1.042 ms of host
+# cpu idle, 3 x 1.526 ms behind a guest task; the other 88 wake-ups are 0.037 ms late
+XM=$T/explain-mix
+$GEN make "$XM" explain_mix --events 100
+MIX=(--host "$XM/host" --guest g1="$XM/g1" --offsets "$XM/tsc_offsets" --task cyclictest)
+run "${MIX[@]}" --explain --worst 2
+grep -q '^Late wake-ups of cyclictest (later than 0.100 ms): 12 of 100, 18.956 ms of delay' "$T/out" &&
+	grep -qE "^  host task e2e_hog on the vCPU's host cpu +5 +10\.210 +2\.042 +53\.9%$" "$T/out" &&
+	grep -qE '^  guest task rt-hog +3 +4\.578 +1\.526 +24\.2%$' "$T/out" &&
+	grep -qE '^  host cpu idle, the vCPU waiting \(host not running\) +4 +4\.168 +1\.042 +22\.0%$' \
+		"$T/out" && [ "$(sed -n '3,/^Not told/p' "$T/out" | grep -c '^  [a-z]')" -eq 3 ] &&
+	[ "$(grep -c '^Worst wake-up of cyclictest in guest g1: 2.042 ms$' "$T/out")" -eq 1 ] &&
+	[ "$(grep -c '^Wake-up #2 by delay of cyclictest in guest g1: 2.042 ms$' "$T/out")" -eq 1 ] &&
+	[ "$(grep -c '^Timeline' "$T/out")" -eq 2 ]
+ok $? explain_mix_summary_and_worst_2 "$(head -6 "$T/out" | tr '\n' '|')"
+run "${MIX[@]}" --explain --worst 1000 --format jsonl
+cp "$T/out" "$T/mix-explain.jsonl"
+run "${MIX[@]}" --format jsonl
+python3 explain-check.py "$T/out" "$T/mix-explain.jsonl" \
+	"host_task:e2e_hog=5,host_idle=4,guest_task:rt-hog=3"
+ok $? explain_mix_recomputed_from_the_events
+# the real L2 capture: the host trace covers 0.35 s of it, no kvm_exit recorded
+R=fixtures/real-l2
+REAL=(--host $R/host.dat --guest l2=$R --offsets $R/tsc_offsets)
+run "${REAL[@]}" --explain --worst 1000 --format jsonl
+cp "$T/out" "$T/real-explain.jsonl"
+head -1 "$T/out" | grep -q '"wakeups":71,"late":61,"delay_ns":188869271,"host":true,"kvm_exits":0,"not_told_apart":"guest mode, exit handling"}'
+ok $? explain_real_l2_jsonl_summary "$(head -1 "$T/out")"
+run "${REAL[@]}" --format jsonl
+python3 explain-check.py "$T/out" "$T/real-explain.jsonl" \
+	"vcpu_running=32,unknown=25,guest_task:vtrace-cpu1=2,guest_task:vtrace-cpu0=2"
+ok $? explain_real_l2_recomputed_from_the_events
+run --guest l2=$R --offsets $R/tsc_offsets --explain --worst 0
+grep -q "^No host trace (--host): the host's causes cannot be told apart.$" "$T/out" &&
+	grep -qE '^  not covered by the host trace +51 +162\.576 +47\.900 +86\.1%$' "$T/out"
+ok $? explain_without_host_says_what_it_cannot_tell "$(head -4 "$T/out" | tr '\n' '|')"
+
 # ---- offset history coverage
 E=$T/early
 $GEN make "$E" early --events 100

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* explain.c: --explain: the worst guest wake-up, and what the host ran meanwhile. */
+/* explain.c: --explain: guest wake-ups later than --threshold, and what the host ran meanwhile. */
 /*
- * Two passes over the merged stream.
+ * Two passes over the merged stream.  Pass 1 also feeds every event to
+ * classify.c, which cuts each late wake-up's window into causes (the
+ * summary); pass 2 runs once for each of the worst --worst wake-ups and
+ * tells its story.
  *
  * Pass 1 (guests): for every task (or those matching --task), each
  * wake-up's expected time and the time the task actually ran:
@@ -129,9 +132,24 @@ struct pending {
 	int		by_timer;
 };
 
+/* one late wake-up kept for its story */
+struct late {
+	int			gmi;
+	int			gcpu;
+	int			pid;
+	char			comm[COMM_LEN + 1];
+	struct pending		p;
+	uint64_t		running;
+	uint64_t		delay;
+	struct late_parts	parts;
+};
+
 struct explain {
 	const struct merge_opts	*opts;
 	const char		*task;
+	struct classify		*cl;
+	struct late		*top;		/* the worst, most delay first */
+	int			nr_top;
 	/* pass 1 */
 	struct umap		comms;		/* (machine, pid) -> comm */
 	struct umap		timers;		/* (machine, hrtimer) -> struct timer_val */
@@ -146,6 +164,8 @@ struct explain {
 	uint64_t		running;
 	uint64_t		delay;
 	uint64_t		wakeups;
+	const struct late_parts	*parts;		/* the story's */
+	int			rank;
 	/* pass 2 */
 	char			vcpu_comm[32];
 	int			vcpu_idx;
@@ -281,23 +301,38 @@ static bool task_wanted(struct explain *x, int mi, int pid)
 	return pid > 0 && (!x->task || !fnmatch(x->task, comm_of(x, mi, pid), 0));
 }
 
+/* a late wake-up: among the worst --worst? */
+static void keep_late(struct explain *x, const struct late *l)
+{
+	int n = x->nr_top, i;
+
+	if (n == x->opts->worst && (!n || x->top[n - 1].delay >= l->delay))
+		return;
+	if (n < x->opts->worst)
+		x->nr_top++;
+	for (i = x->nr_top - 1; i > 0 && x->top[i - 1].delay < l->delay; i--)
+		x->top[i] = x->top[i - 1];
+	x->top[i] = *l;
+}
+
 static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint64_t ns)
 {
 	struct pending *p = umap_get(&x->pending, key(mi, pid), false);
+	struct late l;
 
 	if (!p || !p->expected)
 		return;
 	x->wakeups++;
-	if (ns >= p->expected && (!x->found || ns - p->expected > x->delay)) {
-		x->found = true;
-		x->gm = s->m;
-		x->gmi = mi;
-		x->gcpu = s->cpu;
-		x->pid = pid;
-		snprintf(x->comm, sizeof(x->comm), "%s", comm_of(x, mi, pid));
-		x->worst = *p;
-		x->running = ns;
-		x->delay = ns - p->expected;
+	if (ns >= p->expected && ns - p->expected > x->opts->threshold_ns) {
+		l.gmi = mi;
+		l.gcpu = s->cpu;
+		l.pid = pid;
+		snprintf(l.comm, sizeof(l.comm), "%s", comm_of(x, mi, pid));
+		l.p = *p;
+		l.running = ns;
+		l.delay = ns - p->expected;
+		classify_wakeup(x->cl, s, mi, pid, p->expected, ns, &l.parts);
+		keep_late(x, &l);
 	}
 	memset(p, 0, sizeof(*p));
 }
@@ -382,6 +417,7 @@ static void explain_hook(void *priv, struct source *s, uint64_t ns)
 	struct explain *x = priv;
 	int mi = machine_index(x, s->m);
 
+	classify_event(x->cl, s, mi, ns);
 	if (s->m->guest)
 		pass1_event(x, s, mi, ns);
 }
@@ -476,8 +512,12 @@ static void print_guest_side(struct explain *x, FILE *out)
 {
 	const struct pending *w = &x->worst;
 
-	fprintf(out, "Worst wake-up of %s in guest %s: ", x->task ? x->task : "a guest task",
-		x->gm->name);
+	if (x->rank)
+		fprintf(out, "Wake-up #%d by delay of %s in guest %s: ", x->rank + 1,
+			x->task ? x->task : "a guest task", x->gm->name);
+	else
+		fprintf(out, "Worst wake-up of %s in guest %s: ", x->task ? x->task : "a guest task",
+			x->gm->name);
 	print_ms(out, x->delay);
 	fprintf(out, "\n  task       %s (pid %d) on guest cpu %d\n", x->comm, x->pid, x->gcpu);
 	fputs("  expected   ", out);
@@ -501,39 +541,64 @@ static void print_guest_side(struct explain *x, FILE *out)
 	fputs("  sched_switch to the task\n\n", out);
 }
 
-/* The one-line answer: what took most of the delay. */
-static void print_verdict(struct explain *x, FILE *out, uint64_t ran, uint64_t other,
-			  uint64_t idle, int top, uint64_t top_len)
+/* The window's causes, from classify.c, largest first */
+static void print_causes(struct explain *x, FILE *out)
 {
+	char text[80];
+
+	fputs("Causes:", out);
+	for (int i = 0; i < x->parts->nr; i++) {
+		classify_cause_text(x->cl, x->parts->part[i].cause, text, sizeof(text));
+		fprintf(out, "%s %s ", i ? ";" : "", text);
+		print_ms(out, x->parts->part[i].ns);
+	}
+	fputs(".\n", out);
+}
+
+/* The one-line answer: what took most of the delay (classify.c's main cause). */
+static void print_verdict(struct explain *x, FILE *out, uint64_t other)
+{
+	const struct late_part *m = &x->parts->part[0];
+	const char *task;
+	char text[80];
+	int pid = -1;
+
 	fputs("Verdict: ", out);
-	if (top >= 0 && other >= idle && other >= ran) {
-		fprintf(out, "host task %s (pid %d) took host cpu %d from the vCPU for ",
-			x->slices[top].comm, x->slices[top].pid, x->host_cpu);
-		print_ms(out, top_len);
-		if (other > top_len) {
+	if (!x->parts->nr) {
+		fputs("nothing recorded explains it.\n\n", out);
+		return;
+	}
+	classify_cause_text(x->cl, m->cause, text, sizeof(text));
+	if (!strcmp(classify_cause_key(x->cl, m->cause, &task), "host_task")) {
+		for (int i = 0; i < x->nr_slices && pid < 0; i++)
+			if (!strcmp(x->slices[i].comm, task))
+				pid = x->slices[i].pid;
+		fprintf(out, "host task %s (pid %d) took host cpu %d from the vCPU for ", task, pid,
+			x->host_cpu);
+		print_ms(out, m->ns);
+		if (other > m->ns) {
 			fputs(" (other host tasks ", out);
-			print_ms(out, other - top_len);
+			print_ms(out, other - m->ns);
 			fputs(" more)", out);
 		}
 		fputs(".\n\n", out);
-	} else if (idle >= ran) {
-		fprintf(out, "host cpu %d sat idle for ", x->host_cpu);
-		print_ms(out, idle);
-		fputs(" while the vCPU waited: no host task took it; the host itself was not "
-		      "running (its own hypervisor or firmware took the CPU).\n\n", out);
-	} else {
-		fputs("the vCPU thread ran for most of the delay: the time went inside the "
-		      "guest, or to exits the host handled for it.\n\n", out);
+		return;
 	}
+	fprintf(out, "%s took the most of it: ", text);
+	print_ms(out, m->ns);
+	fputs(" of the ", out);
+	print_ms(out, x->delay);
+	fputs(".\n\n", out);
 }
 
 static void print_host_side(struct explain *x, FILE *out, bool have_host)
 {
-	uint64_t ran = 0, other = 0, idle = 0, top_len = 0;
-	int top = -1;
+	uint64_t ran = 0, other = 0, idle = 0;
 
 	if (!have_host) {
 		fputs("No host trace given (--host): what the host ran is unknown.\n", out);
+		print_causes(x, out);
+		print_verdict(x, out, 0);
 		return;
 	}
 	fprintf(out, "Guest cpu %d is vCPU %d (APIC id %u) of QEMU pid %d, host thread \"%s\"",
@@ -541,6 +606,8 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 	if (x->host_cpu < 0) {
 		fputs(": not seen in the host's sched_switch events before the expected time.\n",
 		      out);
+		print_causes(x, out);
+		print_verdict(x, out, 0);
 		return;
 	}
 	fprintf(out, " (tid %d), on host cpu %d.\nHost cpu %d from expected to running:\n",
@@ -564,10 +631,6 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 			ran += to > from ? to - from : 0;
 		} else if (x->slices[i].pid) {
 			other += to > from ? to - from : 0;
-			if (to > from && to - from > top_len) {
-				top_len = to - from;
-				top = i;
-			}
 		} else {
 			idle += to > from ? to - from : 0;
 		}
@@ -580,14 +643,83 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 	fputs(", nothing ", out);
 	print_ms(out, idle);
 	fputs(".\n", out);
-	print_verdict(x, out, ran, other, idle, top, top_len);
+	print_causes(x, out);
+	print_verdict(x, out, other);
 }
 
 /**
- * explain_pass1 - find the worst wake-up; returns 1 found, 0 none, -1 error
+ * explain_parse_duration - "100us", "0.5ms", "2ms", "1s", "500ns"; a bare number is us
+ */
+int explain_parse_duration(const char *arg, uint64_t *ns)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e3 },
+	};
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || v < 0 || v > 1e6)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			*ns = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void print_late_jsonl(struct explain *x, FILE *out, const struct late *l, int rank)
+{
+	const char *task, *key;
+
+	fprintf(out, "{\"type\":\"late\",\"rank\":%d,\"guest\":\"", rank + 1);
+	classify_json(out, x->machines[l->gmi]->name);
+	fprintf(out, "\",\"cpu\":%d,\"pid\":%d,\"comm\":\"", l->gcpu, l->pid);
+	classify_json(out, l->comm);
+	fprintf(out, "\",\"expected_ns\":%" PRIu64 ",\"running_ns\":%" PRIu64 ",\"delay_ns\":%"
+		PRIu64 ",\"host_cpu\":%d,\"parts\":[", l->p.expected, l->running, l->delay,
+		l->parts.host_cpu);
+	for (int i = 0; i < l->parts.nr; i++) {
+		key = classify_cause_key(x->cl, l->parts.part[i].cause, &task);
+		fprintf(out, "%s{\"cause\":\"%s\",\"task\":\"", i ? "," : "", key);
+		classify_json(out, task);
+		fprintf(out, "\",\"ns\":%" PRIu64 "}", l->parts.part[i].ns);
+	}
+	fputs("]}\n", out);
+}
+
+/* The summary, then (jsonl) the worst; returns the number of stories pass 2 tells */
+static int explain_summary(struct explain *x, FILE *out)
+{
+	bool jsonl = x->opts->format == MERGE_JSONL;
+	const char *what = x->task ? x->task : "the guest tasks";
+
+	if (!x->wakeups && !jsonl) {
+		fprintf(out, "No wake-up of %s found in the guests: --explain needs the guests'"
+			" sched:sched_switch and sched:sched_wakeup events (and timer:hrtimer_start,"
+			" timer:hrtimer_expire_entry for timer wake-ups)\n",
+			x->task ? x->task : "any task");
+		return 0;
+	}
+	if (classify_print(x->cl, out, jsonl, what, x->opts->threshold_ns, x->wakeups))
+		return -1;
+	if (jsonl) {
+		for (int i = 0; i < x->nr_top; i++)
+			print_late_jsonl(x, out, &x->top[i], i);
+		return 0;
+	}
+	if (x->nr_top)
+		fputc('\n', out);
+	return x->nr_top;
+}
+
+/**
+ * explain_pass1 - classify the late wake-ups, print the summary; returns the
+ * number of stories to tell (explain_pass2), -1 on error
  */
 int explain_pass1(struct machine **machines, int nr, const struct merge_opts *opts,
-		  void **state)
+		  void **state, FILE *out)
 {
 	struct merge_opts o = *opts;
 	struct explain *x = calloc(1, sizeof(*x));
@@ -603,7 +735,9 @@ int explain_pass1(struct machine **machines, int nr, const struct merge_opts *op
 	x->machines = machines;
 	x->nr = nr;
 	x->fields = calloc(nr, sizeof(*x->fields));
-	if (!x->fields)
+	x->top = calloc(opts->worst + 1, sizeof(*x->top));
+	x->cl = classify_open(machines, nr);
+	if (!x->fields || !x->top || !x->cl)
 		return -1;
 	for (int i = 0; i < nr; i++)
 		lookup_fields(&x->fields[i], machines[i]->tep);
@@ -611,14 +745,41 @@ int explain_pass1(struct machine **machines, int nr, const struct merge_opts *op
 	o.hook_priv = x;
 	if (merge_run(machines, nr, &o, NULL))
 		return -1;
-	return x->found;
+	return explain_summary(x, out);
+}
+
+/* pass 2 starts over for each story */
+static void story_reset(struct explain *x, int rank)
+{
+	const struct late *l = &x->top[rank];
+
+	x->rank = rank;
+	x->found = true;
+	x->gmi = l->gmi;
+	x->gm = x->machines[l->gmi];
+	x->gcpu = l->gcpu;
+	x->pid = l->pid;
+	memcpy(x->comm, l->comm, sizeof(x->comm));
+	x->worst = l->p;
+	x->running = l->running;
+	x->delay = l->delay;
+	x->parts = &l->parts;
+	x->host_cpu = -1;
+	x->vcpu_tid = 0;
+	x->crossed = false;
+	x->nr_slices = 0;
+	x->lines = 0;
+	x->more_lines = 0;
+	memset(x->cur_pid, 0, sizeof(x->cur_pid));
+	memset(x->cur_since, 0, sizeof(x->cur_since));
+	memset(x->cur_comm, 0, sizeof(x->cur_comm));
 }
 
 /**
- * explain_pass2 - the host side and the timeline over fresh @machines; prints
+ * explain_pass2 - the story of the @rank-th worst late wake-up over fresh @machines
  */
 int explain_pass2(struct machine **machines, int nr, const struct merge_opts *opts,
-		  void *state, FILE *out)
+		  void *state, int rank, FILE *out)
 {
 	struct explain *x = state;
 	struct merge_opts o = *opts;
@@ -626,13 +787,14 @@ int explain_pass2(struct machine **machines, int nr, const struct merge_opts *op
 	int ret = -1;
 
 	x->machines = machines;
-	x->gm = machines[x->gmi];
-	x->host_cpu = -1;
+	story_reset(x, rank);
 	for (int i = 0; i < nr; i++) {
 		lookup_fields(&x->fields[i], machines[i]->tep);
 		have_host |= !machines[i]->guest;
 	}
 	find_vcpu(x);
+	x->timeline_buf = NULL;
+	x->timeline_len = 0;
 	x->timeline = open_memstream(&x->timeline_buf, &x->timeline_len);
 	if (!x->timeline)
 		return -1;
@@ -658,6 +820,8 @@ int explain_pass2(struct machine **machines, int nr, const struct merge_opts *op
 	if (x->more_lines)
 		fprintf(out, "... %d more lines (vtrace-merge --from/--to to see them all)\n",
 			x->more_lines);
+	if (rank + 1 < x->nr_top)
+		fputc('\n', out);
 	ret = 0;
 error:
 	output_close(x->out);
@@ -676,15 +840,8 @@ void explain_free(void *state)
 	umap_free(&x->comms);
 	umap_free(&x->timers);
 	umap_free(&x->pending);
+	classify_close(x->cl);
+	free(x->top);
 	free(x->fields);
 	free(x);
-}
-
-/* Print the explanation's "no wake-up" case */
-void explain_none(const struct merge_opts *opts, FILE *out)
-{
-	fprintf(out, "No wake-up of %s found in the guests: --explain needs the guests'"
-		" sched:sched_switch and sched:sched_wakeup events (and timer:hrtimer_start,"
-		" timer:hrtimer_expire_entry for timer wake-ups)\n",
-		opts->task ? opts->task : "any task");
 }

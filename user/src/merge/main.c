@@ -36,8 +36,12 @@ static const char usage_text[] =
 "  --machine NAME           print only these machines (repeatable, or comma list)\n"
 "  --event [SYS:]NAME       print only these events (globs; repeatable, or comma list)\n"
 "  --vmlinux [NAME=]FILE    resolve NAME's kernel addresses with this vmlinux (elfutils)\n"
-"  --explain                the worst guest wake-up: its delay, what the host ran on the\n"
-"                           vCPU's host CPU meanwhile, and the timeline around it\n"
+"  --explain                guest wake-ups later than --threshold, per cause (host task,\n"
+"                           host irq/softirq, host idle, guest task, ...), then the worst:\n"
+"                           what the host ran on the vCPU's host CPU, the timeline\n"
+"  --threshold DUR          with --explain: late means later than DUR (default 100us;\n"
+"                           ns, us, ms or s, a bare number is us)\n"
+"  --worst N                with --explain: tell the story of the worst N (default 3)\n"
 "  --task COMM              with --explain: only wake-ups of guest tasks named COMM (glob)\n"
 "  --assume-constant-offset convert guest events the offset history does not cover\n"
 "                           (before it, or after a history cut by dropped records) with\n"
@@ -50,7 +54,7 @@ static const char usage_text[] =
 enum {
 	OPT_HOST = 256, OPT_GUEST, OPT_OFFSETS, OPT_KHZ, OPT_FORMAT, OPT_RAW, OPT_STATS,
 	OPT_FROM, OPT_TO, OPT_MACHINE, OPT_EVENT, OPT_VMLINUX, OPT_ASSUME, OPT_SKIP,
-	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_TASK,
+	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_TASK, OPT_THRESHOLD, OPT_WORST,
 };
 
 static const struct option long_opts[] = {
@@ -71,6 +75,8 @@ static const struct option long_opts[] = {
 	{ "progress",			no_argument,	   NULL, OPT_PROGRESS },
 	{ "no-progress",		no_argument,	   NULL, OPT_NO_PROGRESS },
 	{ "explain",			no_argument,	   NULL, OPT_EXPLAIN },
+	{ "threshold",			required_argument, NULL, OPT_THRESHOLD },
+	{ "worst",			required_argument, NULL, OPT_WORST },
 	{ "task",			required_argument, NULL, OPT_TASK },
 	{ "quiet",			no_argument,	   NULL, 'q' },
 	{ "help",			no_argument,	   NULL, 'h' },
@@ -159,6 +165,8 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 	int opt;
 
 	o->to_ns = UINT64_MAX;
+	o->threshold_ns = EXPLAIN_THRESHOLD_NS;
+	o->worst = EXPLAIN_WORST;
 	o->progress = isatty(STDERR_FILENO);
 	while ((opt = getopt_long(argc, argv, "qh", long_opts, NULL)) != -1) {
 		switch (opt) {
@@ -190,6 +198,16 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 			else
 				return die_usage("--format %s: expected text, jsonl, perfetto or svg",
 						 optarg);
+			break;
+		case OPT_THRESHOLD:
+			if (explain_parse_duration(optarg, &o->threshold_ns))
+				return die_usage("--threshold %s: expected a duration (100us, 1ms)",
+						 optarg);
+			break;
+		case OPT_WORST:
+			o->worst = atoi(optarg);
+			if (o->worst < 0 || o->worst > 1000)
+				return die_usage("--worst %s: expected 0 to 1000", optarg);
 			break;
 		case OPT_FROM:
 			if (parse_time(optarg, &o->from_ns))
@@ -350,23 +368,19 @@ static int explain_main(struct cmdline *c, FILE *out)
 	c->opts.progress = false;
 	ret = open_all(c, &ms, &nr, &offsets);
 	if (!ret)
-		ret = explain_pass1(ms, nr, &c->opts, &state);
+		ret = explain_pass1(ms, nr, &c->opts, &state, out);
 	close_all(ms, nr, offsets);
-	if (ret == 0)
-		explain_none(&c->opts, out);
-	if (ret <= 0) {
-		explain_free(state);
-		return ret;
+	for (int rank = 0, stories = ret; rank < stories && ret >= 0; rank++) {
+		ms = NULL;
+		offsets = NULL;
+		nr = 0;
+		ret = open_all(c, &ms, &nr, &offsets);
+		if (!ret)
+			ret = explain_pass2(ms, nr, &c->opts, state, rank, out);
+		close_all(ms, nr, offsets);
 	}
-	ms = NULL;
-	offsets = NULL;
-	nr = 0;
-	ret = open_all(c, &ms, &nr, &offsets);
-	if (!ret)
-		ret = explain_pass2(ms, nr, &c->opts, state, out);
-	close_all(ms, nr, offsets);
 	explain_free(state);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* --explain --format svg: keep the explanation for out-svg.c, which draws its window */
@@ -378,6 +392,8 @@ static int explain_svg(struct cmdline *c)
 
 	if (!mem)
 		return -1;
+	if (c->opts.worst > 1)		/* the picture shows one wake-up */
+		c->opts.worst = 1;
 	ret = explain_main(c, mem);
 	fclose(mem);
 	c->opts.explain = false;

@@ -44,6 +44,8 @@ struct merge_opts {
 	char			**events;
 	const char		*task;
 	bool			explain;
+	uint64_t		threshold_ns;	/* --explain: later than this is late */
+	int			worst;		/* --explain: stories of the worst N */
 	char			*explain_text;	/* --explain --format svg: its text */
 	/* instead of printing: called for every event in range (--explain) */
 	void			(*hook)(void *priv, struct source *s, uint64_t ns);
@@ -135,12 +137,41 @@ void output_event(struct output *o, struct source *s, uint64_t ns);
 void output_stats(FILE *out, struct machine **machines, int nr, const struct merge_opts *opts);
 
 /* explain.c */
+#define EXPLAIN_THRESHOLD_NS	100000	/* --threshold's default: 100 us */
+#define EXPLAIN_WORST		3	/* --worst's default */
+int explain_parse_duration(const char *arg, uint64_t *ns);
 int explain_pass1(struct machine **machines, int nr, const struct merge_opts *opts,
-		  void **state);
+		  void **state, FILE *out);
 int explain_pass2(struct machine **machines, int nr, const struct merge_opts *opts,
-		  void *state, FILE *out);
+		  void *state, int rank, FILE *out);
 void explain_free(void *state);
-void explain_none(const struct merge_opts *opts, FILE *out);
+
+/* classify.c: a late wake-up's window cut into causes */
+enum cause_kind {
+	C_HOST_TASK, C_HOST_IRQ, C_HOST_SOFTIRQ, C_HOST_IDLE, C_VCPU_BLOCKED,
+	C_VCPU_RUNNING, C_GUEST_IRQ, C_GUEST_SOFTIRQ, C_GUEST_TASK, C_UNKNOWN,
+};
+#define LATE_PARTS	8
+struct late_parts {
+	int		nr;
+	int		host_cpu;	/* the vCPU thread's at the expected time, -1 unknown */
+	int		vcpu_tid;
+	struct late_part {
+		int		cause;	/* classify's cause index */
+		uint64_t	ns;
+	}		part[LATE_PARTS];	/* the main cause first */
+};
+struct classify;
+struct classify *classify_open(struct machine **machines, int nr);
+void classify_close(struct classify *c);
+void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns);
+void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
+		     uint64_t expected, uint64_t running, struct late_parts *p);
+void classify_cause_text(struct classify *c, int ci, char *buf, size_t len);
+const char *classify_cause_key(struct classify *c, int ci, const char **task);
+int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
+		   uint64_t threshold, uint64_t wakeups);
+void classify_json(FILE *out, const char *s);
 
 /* main.c: the command line, exit status as returned */
 int vtrace_merge_main(int argc, char **argv);

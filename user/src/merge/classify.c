@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0
+/* classify.c: --explain's summary: what each late guest wake-up waited for, by cause. */
+/*
+ * explain.c's pass over the merged stream feeds every event here
+ * (classify_event), and calls classify_wakeup() for each wake-up later than
+ * --threshold, when its task runs.  Each CPU of each machine keeps a ring of
+ * its last RING slices: who ran from when (a sched_switch), or an interrupt
+ * or softirq (irq_handler_entry/exit, softirq_entry/exit, when recorded).
+ * A late wake-up's window, expected .. running, is cut at every slice
+ * boundary of two CPUs, the guest CPU and the host CPU its vCPU thread ran
+ * on, and each piece goes to one cause:
+ *
+ *   host cpu ran                 guest cpu ran           cause
+ *   an interrupt / softirq       -                       host_irq / host_softirq
+ *   ksoftirqd/N                  -                       host_softirq (ksoftirqd/N)
+ *   another task                 -                       host_task (its name)
+ *   nothing, vCPU thread in D    -                       vcpu_blocked
+ *   nothing                      -                       host_idle
+ *   the vCPU thread              an irq / softirq        guest_irq / guest_softirq
+ *   the vCPU thread              another task            guest_task (its name)
+ *   the vCPU thread              idle (or nothing seen)  vcpu_running
+ *   (not in the host trace)                              unknown
+ *
+ * The wake-up is counted under the cause that took most of its window.
+ * The time the vCPU thread ran while the guest showed nothing is guest mode
+ * or exits the host handled: without kvm:kvm_entry/kvm_exit in the host
+ * trace the two cannot be told apart, and the summary says so.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "merge-local.h"
+
+#define COMM_LEN	16
+#define RING		2048	/* slices kept per CPU: how far a late wake-up looks back */
+#define MAX_VCPUS	256
+#define TASK_D		2	/* sched_switch prev_state: TASK_UNINTERRUPTIBLE */
+
+enum slice_kind { SL_TASK, SL_IRQ, SL_SOFTIRQ };
+
+struct slice {
+	uint64_t	from;
+	int		pid;
+	int		prev_pid;
+	long		prev_state;
+	int		kind;
+	char		comm[COMM_LEN + 1];
+};
+
+struct ring {
+	struct slice	s[RING];
+	size_t		n;		/* ever pushed: the newest is s[(n - 1) % RING] */
+	int		pid;		/* the task on the CPU, for after an interrupt */
+	char		comm[COMM_LEN + 1];
+};
+
+struct cl_fields {
+	int			switch_id, irq_in, irq_out, sirq_in, sirq_out, exit_id;
+	struct tep_format_field	*prev_pid, *prev_state, *next_pid, *next_comm;
+};
+
+/* where vCPU N's thread ("CPU N/KVM") was switched in, the last VCPU_SEEN times */
+#define VCPU_SEEN	8
+struct vcpu_loc {
+	int		tid;
+	size_t		n;
+	struct {
+		int		cpu;
+		uint64_t	since;
+	}		seen[VCPU_SEEN];
+};
+
+struct cause {
+	int		kind;
+	char		task[COMM_LEN + 1];
+	uint64_t	count;
+	uint64_t	total;
+	uint64_t	max;
+};
+
+struct classify {
+	struct machine		**machines;	/* pass 1's: closed after it */
+	int			*nr_cpus;
+	int			nr;
+	int			host;		/* machine index of the host, -1 none */
+	struct cl_fields	*fields;
+	struct ring		***rings;	/* [machine][cpu], allocated on first use */
+	struct vcpu_loc		vcpus[MAX_VCPUS];
+	uint64_t		exits;		/* kvm_exit events seen in the host trace */
+	uint64_t		host_last;	/* the host's last event so far */
+	struct cause		*causes;
+	int			nr_causes;
+	uint64_t		late;
+	uint64_t		delay;
+};
+
+static const char *const kind_key[] = {
+	[C_HOST_TASK] = "host_task", [C_HOST_IRQ] = "host_irq",
+	[C_HOST_SOFTIRQ] = "host_softirq", [C_HOST_IDLE] = "host_idle",
+	[C_VCPU_BLOCKED] = "vcpu_blocked", [C_VCPU_RUNNING] = "vcpu_running",
+	[C_GUEST_IRQ] = "guest_irq", [C_GUEST_SOFTIRQ] = "guest_softirq",
+	[C_GUEST_TASK] = "guest_task", [C_UNKNOWN] = "unknown",
+};
+
+static const char *const kind_text[] = {
+	[C_HOST_TASK] = "host task %s on the vCPU's host cpu",
+	[C_HOST_IRQ] = "host interrupts",
+	[C_HOST_SOFTIRQ] = "host softirq work%s%s",
+	[C_HOST_IDLE] = "host cpu idle, the vCPU waiting (host not running)",
+	[C_VCPU_BLOCKED] = "vCPU thread blocked in the host (D state)",
+	[C_VCPU_RUNNING] = "vCPU thread running, guest idle (guest mode or exits)",
+	[C_GUEST_IRQ] = "guest interrupts",
+	[C_GUEST_SOFTIRQ] = "guest softirq work",
+	[C_GUEST_TASK] = "guest task %s",
+	[C_UNKNOWN] = "not covered by the host trace",
+};
+
+static int event_id(struct tep_handle *tep, const char *sys, const char *name,
+		    struct tep_event **evp)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, sys, name);
+
+	if (evp)
+		*evp = ev;
+	return ev ? ev->id : -1;
+}
+
+static void lookup(struct cl_fields *f, struct tep_handle *tep)
+{
+	struct tep_event *ev;
+
+	f->switch_id = event_id(tep, "sched", "sched_switch", &ev);
+	f->prev_pid = ev ? tep_find_field(ev, "prev_pid") : NULL;
+	f->prev_state = ev ? tep_find_field(ev, "prev_state") : NULL;
+	f->next_pid = ev ? tep_find_field(ev, "next_pid") : NULL;
+	f->next_comm = ev ? tep_find_field(ev, "next_comm") : NULL;
+	f->irq_in = event_id(tep, "irq", "irq_handler_entry", NULL);
+	f->irq_out = event_id(tep, "irq", "irq_handler_exit", NULL);
+	f->sirq_in = event_id(tep, "irq", "softirq_entry", NULL);
+	f->sirq_out = event_id(tep, "irq", "softirq_exit", NULL);
+	f->exit_id = event_id(tep, "kvm", "kvm_exit", NULL);
+}
+
+static int64_t num(struct tep_format_field *f, const struct tep_record *rec)
+{
+	unsigned long long v;
+
+	if (!f || f->offset + f->size > rec->size ||
+	    tep_read_number_field(f, rec->data, &v))
+		return 0;
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size == 4)
+		return (int32_t)v;
+	return (int64_t)v;
+}
+
+struct classify *classify_open(struct machine **machines, int nr)
+{
+	struct classify *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->machines = machines;
+	c->nr = nr;
+	c->host = -1;
+	c->fields = calloc(nr, sizeof(*c->fields));
+	c->rings = calloc(nr, sizeof(*c->rings));
+	c->nr_cpus = calloc(nr, sizeof(*c->nr_cpus));
+	if (!c->fields || !c->rings || !c->nr_cpus)
+		goto error;
+	for (int i = 0; i < nr; i++) {
+		lookup(&c->fields[i], machines[i]->tep);
+		c->nr_cpus[i] = machines[i]->nr_cpus;
+		c->rings[i] = calloc(machines[i]->nr_cpus, sizeof(**c->rings));
+		if (!c->rings[i])
+			goto error;
+		if (!machines[i]->guest && c->host < 0)
+			c->host = i;
+	}
+	return c;
+error:
+	classify_close(c);
+	return NULL;
+}
+
+void classify_close(struct classify *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; c->rings && i < c->nr; i++) {
+		for (int k = 0; c->rings[i] && k < c->nr_cpus[i]; k++)
+			free(c->rings[i][k]);
+		free(c->rings[i]);
+	}
+	free(c->rings);
+	free(c->nr_cpus);
+	free(c->fields);
+	free(c->causes);
+	free(c);
+}
+
+static struct ring *ring_of(struct classify *c, int mi, int cpu, bool create)
+{
+	struct ring **r;
+
+	if (cpu < 0 || cpu >= c->nr_cpus[mi])
+		return NULL;
+	r = &c->rings[mi][cpu];
+	if (!*r && create)
+		*r = calloc(1, sizeof(**r));
+	return *r;
+}
+
+static struct slice *at(struct ring *r, size_t i)
+{
+	return &r->s[i % RING];
+}
+
+static size_t oldest(struct ring *r)
+{
+	return r->n > RING ? r->n - RING : 0;
+}
+
+static void push(struct ring *r, uint64_t ns, int kind, int pid, const char *comm,
+		 int prev_pid, long prev_state)
+{
+	struct slice *s = at(r, r->n++);
+
+	s->from = ns;
+	s->kind = kind;
+	s->pid = pid;
+	s->prev_pid = prev_pid;
+	s->prev_state = prev_state;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+}
+
+/* "CPU 3/KVM" switched in on host @cpu: where vCPU 3 runs from @ns */
+static void vcpu_seen(struct classify *c, const char *comm, int tid, int cpu, uint64_t ns)
+{
+	struct vcpu_loc *l;
+	int idx;
+
+	if (sscanf(comm, "CPU %d/KVM", &idx) != 1 || idx < 0 || idx >= MAX_VCPUS)
+		return;
+	l = &c->vcpus[idx];
+	l->tid = tid;
+	l->seen[l->n % VCPU_SEEN].cpu = cpu;
+	l->seen[l->n % VCPU_SEEN].since = ns;
+	l->n++;
+}
+
+/**
+ * classify_event - one event of the merged stream, in time order
+ */
+void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns)
+{
+	const struct cl_fields *f = &c->fields[mi];
+	int id = tep_data_type(s->m->tep, s->rec);
+	struct ring *r;
+
+	if (mi == c->host)
+		c->host_last = ns;
+	if (id != f->switch_id && id != f->irq_in && id != f->irq_out &&
+	    id != f->sirq_in && id != f->sirq_out) {
+		if (id == f->exit_id && mi == c->host)
+			c->exits++;
+		return;
+	}
+	r = ring_of(c, mi, s->cpu, true);
+	if (!r)
+		return;
+	if (id == f->switch_id) {
+		char comm[COMM_LEN + 1] = "";
+		int pid = num(f->next_pid, s->rec);
+
+		if (f->next_comm && f->next_comm->offset + f->next_comm->size <= s->rec->size)
+			snprintf(comm, sizeof(comm), "%.*s", f->next_comm->size < COMM_LEN ?
+				 f->next_comm->size : COMM_LEN,
+				 (const char *)s->rec->data + f->next_comm->offset);
+		push(r, ns, SL_TASK, pid, comm, num(f->prev_pid, s->rec),
+		     num(f->prev_state, s->rec));
+		r->pid = pid;
+		memcpy(r->comm, comm, sizeof(comm));
+		if (mi == c->host)
+			vcpu_seen(c, comm, pid, s->cpu, ns);
+	} else if (id == f->irq_in || id == f->sirq_in) {
+		push(r, ns, id == f->irq_in ? SL_IRQ : SL_SOFTIRQ, r->pid, r->comm, -1, 0);
+	} else {
+		push(r, ns, SL_TASK, r->pid, r->comm, -1, 0);
+	}
+}
+
+static int cause_index(struct classify *c, int kind, const char *task)
+{
+	struct cause *n;
+
+	for (int i = 0; i < c->nr_causes; i++)
+		if (c->causes[i].kind == kind && !strcmp(c->causes[i].task, task))
+			return i;
+	n = realloc(c->causes, (c->nr_causes + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	c->causes = n;
+	memset(&n[c->nr_causes], 0, sizeof(*n));
+	n[c->nr_causes].kind = kind;
+	snprintf(n[c->nr_causes].task, sizeof(n->task), "%s", task);
+	return c->nr_causes++;
+}
+
+static void add_part(struct classify *c, struct late_parts *p, int kind, const char *task,
+		     uint64_t ns)
+{
+	int ci = cause_index(c, kind, task);
+
+	if (ci < 0 || !ns)
+		return;
+	for (int i = 0; i < p->nr; i++) {
+		if (p->part[i].cause == ci) {
+			p->part[i].ns += ns;
+			return;
+		}
+	}
+	if (p->nr == LATE_PARTS) {	/* the rest: to the last */
+		p->part[p->nr - 1].ns += ns;
+		return;
+	}
+	p->part[p->nr].cause = ci;
+	p->part[p->nr++].ns = ns;
+}
+
+/* the slice of @r at @t: its index, or oldest(r) - 1 (unknown: before the ring) */
+static long slice_at(struct ring *r, uint64_t t)
+{
+	long i = (long)r->n - 1;
+
+	while (i >= (long)oldest(r) && at(r, i)->from > t)
+		i--;
+	return i;
+}
+
+struct walk {
+	struct ring	*h, *g;
+	long		hi, gi;
+	int		vtid, target;
+	bool		blocked;
+	bool		host_known;
+	uint64_t	host_end;	/* the host trace ended there */
+};
+
+/* one piece of the window: the host's and the guest's state -> a cause */
+static void piece(struct classify *c, struct walk *w, struct late_parts *p, uint64_t t,
+		  uint64_t len)
+{
+	struct slice *hs = w->h && w->hi >= (long)oldest(w->h) ? at(w->h, w->hi) : NULL;
+	struct slice *gs = w->g && w->gi >= (long)oldest(w->g) ? at(w->g, w->gi) : NULL;
+
+	if (w->host_known && (!hs || t >= w->host_end))
+		return add_part(c, p, C_UNKNOWN, "", len);
+	if (hs && hs->kind != SL_TASK)
+		return add_part(c, p, hs->kind == SL_IRQ ? C_HOST_IRQ : C_HOST_SOFTIRQ, "", len);
+	if (hs && hs->pid != w->vtid) {
+		if (!hs->pid)
+			return add_part(c, p, w->blocked ? C_VCPU_BLOCKED : C_HOST_IDLE, "", len);
+		if (!strncmp(hs->comm, "ksoftirqd/", 10))
+			return add_part(c, p, C_HOST_SOFTIRQ, hs->comm, len);
+		return add_part(c, p, C_HOST_TASK, hs->comm, len);
+	}
+	if (gs && gs->kind != SL_TASK)
+		return add_part(c, p, gs->kind == SL_IRQ ? C_GUEST_IRQ : C_GUEST_SOFTIRQ, "", len);
+	if (gs && gs->pid && gs->pid != w->target)
+		return add_part(c, p, C_GUEST_TASK, gs->comm, len);
+	add_part(c, p, w->host_known ? C_VCPU_RUNNING : C_UNKNOWN, "", len);
+}
+
+/* the vCPU thread's state as a host slice begins */
+static void host_step(struct walk *w)
+{
+	struct slice *s = at(w->h, w->hi);
+
+	if (s->pid == w->vtid && s->kind == SL_TASK)
+		w->blocked = false;
+	else if (s->prev_pid == w->vtid)
+		w->blocked = s->prev_state & TASK_D;
+}
+
+static void walk_window(struct classify *c, struct walk *w, uint64_t a, uint64_t b,
+			struct late_parts *p)
+{
+	uint64_t t = a;
+
+	w->hi = w->h ? slice_at(w->h, t) : -1;
+	w->gi = w->g ? slice_at(w->g, t) : -1;
+	if (w->h && w->hi >= (long)oldest(w->h))
+		host_step(w);
+	while (t < b) {
+		uint64_t next = t < w->host_end && w->host_end < b ? w->host_end : b;
+
+		if (w->h && w->hi + 1 < (long)w->h->n && at(w->h, w->hi + 1)->from < next)
+			next = at(w->h, w->hi + 1)->from;
+		if (w->g && w->gi + 1 < (long)w->g->n && at(w->g, w->gi + 1)->from < next)
+			next = at(w->g, w->gi + 1)->from;
+		if (next > t)
+			piece(c, w, p, t, next - t);
+		t = next;
+		while (w->h && w->hi + 1 < (long)w->h->n && at(w->h, w->hi + 1)->from <= t) {
+			w->hi++;
+			host_step(w);
+		}
+		while (w->g && w->gi + 1 < (long)w->g->n && at(w->g, w->gi + 1)->from <= t)
+			w->gi++;
+	}
+}
+
+/* the host trace is over when each of its CPUs is (merge.c's heap holds the rest) */
+static uint64_t host_end(struct classify *c)
+{
+	struct machine *m = c->machines[c->host];
+
+	for (int i = 0; i < m->nr_cpus; i++)
+		if (m->cpus[i].rec)
+			return UINT64_MAX;
+	return c->host_last;
+}
+
+/*
+ * The host cpu vCPU @idx ran on at @t: the last it was switched in on by
+ * then, or else the first seen after
+ */
+static int vcpu_cpu(struct classify *c, int idx, uint64_t t, int *tid)
+{
+	struct vcpu_loc *l;
+	size_t i;
+
+	if (idx < 0 || idx >= MAX_VCPUS || !c->vcpus[idx].n)
+		return -1;
+	l = &c->vcpus[idx];
+	*tid = l->tid;
+	for (i = l->n; i > (l->n > VCPU_SEEN ? l->n - VCPU_SEEN : 0); i--)
+		if (l->seen[(i - 1) % VCPU_SEEN].since <= t)
+			return l->seen[(i - 1) % VCPU_SEEN].cpu;
+	return l->seen[i % VCPU_SEEN].cpu;
+}
+
+/**
+ * classify_wakeup - what a late wake-up waited for; adds it to the summary
+ * @s:		the guest CPU the task ran on (its source)
+ * @mi:		the guest's machine index
+ * @pid:	the task
+ * @expected, @running:	the window, host ns
+ * @p:		filled with the window's pieces per cause, the main one first
+ */
+void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
+		     uint64_t expected, uint64_t running, struct late_parts *p)
+{
+	const struct vtrace_vcpu_history *h = s->map.hist;
+	struct walk w = { .target = pid, .vtid = -1, .host_end = UINT64_MAX };
+	uint64_t delay = running - expected;
+	int hcpu = -1;
+	struct cause *cz;
+
+	memset(p, 0, sizeof(*p));
+	w.g = ring_of(c, mi, s->cpu, false);
+	if (c->host >= 0) {
+		w.host_known = true;
+		w.host_end = host_end(c);
+		hcpu = vcpu_cpu(c, h ? h->vcpu_idx : -1, expected, &w.vtid);
+		w.h = hcpu >= 0 ? ring_of(c, c->host, hcpu, false) : NULL;
+	}
+	p->host_cpu = hcpu;
+	p->vcpu_tid = w.vtid;
+	walk_window(c, &w, expected, running, p);
+	for (int i = 1; i < p->nr; i++) {	/* largest first */
+		struct late_part v = p->part[i];
+		int j = i;
+
+		for (; j > 0 && p->part[j - 1].ns < v.ns; j--)
+			p->part[j] = p->part[j - 1];
+		p->part[j] = v;
+	}
+	if (!p->nr)
+		add_part(c, p, C_UNKNOWN, "", 0);
+	c->late++;
+	c->delay += delay;
+	if (!p->nr)
+		return;
+	cz = &c->causes[p->part[0].cause];
+	cz->count++;
+	cz->total += delay;
+	if (delay > cz->max)
+		cz->max = delay;
+}
+
+/**
+ * classify_cause_text - a cause's words ("host task e2e_hog on the vCPU's host cpu")
+ */
+void classify_cause_text(struct classify *c, int ci, char *buf, size_t len)
+{
+	const struct cause *z = &c->causes[ci];
+
+	if (z->kind == C_HOST_SOFTIRQ)
+		snprintf(buf, len, kind_text[z->kind], z->task[0] ? " in " : "", z->task);
+	else
+		snprintf(buf, len, kind_text[z->kind], z->task);
+}
+
+const char *classify_cause_key(struct classify *c, int ci, const char **task)
+{
+	*task = c->causes[ci].task;
+	return kind_key[c->causes[ci].kind];
+}
+
+/* a comm as a JSON string's body */
+void classify_json(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* the causes, most delay first (the wake-ups' parts keep their indexes) */
+static int *ordered(struct classify *c)
+{
+	int *o = calloc(c->nr_causes + 1, sizeof(*o));
+
+	for (int i = 0; o && i < c->nr_causes; i++) {
+		int j = i;
+
+		for (; j > 0; j--) {
+			const struct cause *x = &c->causes[o[j - 1]], *y = &c->causes[i];
+
+			if (x->total > y->total || (x->total == y->total && x->kind <= y->kind))
+				break;
+			o[j] = o[j - 1];
+		}
+		o[j] = i;
+	}
+	return o;
+}
+
+static void print_ms(FILE *out, uint64_t ns, int width)
+{
+	fprintf(out, "%*" PRIu64 ".%03" PRIu64, width > 4 ? width - 4 : 0, ns / 1000000,
+		ns % 1000000 / 1000);
+}
+
+static const char *const no_exits =
+	"the host trace has no kvm:kvm_exit events, so \"vCPU thread running\" is guest mode"
+	" and exits the host handled together";
+static const char *const with_exits =
+	"the host recorded kvm_exit, but \"vCPU thread running\" is not split by exit reason"
+	" yet: guest mode and exits the host handled together";
+
+static void print_text(struct classify *c, FILE *out, const int *o)
+{
+	char text[80];
+
+	fputs("  cause                                                  wake-ups   total ms"
+	      "     max ms   share\n", out);
+	for (int i = 0; i < c->nr_causes; i++) {
+		const struct cause *z = &c->causes[o[i]];
+
+		if (!z->count)
+			continue;
+		classify_cause_text(c, o[i], text, sizeof(text));
+		fprintf(out, "  %-54s %8" PRIu64 " ", text, z->count);
+		print_ms(out, z->total, 10);
+		fputc(' ', out);
+		print_ms(out, z->max, 10);
+		fprintf(out, "  %5.1f%%\n", c->delay ? 100.0 * z->total / c->delay : 0.0);
+	}
+	if (c->host < 0)
+		fputs("No host trace (--host): the host's causes cannot be told apart.\n", out);
+	else
+		fprintf(out, "Not told apart: %s.\n", c->exits ? with_exits : no_exits);
+}
+
+static void print_jsonl(struct classify *c, FILE *out, const int *o)
+{
+	for (int i = 0; i < c->nr_causes; i++) {
+		const struct cause *z = &c->causes[o[i]];
+
+		if (!z->count)
+			continue;
+		fprintf(out, "{\"type\":\"cause\",\"cause\":\"%s\",\"task\":\"", kind_key[z->kind]);
+		classify_json(out, z->task);
+		fprintf(out, "\",\"wakeups\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
+			PRIu64 ",\"share\":%.4f}\n", z->count, z->total, z->max,
+			c->delay ? (double)z->total / c->delay : 0.0);
+	}
+}
+
+/**
+ * classify_print - the summary: late wake-ups per cause, most delay first
+ * @what:	the tasks ("cyclictest", "a guest task")
+ */
+int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
+		   uint64_t threshold, uint64_t wakeups)
+{
+	int *o = ordered(c);
+
+	if (!o)
+		return -1;
+	if (jsonl) {
+		fprintf(out, "{\"type\":\"summary\",\"task\":\"");
+		classify_json(out, what);
+		fprintf(out, "\",\"threshold_ns\":%" PRIu64 ",\"wakeups\":%" PRIu64
+			",\"late\":%" PRIu64 ",\"delay_ns\":%" PRIu64 ",\"host\":%s"
+			",\"kvm_exits\":%" PRIu64 ",\"not_told_apart\":\"%s\"}\n", threshold,
+			wakeups, c->late, c->delay, c->host >= 0 ? "true" : "false", c->exits,
+			c->host < 0 ? "host causes (no --host)" : c->exits ? "" :
+			"guest mode, exit handling");
+		print_jsonl(c, out, o);
+		free(o);
+		return 0;
+	}
+	if (!c->late) {
+		fprintf(out, "No late wake-up: none of the %" PRIu64 " wake-ups of %s was later"
+			" than ", wakeups, what);
+		print_ms(out, threshold, 0);
+		fputs(" ms (--threshold).\n", out);
+		free(o);
+		return 0;
+	}
+	fprintf(out, "Late wake-ups of %s (later than ", what);
+	print_ms(out, threshold, 0);
+	fprintf(out, " ms): %" PRIu64 " of %" PRIu64 ", ", c->late, wakeups);
+	print_ms(out, c->delay, 0);
+	fputs(" ms of delay in all, each counted under the cause that took most of it:\n", out);
+	print_text(c, out, o);
+	free(o);
+	return 0;
+}
