@@ -206,8 +206,8 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 			break;
 		case OPT_WORST:
 			o->worst = atoi(optarg);
-			if (o->worst < 0 || o->worst > 1000)
-				return die_usage("--worst %s: expected 0 to 1000", optarg);
+			if (o->worst < 0 || o->worst > 100000)
+				return die_usage("--worst %s: expected 0 to 100000", optarg);
 			break;
 		case OPT_FROM:
 			if (parse_time(optarg, &o->from_ns))
