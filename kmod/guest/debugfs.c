@@ -4,7 +4,7 @@
  * Writers do not change anything themselves: they queue a request for the
  * control thread and sleep until it is done (vtg_request), so a start or
  * stop from debugfs is serialized with those coming from the host.
- * debugfs_remove_recursive() at exit waits for writers in flight, which the
+ * Removing the files at exit waits for writers in flight, which the
  * control thread (stopped only after that) completes.
  */
 #include <linux/debugfs.h>
@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "vtg.h"
+#include "../common/vtrace_debugfs.h"
 
 #define VTG_STATUS_SIZE	(4096 + 128 * nr_cpu_ids)
 
@@ -149,9 +150,12 @@ char *vtg_status_text(size_t *lenp)
 	return buf;
 }
 
+static const char *const vtg_debugfs_files[] = { "enable", "events", "status", NULL };
+
 int vtg_debugfs_init(void)
 {
-	vtg.dbg = debugfs_create_dir("vtrace", NULL);
+	/* shared with vtrace_host on a host that is itself a guest */
+	vtg.dbg = vtrace_debugfs_dir_get();
 	if (IS_ERR(vtg.dbg))
 		return PTR_ERR(vtg.dbg);
 	debugfs_create_file("enable", 0600, vtg.dbg, NULL, &vtg_enable_fops);
@@ -162,5 +166,5 @@ int vtg_debugfs_init(void)
 
 void vtg_debugfs_exit(void)
 {
-	debugfs_remove_recursive(vtg.dbg);
+	vtrace_debugfs_dir_put(vtg.dbg, vtg_debugfs_files);
 }

@@ -11,33 +11,49 @@
  *   kvm_vcpu_write_tsc_offset()           cat /sys/kernel/debug/vtrace/...
  *     trace_kvm_write_tsc_offset()          tsc_offsets  vms  stats  tsc_khz
  *       vth_probe()                               |
- *         slot = atomic64_inc(next) - 1            | walk slots 0, 1, ...
- *         slot >= capacity ? dropped++             | stop at the first
- *         fill vth_records[slot]                   | slot not yet ready
- *         smp_store_release(ready, 1) ------------>| smp_load_acquire(ready)
- *
+ *         vm = vth_vm_of(kvm)                      | walk slots 0, 1, ...
+ *         vm->kept == vm_share ? dropped++         | stop at the first
+ *         slot = atomic64_inc(next) - 1            | slot not yet ready,
+ *         slot >= capacity ? dropped++             | then the trailer:
+ *         fill vth_records[slot]                   | "# vm_dropped" per VM
+ *         smp_store_release(ready, 1) ------------>| that lost records,
+ *                                                  | "# end host_tsc=..."
  *   vth_records: [0][1][2] ... [capacity-1]   vmalloc'ed at load, never
  *                 ^ oldest                    reused: a full array drops
  *                                             new records and counts them
  *
- * Writers never wait for anything: a slot is claimed with one atomic
- * increment and published with a release store; readers never block
- * writers.  A record is never overwritten.
+ * Writers never wait: a slot is claimed with atomics and published with a
+ * release store, and the VM table (vth_vms, one entry per VM seen, its
+ * identity and its kept/dropped counts) takes a raw spinlock for a few
+ * instructions.  Readers never block writers.  A record is never
+ * overwritten.  Fairness: each VM keeps at most vm_share records (a
+ * quarter of the capacity by default), so a VM that writes offsets in a
+ * loop fills its own share and no other VM's.
  *
  * Identity: every call site of kvm_vcpu_write_tsc_offset() runs with the
- * vCPU loaded on this CPU (vcpu_load() in the vCPU ioctls and in
- * kvm_arch_vcpu_postcreate(), kvm_sched_in() before kvm_arch_vcpu_load(),
- * vcpu_enter_guest()), so kvm_get_running_vcpu() is the vCPU being written.
- * The probe checks that its vcpu_id matches the tracepoint's and counts a
- * mismatch (or no running vCPU) as an anomaly, recording the write with an
- * unknown VM ("?", vcpu_idx -1) rather than dropping it.
+ * vCPU loaded on this CPU (vcpu_load() in the vCPU ioctls, in
+ * kvm_arch_vcpu_create() and kvm_arch_vcpu_postcreate(), and in
+ * kvm_unload_vcpu_mmus() at VM teardown; kvm_sched_in() before
+ * kvm_arch_vcpu_load(); vcpu_enter_guest()), so kvm_get_running_vcpu() is
+ * the vCPU being written.  The probe checks that its vcpu_id matches the
+ * tracepoint's and counts a mismatch (or no running vCPU) as an anomaly,
+ * recording the write with an unknown VM ("?", vcpu_idx -1) rather than
+ * dropping it.  The VM's name (its KVM debugfs folder) is copied into the
+ * VM table at its first record, while the VM has users: the teardown
+ * writes come after KVM freed that folder (see vth_vm_of()).  A vCPU being
+ * created is not in its VM yet and has no index: vcpu_idx -1.
  *
  * VMs that existed before the module loaded: after the probe is live, the
  * module walks KVM's debugfs directory (looked up with debugfs_lookup("kvm")) and
  * appends one "snapshot" record per vCPU holding the offset KVM has at that
  * moment.  Holding the directory's inode lock keeps every VM in it alive:
  * kvm_destroy_vm() removes the VM's debugfs directory, which needs that
- * lock, before it frees the vCPUs.
+ * lock, before it frees the vCPUs.  KVM stores a new offset after the
+ * tracepoint: a snapshot read while a write is in flight may see the
+ * offset before it.  So a snapshot placed after a record of its vCPU takes
+ * that record's offset (vth_offset_before()); a snapshot placed before a
+ * write that it already saw is the case the readers' rule covers (a
+ * write's prev_offset wins over the snapshot before it).
  *
  * The TSC multiplier in force is read from the vCPU with every record.  KVM
  * writes it in kvm_vcpu_write_tsc_multiplier(), static and without a
@@ -50,7 +66,9 @@
  * scaling (kvm_caps.has_tsc_control == 0, as on the TCG test bed) the
  * multiplier is always 1.0: 1 << frac_bits.
  *
- * Unload: debugfs files go first (debugfs drains readers in flight), then
+ * Unload: the module's debugfs files go first (debugfs drains readers in
+ * flight; the vtrace/ folder is shared with vtrace_guest, see
+ * kmod/common/vtrace_debugfs.h), then
  * the probe is unregistered and tracepoint_synchronize_unregister() waits
  * for probes in flight, then the array is freed.
  */
@@ -68,6 +86,7 @@
 #include <linux/kprobes.h>
 #include <asm/tsc.h>
 #include <linux/vtrace.h>
+#include "../common/vtrace_debugfs.h"
 
 /*
  * The head of arch/x86/kvm/x86.h's struct kvm_caps, which the headers
@@ -89,13 +108,18 @@ extern struct tracepoint __tracepoint_kvm_write_tsc_offset;
 
 #define VTH_VM_NAME_LEN		24	/* KVM's dir_name[ITOA_MAX_LEN * 2] */
 #define VTH_CAPACITY_MAX	(1U << 22)
+#define VTH_MAX_VMS		256	/* VMs with their own share, per load */
 
 /* Header line of the vms file (documented in Documentation/vtrace_host.rst) */
-#define VTH_VMS_HEADER	"# pid vm vcpus first_host_tsc last_host_tsc records flags"
+#define VTH_VMS_HEADER	"# pid vm vcpus first_host_tsc last_host_tsc records flags dropped"
 
 static unsigned int capacity = 1U << 16;
 module_param(capacity, uint, 0444);
 MODULE_PARM_DESC(capacity, "records kept before new ones are dropped (default 65536)");
+
+static unsigned int vm_share;
+module_param(vm_share, uint, 0444);
+MODULE_PARM_DESC(vm_share, "records kept per VM at most (default 0: capacity / 4)");
 
 static bool snapshot = true;
 module_param(snapshot, bool, 0444);
@@ -142,6 +166,27 @@ struct vth_record {
 	char vm[VTH_VM_NAME_LEN];
 };
 
+/**
+ * struct vth_vm - a VM the module has seen (vth_vms, in order of first record)
+ * @kvm:	the VM while it may write; NULL once a new VM took its address
+ * @pid:	tgid of its userspace
+ * @name:	name of its directory under KVM's debugfs
+ * @kept:	records of this VM in the array (at most vm_share)
+ * @dropped:	records of this VM dropped (its share or the array full)
+ */
+struct vth_vm {
+	struct kvm *kvm;
+	s32 pid;
+	char name[VTH_VM_NAME_LEN];
+	atomic64_t kept;
+	atomic64_t dropped;
+};
+
+static struct vth_vm vth_vms[VTH_MAX_VMS];
+static unsigned int vth_nr_vms;			/* entries used, never reused */
+static DEFINE_RAW_SPINLOCK(vth_vms_lock);	/* guards vth_vms and vth_nr_vms */
+static s64 vth_share;				/* records kept per VM at most */
+
 static struct vth_record *vth_records;
 static atomic64_t vth_next = ATOMIC64_INIT(0);	/* slots claimed so far */
 static atomic64_t vth_dropped = ATOMIC64_INIT(0);
@@ -150,21 +195,78 @@ static atomic64_t vth_snapshots = ATOMIC64_INIT(0);
 static struct dentry *vth_dir;
 static bool vth_mult_hooked;
 
+/* ---- the VMs seen ----------------------------------------------------- */
+
+/*
+ * Find @kvm's entry in vth_vms, adding it if new; NULL when the table is
+ * full, or for a VM being destroyed that has no entry.  Runs in the
+ * tracepoint probe and the kprobe (IRQs or preemption off): a raw spinlock,
+ * no allocation.
+ *
+ * The VM's name is read from its debugfs dentry only while users_count > 0:
+ * kvm_destroy_vm() runs once it reached 0, removes the VM's debugfs folder
+ * (freeing the dentry), then loads each vCPU to unload its MMU, and on a
+ * host with an unstable TSC that load writes an offset.  Every other writer
+ * holds a reference (the VM or vCPU file it issues an ioctl on).  A VM being
+ * destroyed is the newest VM at its address, so the newest live entry of
+ * that address is its own.  A live VM whose name differs from the entry of
+ * its address is a new VM at a freed VM's address: the old entry is retired.
+ */
+static struct vth_vm *vth_vm_of(struct kvm *kvm, s32 pid)
+{
+	bool alive = refcount_read(&kvm->users_count) > 0;
+	struct dentry *dent = READ_ONCE(kvm->debugfs_dentry);
+	const char *name = alive && !IS_ERR_OR_NULL(dent) ? (const char *)dent->d_name.name : "-";
+	struct vth_vm *vm = NULL;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&vth_vms_lock, flags);
+	for (i = 0; i < vth_nr_vms; i++) {
+		if (vth_vms[i].kvm != kvm)
+			continue;
+		if (!alive || !strcmp(vth_vms[i].name, name)) {
+			vm = &vth_vms[i];
+			goto out_unlock;
+		}
+		vth_vms[i].kvm = NULL;		/* retired: its VM was freed */
+	}
+	if (!alive || vth_nr_vms == VTH_MAX_VMS)
+		goto out_unlock;
+	vm = &vth_vms[vth_nr_vms];
+	vm->kvm = kvm;
+	vm->pid = pid;
+	strscpy(vm->name, name, sizeof(vm->name));
+	smp_store_release(&vth_nr_vms, vth_nr_vms + 1);	/* readers take no lock */
+out_unlock:
+	raw_spin_unlock_irqrestore(&vth_vms_lock, flags);
+	return vm;
+}
+
 /* ---- writers ---------------------------------------------------------- */
 
 /*
- * Claim the next free slot, or count a drop.  Runs in the tracepoint probe
- * (IRQs off, raw spinlock held by KVM): one atomic, nothing else.
+ * Claim the next free slot for a record of @vm (NULL: an unknown VM), or
+ * count a drop.  A VM keeps at most vm_share records, so that a VM
+ * writing offsets in a loop cannot take the slots of the others.  Runs in
+ * the tracepoint probe and the kprobe (IRQs or preemption off): atomics only.
  */
-static struct vth_record *vth_claim(void)
+static struct vth_record *vth_claim(struct vth_vm *vm)
 {
-	s64 slot = atomic64_inc_return(&vth_next) - 1;
+	s64 slot;
 
-	if (slot >= capacity) {
-		atomic64_inc(&vth_dropped);
-		return NULL;
-	}
-	return &vth_records[slot];
+	if (vm && atomic64_fetch_add_unless(&vm->kept, 1, vth_share) == vth_share)
+		goto out_drop;
+	slot = atomic64_inc_return(&vth_next) - 1;
+	if (slot < capacity)
+		return &vth_records[slot];
+	if (vm)
+		atomic64_dec(&vm->kept);
+out_drop:
+	if (vm)
+		atomic64_inc(&vm->dropped);
+	atomic64_inc(&vth_dropped);
+	return NULL;
 }
 
 /* Make a filled record visible to readers.  Runs in the tracepoint probe. */
@@ -174,19 +276,30 @@ static void vth_publish(struct vth_record *rec)
 }
 
 /*
- * Copy the VM's identity and the multiplier of @vcpu into @rec.  Runs in
- * the tracepoint probe: the VM is alive (its vCPU is loaded here) and its
- * debugfs dentry, set at VM creation, stays until kvm_destroy_vm().
+ * Copy the identity of @vm (NULL: unknown) and @vcpu, and the multiplier of
+ * @vcpu, into @rec.  Runs in the tracepoint probe and the kprobe.
  */
-static void vth_fill_vcpu(struct vth_record *rec, struct kvm_vcpu *vcpu)
+static void vth_fill_vcpu(struct vth_record *rec, const struct vth_vm *vm,
+			  struct kvm_vcpu *vcpu)
 {
-	struct dentry *dent = vcpu->kvm->debugfs_dentry;
-
-	if (IS_ERR_OR_NULL(dent))
-		strscpy(rec->vm, "-", sizeof(rec->vm));
+	rec->vcpu_id = vcpu->vcpu_id;
+	if (vm) {
+		rec->pid = vm->pid;
+		strscpy(rec->vm, vm->name, sizeof(rec->vm));
+	} else {
+		atomic64_inc(&vth_anomalies);
+		rec->pid = current->tgid;
+		strscpy(rec->vm, "?", sizeof(rec->vm));
+	}
+	/*
+	 * kvm_arch_vcpu_create() loads the vCPU (which, with an unstable TSC,
+	 * writes its offset) before KVM gives it an index and puts it in its
+	 * VM: its index is not known yet.
+	 */
+	if (kvm_get_vcpu(vcpu->kvm, vcpu->vcpu_idx) == vcpu)
+		rec->vcpu_idx = vcpu->vcpu_idx;
 	else
-		strscpy(rec->vm, dent->d_name.name, sizeof(rec->vm));
-	rec->vcpu_idx = vcpu->vcpu_idx;
+		rec->vcpu_idx = -1;
 	rec->multiplier = READ_ONCE(vcpu->arch.l1_tsc_scaling_ratio);
 	/*
 	 * On a host with an unstable TSC, KVM writes an offset while it
@@ -201,6 +314,30 @@ static void vth_fill_vcpu(struct vth_record *rec, struct kvm_vcpu *vcpu)
 }
 
 /*
+ * A write with no running vCPU, or whose running vCPU is not the one
+ * written: recorded with an unknown VM.  Runs in the tracepoint probe.
+ */
+static void vth_probe_unknown(unsigned int vcpu_id, u64 prev, u64 next)
+{
+	struct vth_record *rec = vth_claim(NULL);
+
+	atomic64_inc(&vth_anomalies);
+	if (!rec)
+		return;
+	rec->host_tsc = rdtsc_ordered();
+	rec->prev = prev;
+	rec->offset = next;
+	rec->pid = current->tgid;
+	rec->vcpu_id = vcpu_id;
+	rec->vcpu_idx = -1;
+	rec->kind = VTH_KIND_WRITE;
+	strscpy(rec->vm, "?", sizeof(rec->vm));
+	rec->multiplier = kvm_caps.default_tsc_scaling_ratio;
+	rec->frac_bits = kvm_caps.tsc_scaling_ratio_frac_bits;
+	vth_publish(rec);
+}
+
+/*
  * Tracepoint probe of kvm_write_tsc_offset.  Called by
  * kvm_vcpu_write_tsc_offset() just before KVM stores @next, often under
  * kvm->arch.tsc_write_lock (a raw spinlock) with IRQs off: it must not
@@ -209,25 +346,22 @@ static void vth_fill_vcpu(struct vth_record *rec, struct kvm_vcpu *vcpu)
 static void vth_probe(void *data, unsigned int vcpu_id, u64 prev, u64 next)
 {
 	struct kvm_vcpu *vcpu = kvm_get_running_vcpu();
-	struct vth_record *rec = vth_claim();
+	struct vth_record *rec;
+	struct vth_vm *vm;
 
+	if (!vcpu || vcpu->vcpu_id != vcpu_id) {
+		vth_probe_unknown(vcpu_id, prev, next);
+		return;
+	}
+	vm = vth_vm_of(vcpu->kvm, current->tgid);
+	rec = vth_claim(vm);
 	if (!rec)
 		return;
 	rec->host_tsc = rdtsc_ordered();
 	rec->prev = prev;
 	rec->offset = next;
-	rec->pid = current->tgid;
-	rec->vcpu_id = vcpu_id;
 	rec->kind = VTH_KIND_WRITE;
-	if (vcpu && vcpu->vcpu_id == vcpu_id) {
-		vth_fill_vcpu(rec, vcpu);
-	} else {
-		atomic64_inc(&vth_anomalies);
-		strscpy(rec->vm, "?", sizeof(rec->vm));
-		rec->vcpu_idx = -1;
-		rec->multiplier = kvm_caps.default_tsc_scaling_ratio;
-		rec->frac_bits = kvm_caps.tsc_scaling_ratio_frac_bits;
-	}
+	vth_fill_vcpu(rec, vm, vcpu);
 	vth_publish(rec);
 }
 
@@ -240,6 +374,7 @@ static int vth_mult_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kvm_vcpu *vcpu = (struct kvm_vcpu *)regs->di;
 	struct vth_record *rec;
+	struct vth_vm *vm;
 
 	/*
 	 * kvm_arch_vcpu_create() loads the vCPU and sets its multiplier before
@@ -249,16 +384,15 @@ static int vth_mult_pre(struct kprobe *p, struct pt_regs *regs)
 	if (!vcpu || vcpu != kvm_get_running_vcpu() ||
 	    kvm_get_vcpu(vcpu->kvm, vcpu->vcpu_idx) != vcpu)
 		return 0;
-	rec = vth_claim();
+	vm = vth_vm_of(vcpu->kvm, current->tgid);
+	rec = vth_claim(vm);
 	if (!rec)
 		return 0;
 	rec->host_tsc = rdtsc_ordered();
 	rec->offset = READ_ONCE(vcpu->arch.l1_tsc_offset);
 	rec->prev = rec->offset;
-	rec->pid = current->tgid;
-	rec->vcpu_id = vcpu->vcpu_id;
 	rec->kind = VTH_KIND_MULTIPLIER;
-	vth_fill_vcpu(rec, vcpu);
+	vth_fill_vcpu(rec, vm, vcpu);
 	rec->multiplier = regs->si;
 	vth_publish(rec);
 	return 0;
@@ -294,23 +428,68 @@ static void vth_unhook_multiplier(void)
 
 /* ---- snapshot of the VMs that exist at load time ---------------------- */
 
+/*
+ * Wait, a bounded time, for claimed slot @idx to be published; false if it
+ * was not.  Process context; writers publish within a few instructions,
+ * with IRQs or preemption off.
+ */
+static bool vth_wait_ready(u64 idx)
+{
+	unsigned long deadline = jiffies + HZ;
+
+	while (!smp_load_acquire(&vth_records[idx].ready)) {
+		if (time_after(jiffies, deadline))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/*
+ * The offset of @rec's vCPU in its latest record before @rec, if any.  A
+ * write whose probe ran before the snapshot claimed its slot may not be
+ * stored by KVM yet when the snapshot reads the offset: that write's new
+ * offset, not the value read, is the one in force after it.
+ */
+static bool vth_offset_before(const struct vth_record *rec, u64 *offset)
+{
+	u64 idx = rec - vth_records;
+
+	while (idx-- > 0) {
+		const struct vth_record *r = &vth_records[idx];
+
+		if (!vth_wait_ready(idx))
+			continue;
+		if (r->vcpu_id == rec->vcpu_id && r->pid == rec->pid && !strcmp(r->vm, rec->vm)) {
+			*offset = r->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Append a snapshot record of @vcpu; its VM is kept alive by the caller. */
 static void vth_snapshot_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu)
 {
-	struct vth_record *rec = vth_claim();
+	/* Set by KVM's creation uevent; the name "PID-FD" has it too */
+	s32 pid = kvm->userspace_pid;
+	struct vth_vm *vm;
+	struct vth_record *rec;
 
+	if (!pid && sscanf(kvm->debugfs_dentry->d_name.name, "%d-", &pid) != 1)
+		pid = 0;
+	vm = vth_vm_of(kvm, pid);
+	rec = vth_claim(vm);
 	if (!rec)
 		return;
 	rec->host_tsc = rdtsc_ordered();
 	rec->offset = READ_ONCE(vcpu->arch.l1_tsc_offset);
-	rec->prev = rec->offset;
-	rec->vcpu_id = vcpu->vcpu_id;
 	rec->kind = VTH_KIND_SNAPSHOT;
-	vth_fill_vcpu(rec, vcpu);
-	/* Set by KVM's creation uevent; the name "PID-FD" has it too */
-	rec->pid = kvm->userspace_pid;
-	if (!rec->pid && sscanf(rec->vm, "%d-", &rec->pid) != 1)
-		rec->pid = 0;
+	vth_fill_vcpu(rec, vm, vcpu);
+	if (!vm)
+		rec->pid = pid;
+	vth_offset_before(rec, &rec->offset);
+	rec->prev = rec->offset;
 	vth_publish(rec);
 	atomic64_inc(&vth_snapshots);
 }
@@ -341,7 +520,8 @@ static void vth_snapshot_vm(struct dentry *vmdir)
 	struct kvm_vcpu *vcpu;
 	unsigned long i;
 
-	if (!kvm)
+	/* a VM being destroyed writes no more offsets that matter */
+	if (!kvm || !refcount_read(&kvm->users_count))
 		return;
 	kvm_for_each_vcpu(i, vcpu, kvm)
 		vth_snapshot_vcpu(kvm, vcpu);
@@ -370,8 +550,12 @@ static unsigned int vth_grab_subdirs(struct dentry *dir, struct dentry **out,
 	vth_for_each_child(child, dir) {
 		if (!simple_positive(child) || !d_is_dir(child))
 			continue;
-		if (n < max)
-			out[n] = dget(child);
+		if (n < max) {
+			/* a child's d_lock nests in its parent's */
+			spin_lock_nested(&child->d_lock, DENTRY_D_LOCK_NESTED);
+			out[n] = dget_dlock(child);
+			spin_unlock(&child->d_lock);
+		}
 		n++;
 	}
 	spin_unlock(&dir->d_lock);
@@ -433,33 +617,81 @@ static const char *vth_kind_name(const struct vth_record *rec)
 	}
 }
 
-/* Stands for the "# dropped" line that ends a full history */
-#define VTH_DROPPED_TOKEN ((void *)2)
+/*
+ * A read of tsc_offsets: position 0 is the header, position n + 1 is slot
+ * n, up to the first slot not published when the reader gets there
+ * (@end_pos).  The trailer follows: a "# dropped" line if the array is full
+ * and records were dropped, a "# vm_dropped" line per VM that lost records
+ * (one position per VM seen, empty for the others), then the "# end" line.
+ * @end_pos is fixed once found, so that a record published later never
+ * follows the trailer.
+ */
+struct vth_iter {
+	loff_t end_pos;		/* position of the first trailer line, 0: not yet */
+	u64 end_tsc;		/* host TSC when the reader reached the end */
+	bool full;		/* the array was full at the end */
+	unsigned int nr_vms;	/* VMs seen at the end */
+};
+
+#define VTH_DROPPED_TOKEN	((void *)2)	/* the "# dropped" line */
+#define VTH_END_TOKEN		((void *)3)	/* the "# end" line */
 
 /*
- * tsc_offsets: position 0 is the header, position n + 1 is slot n; once
- * every slot is used and records were dropped, position capacity + 1 is a
- * "# dropped" line, so that a reader of the file alone knows the history
- * stops there.
+ * Fix the end of this read at @pos.  Every record whose host TSC is below
+ * end_tsc is in the copy (or dropped): its slot was claimed before end_tsc
+ * was read and every claimed slot is waited for.  Records claimed later may
+ * be in the copy too.
  */
-static void *vth_offsets_at(loff_t pos)
+static void vth_offsets_fix_end(struct vth_iter *it, loff_t pos)
 {
-	if (pos == 0)
+	u64 claimed, slot;
+
+	it->end_tsc = rdtsc_ordered();
+	claimed = min_t(u64, atomic64_read(&vth_next), capacity);
+	for (slot = pos - 1; slot < claimed && vth_wait_ready(slot); slot++)
+		;
+	if (slot < claimed)	/* a writer that never published: cut here */
+		it->end_tsc = slot ? vth_records[slot - 1].host_tsc : 0;
+	it->end_pos = slot + 1;
+	it->full = slot == capacity && atomic64_read(&vth_dropped);
+	it->nr_vms = smp_load_acquire(&vth_nr_vms);
+}
+
+static void *vth_offsets_at(struct vth_iter *it, loff_t pos)
+{
+	struct vth_record *rec;
+
+	if (pos == 0) {
+		it->end_pos = 0;
 		return SEQ_START_TOKEN;
-	if (pos == (loff_t)capacity + 1 && atomic64_read(&vth_dropped))
+	}
+	if (!it->end_pos) {
+		rec = vth_get(pos - 1);
+		if (rec)
+			return rec;
+		vth_offsets_fix_end(it, pos);
+	}
+	if (pos < it->end_pos)
+		return &vth_records[pos - 1];
+	if (pos == it->end_pos && it->full)
 		return VTH_DROPPED_TOKEN;
-	return vth_get(pos - 1);
+	pos -= it->end_pos + it->full;
+	if (pos < it->nr_vms)
+		return &vth_vms[pos];
+	if (pos == it->nr_vms)
+		return VTH_END_TOKEN;
+	return NULL;
 }
 
 static void *vth_offsets_start(struct seq_file *m, loff_t *pos)
 {
-	return vth_offsets_at(*pos);
+	return vth_offsets_at(m->private, *pos);
 }
 
 static void *vth_offsets_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	++*pos;
-	return vth_offsets_at(*pos);
+	return vth_offsets_at(m->private, *pos);
 }
 
 static void vth_offsets_stop(struct seq_file *m, void *v)
@@ -476,6 +708,22 @@ static int vth_offsets_show(struct seq_file *m, void *v)
 	}
 	if (v == VTH_DROPPED_TOKEN) {
 		seq_printf(m, VTRACE_OFFSETS_DROPPED " %lld\n", atomic64_read(&vth_dropped));
+		return 0;
+	}
+	if (v >= (void *)vth_vms && v < (void *)(vth_vms + VTH_MAX_VMS)) {
+		const struct vth_vm *vm = v;
+		s64 dropped = atomic64_read(&vm->dropped);
+
+		if (!dropped)
+			return SEQ_SKIP;
+		seq_printf(m, VTRACE_OFFSETS_VM_DROPPED " %d %s %lld\n", vm->pid, vm->name, dropped);
+		return 0;
+	}
+	if (v == VTH_END_TOKEN) {
+		const struct vth_iter *it = m->private;
+
+		seq_printf(m, VTRACE_OFFSETS_END " host_tsc=%llu records=%lld dropped=%lld\n",
+			   it->end_tsc, it->end_pos - 1, atomic64_read(&vth_dropped));
 		return 0;
 	}
 	seq_printf(m, "%td %llu %d %s %u %d %lld %lld %llu %u %s\n",
@@ -500,7 +748,8 @@ static int vth_open_check(struct file *file)
 
 static int vth_offsets_open(struct inode *inode, struct file *file)
 {
-	return vth_open_check(file) ?: seq_open(file, &vth_offsets_sops);
+	return vth_open_check(file) ?:
+		seq_open_private(file, &vth_offsets_sops, sizeof(struct vth_iter));
 }
 
 static const struct file_operations vth_offsets_fops = {
@@ -508,43 +757,45 @@ static const struct file_operations vth_offsets_fops = {
 	.open		= vth_offsets_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
-	.release	= seq_release,
+	.release	= seq_release_private,
 };
 
 /**
- * struct vth_vm - one line of the vms file, built at read time
+ * struct vth_vm_line - one line of the vms file, built at read time
  * @pid:	userspace tgid of the VM
  * @name:	KVM debugfs directory name
  * @first:	host TSC of its first record
  * @last:	host TSC of its last record
  * @records:	records of this VM
+ * @dropped:	records of this VM dropped
  * @snapshot:	the VM existed when the module loaded
  * @vcpus:	vcpu_idx values seen
  */
-struct vth_vm {
+struct vth_vm_line {
 	s32 pid;
 	char name[VTH_VM_NAME_LEN];
 	u64 first;
 	u64 last;
 	u64 records;
+	u64 dropped;
 	bool snapshot;
 	DECLARE_BITMAP(vcpus, KVM_MAX_VCPUS);
 };
 
 struct vth_vm_table {
-	struct vth_vm *vm;
+	struct vth_vm_line *vm;
 	unsigned int nr;
 	unsigned int size;
 };
 
-/* The table entry of @rec's VM, added if new; NULL when out of memory. */
-static struct vth_vm *vth_vm_find(struct vth_vm_table *t, const struct vth_record *rec)
+/* The line of VM (@pid, @name), added if new; NULL when out of memory. */
+static struct vth_vm_line *vth_vm_find(struct vth_vm_table *t, s32 pid, const char *name)
 {
-	struct vth_vm *vm;
+	struct vth_vm_line *vm;
 	unsigned int i;
 
 	for (i = t->nr; i-- > 0; )
-		if (t->vm[i].pid == rec->pid && !strcmp(t->vm[i].name, rec->vm))
+		if (t->vm[i].pid == pid && !strcmp(t->vm[i].name, name))
 			return &t->vm[i];
 	if (t->nr == t->size) {
 		unsigned int size = t->size ? 2 * t->size : 8;
@@ -557,15 +808,15 @@ static struct vth_vm *vth_vm_find(struct vth_vm_table *t, const struct vth_recor
 		t->size = size;
 	}
 	vm = &t->vm[t->nr++];
-	vm->pid = rec->pid;
-	strscpy(vm->name, rec->vm, sizeof(vm->name));
-	vm->first = rec->host_tsc;
+	vm->pid = pid;
+	strscpy(vm->name, name, sizeof(vm->name));
+	vm->first = U64_MAX;
 	return vm;
 }
 
 static int vth_vm_account(struct vth_vm_table *t, const struct vth_record *rec)
 {
-	struct vth_vm *vm = vth_vm_find(t, rec);
+	struct vth_vm_line *vm = vth_vm_find(t, rec->pid, rec->vm);
 
 	if (!vm)
 		return -ENOMEM;
@@ -579,24 +830,47 @@ static int vth_vm_account(struct vth_vm_table *t, const struct vth_record *rec)
 	return 0;
 }
 
+/* The records of each VM, then the drops of each VM seen (also with no record). */
+static int vth_vm_table_fill(struct vth_vm_table *t)
+{
+	const struct vth_record *rec;
+	struct vth_vm_line *vm;
+	unsigned int i, nr;
+	u64 idx;
+	int ret;
+
+	nr = smp_load_acquire(&vth_nr_vms);
+	for (idx = 0; (rec = vth_get(idx)); idx++) {
+		ret = vth_vm_account(t, rec);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < nr; i++) {
+		vm = vth_vm_find(t, vth_vms[i].pid, vth_vms[i].name);
+		if (!vm)
+			return -ENOMEM;
+		vm->dropped += atomic64_read(&vth_vms[i].dropped);
+	}
+	return 0;
+}
+
 static int vth_vms_show(struct seq_file *m, void *v)
 {
 	struct vth_vm_table t = {};
-	const struct vth_record *rec;
+	struct vth_vm_line *vm;
 	unsigned int i;
-	int ret = 0;
-	u64 idx;
+	int ret;
 
-	for (idx = 0; (rec = vth_get(idx)); idx++) {
-		ret = vth_vm_account(&t, rec);
-		if (ret)
-			goto out_free_table;
-	}
+	ret = vth_vm_table_fill(&t);
+	if (ret)
+		goto out_free_table;
 	seq_puts(m, VTH_VMS_HEADER "\n");
-	for (i = 0; i < t.nr; i++)
-		seq_printf(m, "%d %s %u %llu %llu %llu %s\n", t.vm[i].pid, t.vm[i].name,
-			   bitmap_weight(t.vm[i].vcpus, KVM_MAX_VCPUS), t.vm[i].first,
-			   t.vm[i].last, t.vm[i].records, t.vm[i].snapshot ? "snapshot" : "-");
+	for (i = 0; i < t.nr; i++) {
+		vm = &t.vm[i];
+		seq_printf(m, "%d %s %u %llu %llu %llu %s %llu\n", vm->pid, vm->name,
+			   bitmap_weight(vm->vcpus, KVM_MAX_VCPUS), vm->records ? vm->first : 0,
+			   vm->last, vm->records, vm->snapshot ? "snapshot" : "-", vm->dropped);
+	}
 out_free_table:
 	kfree(t.vm);
 	return ret;
@@ -605,14 +879,21 @@ out_free_table:
 static int vth_stats_show(struct seq_file *m, void *v)
 {
 	u64 claimed = atomic64_read(&vth_next);
+	unsigned int i, nr;
 
 	seq_printf(m, "kept %llu\n", min_t(u64, claimed, capacity));
 	seq_printf(m, "dropped %lld\n", atomic64_read(&vth_dropped));
 	seq_printf(m, "capacity %u\n", capacity);
+	seq_printf(m, "vm_share %lld\n", vth_share);
+	seq_printf(m, "vms %u\n", READ_ONCE(vth_nr_vms));
 	seq_printf(m, "anomalies %lld\n", atomic64_read(&vth_anomalies));
 	seq_printf(m, "snapshots %lld\n", atomic64_read(&vth_snapshots));
 	seq_printf(m, "has_tsc_control %d\n", kvm_caps.has_tsc_control);
 	seq_printf(m, "multiplier_hook %d\n", vth_mult_hooked);
+	nr = smp_load_acquire(&vth_nr_vms);
+	for (i = 0; i < nr; i++)
+		seq_printf(m, "vm %d %s kept %lld dropped %lld\n", vth_vms[i].pid, vth_vms[i].name,
+			   atomic64_read(&vth_vms[i].kept), atomic64_read(&vth_vms[i].dropped));
 	return 0;
 }
 
@@ -639,6 +920,10 @@ VTH_SINGLE_FOPS(vms);
 VTH_SINGLE_FOPS(stats);
 VTH_SINGLE_FOPS(tsc_khz);
 
+static const char *const vth_file_names[] = {
+	"tsc_offsets", "vms", "stats", "tsc_khz", NULL
+};
+
 static void vth_create_files(struct dentry *dir)
 {
 	debugfs_create_file("tsc_offsets", 0444, dir, NULL, &vth_offsets_fops);
@@ -662,7 +947,8 @@ static int __init vtrace_host_init(void)
 	if (!vth_records)
 		return -ENOMEM;
 
-	vth_dir = debugfs_create_dir("vtrace", NULL);
+	vth_share = vm_share ? min(vm_share, capacity) : max(capacity / 4, 1U);
+	vth_dir = vtrace_debugfs_dir_get();
 	if (IS_ERR(vth_dir)) {
 		ret = PTR_ERR(vth_dir);
 		goto out_free_records;
@@ -687,7 +973,7 @@ out_unregister_probe:
 	tracepoint_probe_unregister(&__tracepoint_kvm_write_tsc_offset, vth_probe, NULL);
 	tracepoint_synchronize_unregister();
 out_remove_dir:
-	debugfs_remove_recursive(vth_dir);
+	vtrace_debugfs_dir_put(vth_dir, vth_file_names);
 out_free_records:
 	vfree(vth_records);
 	return ret;
@@ -696,7 +982,7 @@ out_free_records:
 static void __exit vtrace_host_exit(void)
 {
 	/* No reader left after this: debugfs waits for those in flight. */
-	debugfs_remove_recursive(vth_dir);
+	vtrace_debugfs_dir_put(vth_dir, vth_file_names);
 	vth_unhook_multiplier();
 	tracepoint_probe_unregister(&__tracepoint_kvm_write_tsc_offset, vth_probe, NULL);
 	/* No probe left after this. */

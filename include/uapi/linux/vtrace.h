@@ -394,6 +394,15 @@ struct vtrace_started {
 #define VTRACE_OFFSETS_DROPPED	"# dropped"
 
 /*
+ * Line of the trailer for each VM that lost records of its own, "# vm_dropped
+ * PID VM N": the VM (pid and vm as in its records) used up its share of the
+ * module's capacity (vm_share) and N of its records were dropped.  That
+ * VM's history stops at its last record; the others' are not cut.  Comes
+ * after the records (and "# dropped"), before "# end".
+ */
+#define VTRACE_OFFSETS_VM_DROPPED	"# vm_dropped"
+
+/*
  * Last line of every complete read of the history:
  *   "# end host_tsc=T records=R dropped=D"
  * T: host TSC when the reader reached the end (records after T are not in
