@@ -17,6 +17,7 @@ D=/sys/kernel/debug/vtrace
 KD=/sys/kernel/debug/kvm
 KO=$VTRACE_HOST_KO
 RDTSC=$VTRACE_PROJ/build/helpers/host_rdtsc
+TSCSET=$VTRACE_PROJ/build/helpers/bench_tscset
 HEADER=$(sed -n 's/^\t"\(# seq host_tsc .*\)"$/\1/p' "$VTRACE_PROJ/include/uapi/linux/vtrace.h")
 
 declare -A before after qpid vmname
@@ -235,12 +236,13 @@ t_snapshot() {
 # third VM's creation writes are dropped too and the 4 kept stay as they were
 t_overflow() {
 	local saved i
-	rmmod vtrace_host && insmod "$KO" capacity=4 || return 1
+	rmmod vtrace_host && insmod "$KO" capacity=4 vm_share=4 || return 1
 	[ "$(stat_of kept)" = 4 ] && [ "$(stat_of dropped)" = 2 ] || return 1
 	# records only: the "# dropped N" line at the end counts on
 	saved=$(grep -v '^#' "$D/tsc_offsets")
 	[ "$(echo "$saved" | grep -c .)" = 4 ] || return 1
 	grep -qx "# dropped 2" "$D/tsc_offsets" || return 1
+	tail -1 "$D/tsc_offsets" | grep -qx "# end host_tsc=[0-9]* records=4 dropped=2" || return 1
 	l2_start c /tests/host_idle.sh --cpus 2 --ports 0 --ctl none --timeout 120
 	for ((i = 0; i < 1200; i++)); do
 		[ "$(stat_of dropped)" -ge 4 ] && break
@@ -252,6 +254,38 @@ t_overflow() {
 	[ "$(stat_of dropped)" -ge 4 ] && [ "$(stat_of kept)" = 4 ] &&
 		[ "$(grep -v '^#' "$D/tsc_offsets")" = "$saved" ] &&
 		grep -qx "# dropped $(stat_of dropped)" "$D/tsc_offsets"
+}
+
+# vm_line PID NAME: "kept dropped" of that VM in stats
+vm_line() {
+	awk -v p="$1" '$1 == "vm" && $2 == p { print $5, $7 }' "$D/stats"
+}
+
+# t_fair: capacity 64, 16 per VM; VM f writes IA32_TSC 2,200 times, then VM
+# g 5 times (plus creation): f keeps 16 and the rest of f is dropped and
+# said so in the trailer; g's history is complete (nothing of g dropped,
+# every record kept, prev_offset chained); A's and B's snapshots stay
+t_fair() {
+	local f g fvm gvm n
+	rmmod vtrace_host && insmod "$KO" capacity=64 vm_share=16 || return 1
+	"$TSCSET" 2000 > /dev/null & f=$!
+	wait $f || return 1
+	"$TSCSET" 5 > /dev/null & g=$!
+	wait $g || return 1
+	ktap_diag "stats: $(tr '\n' ' ' < "$D/stats")"
+	grep -v '^# seq' "$D/tsc_offsets" | grep '^#' | while read -r l; do ktap_diag "$l"; done
+	fvm=$(records | awk -v p=$f '$3 == p { print $4; exit }')
+	gvm=$(records | awk -v p=$g '$3 == p { print $4; exit }')
+	[ "$(vm_line $f)" = "16 $(awk -v p=$f '$1 == p { print $8 }' "$D/vms")" ] || return 1
+	[ "$(vm_line $f | cut -d' ' -f2)" -ge 2000 ] || return 1
+	n=$(records "$gvm" | wc -l)
+	[ "$n" -ge 6 ] && [ "$(vm_line $g)" = "$n 0" ] || return 1
+	[ "$(records | awk '$11 == "snapshot"' | wc -l)" = 6 ] || return 1
+	grep -qx "# vm_dropped $f $fvm $(vm_line $f | cut -d' ' -f2)" "$D/tsc_offsets" &&
+		! grep -q "^# vm_dropped $g " "$D/tsc_offsets" &&
+		! grep -q "^# dropped" "$D/tsc_offsets" &&
+		[ -z "$(chain_breaks)" ] &&
+		tail -1 "$D/tsc_offsets" | grep -qx "# end host_tsc=[0-9]* records=$((16 + n + 6)) dropped=[0-9]*"
 }
 
 # t_unload_loop: unload/reload 20 times while VM d is being created and
@@ -282,7 +316,7 @@ t_unload_loop() {
 
 # ---- main ----------------------------------------------------------------
 
-ktap_header 17
+ktap_header 18
 modprobe kvm_amd
 ktap_diag "kvm_amd tsc_scaling=$(cat /sys/module/kvm_amd/parameters/tsc_scaling)" \
 	"kallsyms: $(grep -c ' kvm_vcpu_write_tsc_multiplier' /proc/kallsyms) kvm_vcpu_write_tsc_multiplier"
@@ -340,6 +374,8 @@ t_snapshot
 ktap_result $? "snapshot_of_running_vms_equals_kvm"
 t_overflow
 ktap_result $? "capacity_overflow_counted_not_overwritten"
+t_fair
+ktap_result $? "flooding_vm_keeps_its_share_other_vm_complete"
 
 stop_guest a
 stop_guest b
