@@ -88,6 +88,9 @@
 #include <linux/vtrace.h>
 #include "../common/vtrace_debugfs.h"
 
+#define CREATE_TRACE_POINTS
+#include "vtrace_host_trace.h"
+
 /*
  * The head of arch/x86/kvm/x86.h's struct kvm_caps, which the headers
  * package lacks.  Only these leading fields are read, at the offsets
@@ -269,10 +272,17 @@ out_drop:
 	return NULL;
 }
 
-/* Make a filled record visible to readers.  Runs in the tracepoint probe. */
-static void vth_publish(struct vth_record *rec)
+/*
+ * A record is filled: emit it as the trace event vtrace_host:tsc_offset,
+ * and, if it has a slot (@kept; else it is on the caller's stack), make it
+ * visible to readers.  Runs in the tracepoint probe and the kprobe.
+ */
+static void vth_publish(struct vth_record *rec, bool kept)
 {
-	smp_store_release(&rec->ready, 1);
+	trace_tsc_offset(rec->host_tsc, rec->pid, rec->vm, rec->vcpu_id, rec->vcpu_idx,
+			 rec->prev, rec->offset, rec->multiplier, rec->frac_bits, rec->kind);
+	if (kept)
+		smp_store_release(&rec->ready, 1);
 }
 
 /*
@@ -319,11 +329,12 @@ static void vth_fill_vcpu(struct vth_record *rec, const struct vth_vm *vm,
  */
 static void vth_probe_unknown(unsigned int vcpu_id, u64 prev, u64 next)
 {
-	struct vth_record *rec = vth_claim(NULL);
+	struct vth_record *rec = vth_claim(NULL), local;
+	bool kept = rec;
 
 	atomic64_inc(&vth_anomalies);
-	if (!rec)
-		return;
+	if (!kept)
+		rec = &local;
 	rec->host_tsc = rdtsc_ordered();
 	rec->prev = prev;
 	rec->offset = next;
@@ -334,7 +345,7 @@ static void vth_probe_unknown(unsigned int vcpu_id, u64 prev, u64 next)
 	strscpy(rec->vm, "?", sizeof(rec->vm));
 	rec->multiplier = kvm_caps.default_tsc_scaling_ratio;
 	rec->frac_bits = kvm_caps.tsc_scaling_ratio_frac_bits;
-	vth_publish(rec);
+	vth_publish(rec, kept);
 }
 
 /*
@@ -346,7 +357,7 @@ static void vth_probe_unknown(unsigned int vcpu_id, u64 prev, u64 next)
 static void vth_probe(void *data, unsigned int vcpu_id, u64 prev, u64 next)
 {
 	struct kvm_vcpu *vcpu = kvm_get_running_vcpu();
-	struct vth_record *rec;
+	struct vth_record *rec, local;
 	struct vth_vm *vm;
 
 	if (!vcpu || vcpu->vcpu_id != vcpu_id) {
@@ -354,15 +365,13 @@ static void vth_probe(void *data, unsigned int vcpu_id, u64 prev, u64 next)
 		return;
 	}
 	vm = vth_vm_of(vcpu->kvm, current->tgid);
-	rec = vth_claim(vm);
-	if (!rec)
-		return;
+	rec = vth_claim(vm) ?: &local;
 	rec->host_tsc = rdtsc_ordered();
 	rec->prev = prev;
 	rec->offset = next;
 	rec->kind = VTH_KIND_WRITE;
 	vth_fill_vcpu(rec, vm, vcpu);
-	vth_publish(rec);
+	vth_publish(rec, rec != &local);
 }
 
 /*
@@ -373,7 +382,7 @@ static void vth_probe(void *data, unsigned int vcpu_id, u64 prev, u64 next)
 static int vth_mult_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kvm_vcpu *vcpu = (struct kvm_vcpu *)regs->di;
-	struct vth_record *rec;
+	struct vth_record *rec, local;
 	struct vth_vm *vm;
 
 	/*
@@ -385,16 +394,14 @@ static int vth_mult_pre(struct kprobe *p, struct pt_regs *regs)
 	    kvm_get_vcpu(vcpu->kvm, vcpu->vcpu_idx) != vcpu)
 		return 0;
 	vm = vth_vm_of(vcpu->kvm, current->tgid);
-	rec = vth_claim(vm);
-	if (!rec)
-		return 0;
+	rec = vth_claim(vm) ?: &local;
 	rec->host_tsc = rdtsc_ordered();
 	rec->offset = READ_ONCE(vcpu->arch.l1_tsc_offset);
 	rec->prev = rec->offset;
 	rec->kind = VTH_KIND_MULTIPLIER;
 	vth_fill_vcpu(rec, vm, vcpu);
 	rec->multiplier = regs->si;
-	vth_publish(rec);
+	vth_publish(rec, rec != &local);
 	return 0;
 }
 
@@ -473,25 +480,25 @@ static void vth_snapshot_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu)
 {
 	/* Set by KVM's creation uevent; the name "PID-FD" has it too */
 	s32 pid = kvm->userspace_pid;
+	struct vth_record *rec, local;
 	struct vth_vm *vm;
-	struct vth_record *rec;
 
 	if (!pid && sscanf(kvm->debugfs_dentry->d_name.name, "%d-", &pid) != 1)
 		pid = 0;
 	vm = vth_vm_of(kvm, pid);
-	rec = vth_claim(vm);
-	if (!rec)
-		return;
+	rec = vth_claim(vm) ?: &local;
 	rec->host_tsc = rdtsc_ordered();
 	rec->offset = READ_ONCE(vcpu->arch.l1_tsc_offset);
 	rec->kind = VTH_KIND_SNAPSHOT;
 	vth_fill_vcpu(rec, vm, vcpu);
 	if (!vm)
 		rec->pid = pid;
-	vth_offset_before(rec, &rec->offset);
+	if (rec != &local) {
+		vth_offset_before(rec, &rec->offset);
+		atomic64_inc(&vth_snapshots);
+	}
 	rec->prev = rec->offset;
-	vth_publish(rec);
-	atomic64_inc(&vth_snapshots);
+	vth_publish(rec, rec != &local);
 }
 
 /*

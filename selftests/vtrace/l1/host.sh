@@ -262,24 +262,38 @@ vm_line() {
 }
 
 # t_fair: capacity 64, 16 per VM; VM f writes IA32_TSC 2,200 times, then VM
-# g 5 times (plus creation): f keeps 16 and the rest of f is dropped and
-# said so in the trailer; g's history is complete (nothing of g dropped,
-# every record kept, prev_offset chained); A's and B's snapshots stay
+# g 5 times (plus creation), under trace-cmd record -e vtrace_host: f keeps
+# 16 and the rest of f is dropped and said so in the trailer, while the
+# trace event (in a tracefs instance) has every one of f's writes; g's
+# history is complete (nothing of g dropped, every record kept,
+# prev_offset chained) and host.dat has it; A's and B's snapshots stay
 t_fair() {
-	local f g fvm gvm n
+	local f g fvm gvm n ev tr=/sys/kernel/tracing dat=$VTRACE_OUT/host-g.dat
+	[ -d $tr/instances ] || tr=/sys/kernel/debug/tracing
 	rmmod vtrace_host && insmod "$KO" capacity=64 vm_share=16 || return 1
+	rmdir $tr/instances/vth 2> /dev/null
+	mkdir $tr/instances/vth && echo 1 > $tr/instances/vth/events/vtrace_host/tsc_offset/enable ||
+		return 1
 	"$TSCSET" 2000 > /dev/null & f=$!
 	wait $f || return 1
-	"$TSCSET" 5 > /dev/null & g=$!
-	wait $g || return 1
-	ktap_diag "stats: $(tr '\n' ' ' < "$D/stats")"
+	echo 0 > $tr/instances/vth/events/vtrace_host/tsc_offset/enable
+	ev=$(grep -c "tsc_offset: .* pid=$f " $tr/instances/vth/trace)
+	rmdir $tr/instances/vth
+	trace-cmd record -q -e vtrace_host -o "$dat" "$TSCSET" 5 > /dev/null 2>&1 || return 1
+	g=$(awk '$1 == "vm" { p = $2 } END { print p }' "$D/stats")
+	ktap_diag "stats: $(tr '\n' ' ' < "$D/stats")" "trace events of f: $ev"
 	grep -v '^# seq' "$D/tsc_offsets" | grep '^#' | while read -r l; do ktap_diag "$l"; done
+	trace-cmd report "$dat" 2> /dev/null | grep -v '^cpus=' | while read -r l; do ktap_diag "$l"; done
 	fvm=$(records | awk -v p=$f '$3 == p { print $4; exit }')
-	gvm=$(records | awk -v p=$g '$3 == p { print $4; exit }')
+	gvm=$(records | awk -v p="$g" '$3 == p { print $4; exit }')
 	[ "$(vm_line $f)" = "16 $(awk -v p=$f '$1 == p { print $8 }' "$D/vms")" ] || return 1
 	[ "$(vm_line $f | cut -d' ' -f2)" -ge 2000 ] || return 1
+	[ "$ev" = $((16 + $(vm_line $f | cut -d' ' -f2))) ] || return 1
 	n=$(records "$gvm" | wc -l)
-	[ "$n" -ge 6 ] && [ "$(vm_line $g)" = "$n 0" ] || return 1
+	[ "$n" -ge 6 ] && [ "$(vm_line "$g")" = "$n 0" ] || return 1
+	[ "$(records "$gvm" | awk '{ print $2, $7, $8 }')" = "$(trace-cmd report "$dat" 2> /dev/null |
+		sed -n "s/.* host_tsc=\([0-9]*\) pid=$g .* prev_offset=\([-0-9]*\) offset=\([-0-9]*\) .*/\1 \2 \3/p")" ] ||
+		return 1
 	[ "$(records | awk '$11 == "snapshot"' | wc -l)" = 6 ] || return 1
 	grep -qx "# vm_dropped $f $fvm $(vm_line $f | cut -d' ' -f2)" "$D/tsc_offsets" &&
 		! grep -q "^# vm_dropped $g " "$D/tsc_offsets" &&
