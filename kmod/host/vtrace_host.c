@@ -286,6 +286,25 @@ static void vth_publish(struct vth_record *rec, bool kept)
 }
 
 /*
+ * The identity of a VM with no entry in vth_vms: read from KVM at each
+ * record while the VM has users (more than VTH_MAX_VMS VMs since the
+ * load), else unknown (a VM being destroyed that had no record before):
+ * an anomaly.  Runs in the tracepoint probe and the kprobe.
+ */
+static void vth_fill_untracked(struct vth_record *rec, struct kvm *kvm)
+{
+	struct dentry *dent = READ_ONCE(kvm->debugfs_dentry);
+
+	rec->pid = current->tgid;
+	if (refcount_read(&kvm->users_count) > 0 && !IS_ERR_OR_NULL(dent)) {
+		strscpy(rec->vm, dent->d_name.name, sizeof(rec->vm));
+		return;
+	}
+	atomic64_inc(&vth_anomalies);
+	strscpy(rec->vm, "?", sizeof(rec->vm));
+}
+
+/*
  * Copy the identity of @vm (NULL: unknown) and @vcpu, and the multiplier of
  * @vcpu, into @rec.  Runs in the tracepoint probe and the kprobe.
  */
@@ -297,9 +316,7 @@ static void vth_fill_vcpu(struct vth_record *rec, const struct vth_vm *vm,
 		rec->pid = vm->pid;
 		strscpy(rec->vm, vm->name, sizeof(rec->vm));
 	} else {
-		atomic64_inc(&vth_anomalies);
-		rec->pid = current->tgid;
-		strscpy(rec->vm, "?", sizeof(rec->vm));
+		vth_fill_untracked(rec, vcpu->kvm);
 	}
 	/*
 	 * kvm_arch_vcpu_create() loads the vCPU (which, with an unstable TSC,
