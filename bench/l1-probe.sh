@@ -8,11 +8,16 @@
 #   ftrace  the kvm:kvm_write_tsc_offset event enabled in a tracefs
 #           instance (what trace-cmd record -e kvm:kvm_write_tsc_offset does)
 #   vtrace  vtrace_host.ko loaded (capacity=CAPACITY)
+#   event   vtrace_host.ko loaded and its event vtrace_host:tsc_offset
+#           enabled in a tracefs instance whose trace_pipe a reader
+#           streams to a file (what trace-cmd record -e vtrace_host does):
+#           every write must reach the file (probe-stream line)
 # then once more with vtrace_host and the function_graph tracer on vth_probe
 # alone (its own duration per call).  Writes $VTRACE_OUT/results.txt lines:
 #   probe-run: mode=M run=R count=N ns=T
 #   probe-graph: calls=N median_ns=T mean_ns=T
 #   probe-mem: capacity=N vmalloc_bytes=V bytes_per_record=B kept=K dropped=D
+#   probe-stream: run=R writes=W events=E overrun=O count=N ns=T
 . "$VTRACE_PROJ/testbed/lib.sh"
 set -u
 IFS=, read -r count runs capacity <<< "${1:-1000,3,65536}"
@@ -29,8 +34,28 @@ tscset() {
 	echo "probe-run: mode=$1 run=$2 ${out#tscset }" >> "$res"
 }
 
-load_vth() {
-	insmod "$VTRACE_HOST_KO" capacity="$capacity" || { echo "# insmod vtrace_host failed"; return 1; }
+load_vth() {	# one VM: its share is the whole capacity
+	insmod "$VTRACE_HOST_KO" capacity="$capacity" vm_share="$capacity" ||
+		{ echo "# insmod vtrace_host failed"; return 1; }
+}
+
+# event RUN: a batch with the module's event streamed by a reader; every
+# probe call (kept or dropped by the array) is one event
+event() {
+	local i=$T/instances/vthev rd out writes
+	load_vth || return 1
+	mkdir $i && echo 1 > $i/events/vtrace_host/tsc_offset/enable || return 1
+	cat $i/trace_pipe > /tmp/vthev.txt & rd=$!
+	out=$("$TSCSET" "$count") || { echo "# bench_tscset failed (event)"; return 1; }
+	echo "probe-run: mode=event run=$1 ${out#tscset }" >> "$res"
+	sleep 2
+	kill $rd; wait $rd 2> /dev/null
+	writes=$(($(stat_of kept) + $(stat_of dropped)))
+	echo "probe-stream: run=$1 writes=$writes events=$(grep -c ' tsc_offset: ' /tmp/vthev.txt)" \
+		"overrun=$(cat $i/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')" \
+		"${out#tscset }" >> "$res"
+	rmdir $i
+	rmmod vtrace_host
 }
 
 stat_of() {	# stat_of NAME: one value of vtrace_host's stats file
@@ -49,6 +74,7 @@ for ((r = 1; r <= runs; r++)); do
 	load_vth || { rc=1; break; }
 	tscset vtrace $r || rc=1
 	rmmod vtrace_host
+	event $r || rc=1
 done
 
 # the probe's own duration: function_graph on vth_probe (a last batch)

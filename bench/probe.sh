@@ -44,7 +44,7 @@ KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout 1800 "$here/bench/l1
 
 python3 - "$out/results.txt" <<'PY'
 import sys, statistics
-runs, graph, mem = {}, None, None
+runs, graph, mem, stream = {}, None, None, []
 for line in open(sys.argv[1]):
     kind, _, rest = line.strip().partition(': ')
     kv = dict(w.split('=', 1) for w in rest.split() if '=' in w)
@@ -54,8 +54,11 @@ for line in open(sys.argv[1]):
         graph = kv
     elif kind == 'probe-mem':
         mem = kv
+    elif kind == 'probe-stream':
+        stream.append(kv)
 med = {m: statistics.median(v) for m, v in runs.items()}
-names = {'none': 'no recorder', 'ftrace': 'ftrace event (trace-cmd -e)', 'vtrace': 'vtrace_host'}
+names = {'none': 'no recorder', 'ftrace': 'ftrace event (trace-cmd -e)', 'vtrace': 'vtrace_host',
+         'event': 'vtrace_host + its event read'}
 print()
 print('%-30s %5s %12s %14s %10s' % ('set-up', 'runs', 'ns/write', 'added ns/write', 'x ftrace'))
 base = med.get('none')
@@ -65,12 +68,17 @@ def ratio(m):
     if m == 'none' or added.get(m, 0) <= 0 or added.get('ftrace', 0) <= 0:
         return '-'
     return '%.2fx' % (added[m] / added['ftrace'])
-for m in ('none', 'ftrace', 'vtrace'):
+for m in ('none', 'ftrace', 'vtrace', 'event'):
     if m not in med:
         continue
     print('%-30s %5d %12.0f %14.0f %10s' % (names[m], len(runs[m]), med[m], added[m], ratio(m)))
 print('per run (ns/write): ' + '; '.join('%s %s' % (m, ' '.join('%.0f' % x for x in runs[m]))
-                                         for m in ('none', 'ftrace', 'vtrace') if m in runs))
+                                         for m in ('none', 'ftrace', 'vtrace', 'event')
+                                         if m in runs))
+for kv in stream:
+    w, n, ns = int(kv['writes']), int(kv['count']), int(kv['ns'])
+    print('event streamed, run %s: %d writes, %s events read, %s overrun, timed part %.0f writes/s' %
+          (kv['run'], w, kv['events'], kv['overrun'], n * 1e9 / ns if ns else 0))
 if graph:
     print('vth_probe alone (function_graph, %s calls): median %s ns, mean %s ns' %
           (graph['calls'], graph['median_ns'], graph['mean_ns']))
