@@ -119,17 +119,26 @@ done
 sleep 3
 qpid=$(cat "$VTRACE_OUT/u/qemu.pid")
 vm=$(cd "$KD" && ls -d "$qpid"-* | head -1)
+# KVM says so when the first SMP VM starts; L1 6.12 keeps its TSC stable here
+stable=
+dmesg | grep -q "host with unstable TSC" || stable="the host TSC is stable (KVM never said 'unstable TSC')"
+ktap_diag "host TSC: ${stable:-unstable}"
 
 n=$(records | wc -l)
 ktap_diag "$n records since load, $(stat_of dropped) dropped," \
 	"host TSC span of the kept ones: $(records | awk 'NR == 1 { f = $2 } { l = $2 } END { printf "%.0f", l - f }')"
-[ "$n" -gt 100 ] && [ "$(stat_of anomalies)" = 0 ] &&
-	[ -z "$(records | awk -v vm="$vm" '$4 != vm')" ]
-ktap_result $? "many_writes_recorded_for_the_vm"
+if [ -n "$stable" ]; then
+	ktap_skip "many_writes_recorded_for_the_vm" "$stable"
+	ktap_skip "creation_records_without_index_then_right_index" "$stable"
+else
+	[ "$n" -gt 100 ] && [ "$(stat_of anomalies)" = 0 ] &&
+		[ -z "$(records | awk -v vm="$vm" '$4 != vm')" ]
+	ktap_result $? "many_writes_recorded_for_the_vm"
 
-ktap_diag "vcpu_idx -1 and then the index, records per vCPU: $(creation_idx "$vm")"
-creation_idx "$vm" > /dev/null && [ "$(awk -v vm="$vm" '$2 == vm { print $3 }' "$D/vms")" = 2 ]
-ktap_result $? "creation_records_without_index_then_right_index"
+	ktap_diag "vcpu_idx -1 and then the index, records per vCPU: $(creation_idx "$vm")"
+	creation_idx "$vm" > /dev/null && [ "$(awk -v vm="$vm" '$2 == vm { print $3 }' "$D/vms")" = 2 ]
+	ktap_result $? "creation_records_without_index_then_right_index"
+fi
 
 trailer_ok
 ktap_result $? "complete_read_ends_with_exact_trailer"
@@ -159,12 +168,16 @@ kill "$qpid"
 l2_wait
 rmmod vtrace_host
 
-rc=0
-for i in 1 2 3; do
-	insmod "$KO" && teardown "td$i" || rc=1
-	rmmod vtrace_host || rc=1
-done
-ktap_result $rc "teardown_writes_keep_the_vm_identity"
+if [ -n "$stable" ]; then
+	ktap_skip "teardown_writes_keep_the_vm_identity" "$stable"
+else
+	rc=0
+	for i in 1 2 3; do
+		insmod "$KO" && teardown "td$i" || rc=1
+		rmmod vtrace_host || rc=1
+	done
+	ktap_result $rc "teardown_writes_keep_the_vm_identity"
+fi
 
 if [ -f "$GKO" ]; then
 	shared_dir
