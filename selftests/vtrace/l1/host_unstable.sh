@@ -108,7 +108,7 @@ shared_dir() {
 	insmod "$GKO" && insmod "$KO" && rmmod vtrace_guest && rmmod vtrace_host && [ ! -e "$D" ]
 }
 
-ktap_header 11
+ktap_header 10
 modprobe kvm_amd
 insmod "$KO"
 l2_start u /tests/host_idle.sh --cpus 2 --ports 0 --ctl none --timeout 200
