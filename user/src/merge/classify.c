@@ -351,28 +351,29 @@ struct walk {
 };
 
 /* one piece of the window: the host's and the guest's state -> a cause */
-static void piece(struct classify *c, struct walk *w, struct late_parts *p, uint64_t t,
-		  uint64_t len)
+static int piece_cause(struct walk *w, uint64_t t, const char **task)
 {
 	struct slice *hs = w->h && w->hi >= (long)oldest(w->h) ? at(w->h, w->hi) : NULL;
 	struct slice *gs = w->g && w->gi >= (long)oldest(w->g) ? at(w->g, w->gi) : NULL;
 
+	*task = "";
 	if (w->host_known && (!hs || t >= w->host_end))
-		return add_part(c, p, C_UNKNOWN, "", len);
+		return C_UNKNOWN;
 	if (hs && hs->kind != SL_TASK)
-		return add_part(c, p, hs->kind == SL_IRQ ? C_HOST_IRQ : C_HOST_SOFTIRQ, "", len);
+		return hs->kind == SL_IRQ ? C_HOST_IRQ : C_HOST_SOFTIRQ;
 	if (hs && hs->pid != w->vtid) {
 		if (!hs->pid)
-			return add_part(c, p, w->blocked ? C_VCPU_BLOCKED : C_HOST_IDLE, "", len);
-		if (!strncmp(hs->comm, "ksoftirqd/", 10))
-			return add_part(c, p, C_HOST_SOFTIRQ, hs->comm, len);
-		return add_part(c, p, C_HOST_TASK, hs->comm, len);
+			return w->blocked ? C_VCPU_BLOCKED : C_HOST_IDLE;
+		*task = hs->comm;
+		return strncmp(hs->comm, "ksoftirqd/", 10) ? C_HOST_TASK : C_HOST_SOFTIRQ;
 	}
 	if (gs && gs->kind != SL_TASK)
-		return add_part(c, p, gs->kind == SL_IRQ ? C_GUEST_IRQ : C_GUEST_SOFTIRQ, "", len);
-	if (gs && gs->pid && gs->pid != w->target)
-		return add_part(c, p, C_GUEST_TASK, gs->comm, len);
-	add_part(c, p, w->host_known ? C_VCPU_RUNNING : C_UNKNOWN, "", len);
+		return gs->kind == SL_IRQ ? C_GUEST_IRQ : C_GUEST_SOFTIRQ;
+	if (gs && gs->pid && gs->pid != w->target) {
+		*task = gs->comm;
+		return C_GUEST_TASK;
+	}
+	return w->host_known ? C_VCPU_RUNNING : C_UNKNOWN;
 }
 
 /* the vCPU thread's state as a host slice begins */
@@ -402,8 +403,12 @@ static void walk_window(struct classify *c, struct walk *w, uint64_t a, uint64_t
 			next = at(w->h, w->hi + 1)->from;
 		if (w->g && w->gi + 1 < (long)w->g->n && at(w->g, w->gi + 1)->from < next)
 			next = at(w->g, w->gi + 1)->from;
-		if (next > t)
-			piece(c, w, p, t, next - t);
+		if (next > t) {
+			const char *task;
+			int kind = piece_cause(w, t, &task);
+
+			add_part(c, p, kind, task, next - t);
+		}
 		t = next;
 		while (w->h && w->hi + 1 < (long)w->h->n && at(w->h, w->hi + 1)->from <= t) {
 			w->hi++;
