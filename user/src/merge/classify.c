@@ -59,6 +59,7 @@ struct ring {
 };
 
 struct cl_fields {
+	bool			native;		/* the trace's byte order is ours */
 	int			switch_id, irq_in, irq_out, sirq_in, sirq_out, exit_id;
 	struct tep_format_field	*prev_pid, *prev_state, *next_pid, *next_comm;
 };
@@ -133,6 +134,7 @@ static void lookup(struct cl_fields *f, struct tep_handle *tep)
 {
 	struct tep_event *ev;
 
+	f->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
 	f->switch_id = event_id(tep, "sched", "sched_switch", &ev);
 	f->prev_pid = ev ? tep_find_field(ev, "prev_pid") : NULL;
 	f->prev_state = ev ? tep_find_field(ev, "prev_state") : NULL;
@@ -145,14 +147,27 @@ static void lookup(struct cl_fields *f, struct tep_handle *tep)
 	f->exit_id = event_id(tep, "kvm", "kvm_exit", NULL);
 }
 
-static int64_t num(struct tep_format_field *f, const struct tep_record *rec)
+static int64_t num(const struct cl_fields *f, struct tep_format_field *field,
+		   const struct tep_record *rec)
 {
 	unsigned long long v;
+	int32_t v32;
+	int64_t v64;
 
-	if (!f || f->offset + f->size > rec->size ||
-	    tep_read_number_field(f, rec->data, &v))
+	if (!field || field->offset + field->size > rec->size)
 		return 0;
-	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size == 4)
+	/* sched_switch's pids, every event: no library call in the common case */
+	if (f->native && field->size == 4) {
+		memcpy(&v32, (const char *)rec->data + field->offset, 4);
+		return field->flags & TEP_FIELD_IS_SIGNED ? v32 : (int64_t)(uint32_t)v32;
+	}
+	if (f->native && field->size == 8) {
+		memcpy(&v64, (const char *)rec->data + field->offset, 8);
+		return v64;
+	}
+	if (tep_read_number_field(field, rec->data, &v))
+		return 0;
+	if ((field->flags & TEP_FIELD_IS_SIGNED) && field->size == 4)
 		return (int32_t)v;
 	return (int64_t)v;
 }
@@ -234,7 +249,7 @@ static void push(struct ring *r, uint64_t ns, int kind, int pid, const char *com
 	s->pid = pid;
 	s->prev_pid = prev_pid;
 	s->prev_state = prev_state;
-	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	memcpy(s->comm, comm, sizeof(s->comm));	/* COMM_LEN + 1, NUL-terminated */
 }
 
 /* "CPU 3/KVM" switched in on host @cpu: where vCPU 3 runs from @ns */
@@ -243,7 +258,9 @@ static void vcpu_seen(struct classify *c, const char *comm, int tid, int cpu, ui
 	struct vcpu_loc *l;
 	int idx;
 
-	if (sscanf(comm, "CPU %d/KVM", &idx) != 1 || idx < 0 || idx >= MAX_VCPUS)
+	/* every host sched_switch comes here: sscanf() only for likely names */
+	if (strncmp(comm, "CPU ", 4) || sscanf(comm, "CPU %d/KVM", &idx) != 1 || idx < 0 ||
+	    idx >= MAX_VCPUS)
 		return;
 	l = &c->vcpus[idx];
 	l->tid = tid;
@@ -274,14 +291,13 @@ void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns)
 		return;
 	if (id == f->switch_id) {
 		char comm[COMM_LEN + 1] = "";
-		int pid = num(f->next_pid, s->rec);
+		int pid = num(f, f->next_pid, s->rec);
 
 		if (f->next_comm && f->next_comm->offset + f->next_comm->size <= s->rec->size)
-			snprintf(comm, sizeof(comm), "%.*s", f->next_comm->size < COMM_LEN ?
-				 f->next_comm->size : COMM_LEN,
-				 (const char *)s->rec->data + f->next_comm->offset);
-		push(r, ns, SL_TASK, pid, comm, num(f->prev_pid, s->rec),
-		     num(f->prev_state, s->rec));
+			memcpy(comm, (const char *)s->rec->data + f->next_comm->offset,
+			       f->next_comm->size < COMM_LEN ? f->next_comm->size : COMM_LEN);
+		push(r, ns, SL_TASK, pid, comm, num(f, f->prev_pid, s->rec),
+		     num(f, f->prev_state, s->rec));
 		r->pid = pid;
 		memcpy(r->comm, comm, sizeof(comm));
 		if (mi == c->host)

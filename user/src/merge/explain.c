@@ -112,6 +112,7 @@ static void umap_free(struct umap *m)
 
 /* Event ids and fields of one machine, looked up once */
 struct ev_fields {
+	bool			native;		/* the trace's byte order is ours */
 	int			switch_id, wakeup_id, waking_id, start_id, entry_id;
 	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
 	struct tep_format_field	*wake_pid, *wake_comm, *waking_pid, *waking_comm;
@@ -212,6 +213,7 @@ static void lookup_fields(struct ev_fields *f, struct tep_handle *tep)
 {
 	struct tep_event *ev;
 
+	f->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
 	f->switch_id = event_id(tep, "sched", "sched_switch", &ev);
 	f->prev_pid = field(ev, "prev_pid");
 	f->prev_comm = field(ev, "prev_comm");
@@ -233,14 +235,27 @@ static void lookup_fields(struct ev_fields *f, struct tep_handle *tep)
 }
 
 /* A number field, 0 when the field is missing or outside the record */
-static int64_t num(struct tep_format_field *f, const struct tep_record *rec)
+static int64_t num(const struct ev_fields *f, struct tep_format_field *field,
+		   const struct tep_record *rec)
 {
 	unsigned long long v;
+	int32_t v32;
+	int64_t v64;
 
-	if (!f || f->offset + f->size > rec->size ||
-	    tep_read_number_field(f, rec->data, &v))
+	if (!field || field->offset + field->size > rec->size)
 		return 0;
-	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size == 4)
+	/* sched_switch's pids, every event: no library call in the common case */
+	if (f->native && field->size == 4) {
+		memcpy(&v32, (const char *)rec->data + field->offset, 4);
+		return field->flags & TEP_FIELD_IS_SIGNED ? v32 : (int64_t)(uint32_t)v32;
+	}
+	if (f->native && field->size == 8) {
+		memcpy(&v64, (const char *)rec->data + field->offset, 8);
+		return v64;
+	}
+	if (tep_read_number_field(field, rec->data, &v))
+		return 0;
+	if ((field->flags & TEP_FIELD_IS_SIGNED) && field->size == 4)
 		return (int32_t)v;
 	return (int64_t)v;
 }
@@ -250,8 +265,9 @@ static void str(struct tep_format_field *f, const struct tep_record *rec, char *
 	buf[0] = '\0';
 	if (!f || f->offset + f->size > rec->size)
 		return;
-	snprintf(buf, COMM_LEN + 1, "%.*s", f->size < COMM_LEN ? f->size : COMM_LEN,
-		 (const char *)rec->data + f->offset);
+	/* every sched_switch comes here twice: no snprintf() */
+	memcpy(buf, (const char *)rec->data + f->offset, f->size < COMM_LEN ? f->size : COMM_LEN);
+	buf[f->size < COMM_LEN ? f->size : COMM_LEN] = '\0';
 }
 
 /*
@@ -278,11 +294,11 @@ static void learn_comm(struct explain *x, int mi, int pid, const char *comm)
 
 	if (pid <= 0 || !comm[0])
 		return;
-	/* the timeline then names tasks the saved_cmdlines did not know */
-	if (!tep_is_pid_registered(tep, pid))
+	/* pass 2's timeline then names tasks the saved_cmdlines did not know */
+	if (x->out && !tep_is_pid_registered(tep, pid))
 		tep_register_comm(tep, comm, pid);
 	c = umap_get(&x->comms, key(mi, pid), true);
-	if (c)
+	if (c && strcmp(c, comm))
 		snprintf(c, COMM_LEN + 1, "%s", comm);
 }
 
@@ -346,13 +362,13 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 
 	if (id == f->switch_id) {
 		str(f->prev_comm, rec, comm);
-		learn_comm(x, mi, num(f->prev_pid, rec), comm);
+		learn_comm(x, mi, num(f, f->prev_pid, rec), comm);
 		str(f->next_comm, rec, comm);
-		learn_comm(x, mi, num(f->next_pid, rec), comm);
-		task_ran(x, s, mi, num(f->next_pid, rec), ns);
+		learn_comm(x, mi, num(f, f->next_pid, rec), comm);
+		task_ran(x, s, mi, num(f, f->next_pid, rec), ns);
 	} else if (id == f->wakeup_id || id == f->waking_id) {
 		bool wakeup = id == f->wakeup_id;
-		int pid = num(wakeup ? f->wake_pid : f->waking_pid, rec);
+		int pid = num(f, wakeup ? f->wake_pid : f->waking_pid, rec);
 		struct pending *p;
 
 		str(wakeup ? f->wake_comm : f->waking_comm, rec, comm);
@@ -365,11 +381,11 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		if (p && !p->woken)
 			p->woken = ns;
 	} else if (id == f->start_id) {
-		uint64_t timer = num(f->start_timer, rec);
+		uint64_t timer = num(f, f->start_timer, rec);
 		struct timer_val *t;
 
 		/* only sleepers' timers: the tick and others also start in a task's context */
-		if (!sleeper_timer(s->m->tep, num(f->start_function, rec))) {
+		if (!sleeper_timer(s->m->tep, num(f, f->start_function, rec))) {
 			t = umap_get(&x->timers, key(mi, timer), false);
 			if (t)
 				t->pid = 0;
@@ -377,11 +393,11 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		}
 		t = umap_get(&x->timers, key(mi, timer), true);
 		if (t) {
-			t->expires = num(f->start_expires, rec);
+			t->expires = num(f, f->start_expires, rec);
 			t->pid = tep_data_pid(s->m->tep, s->rec);
 		}
 	} else if (id == f->entry_id) {
-		struct timer_val *t = umap_get(&x->timers, key(mi, num(f->entry_timer, rec)), false);
+		struct timer_val *t = umap_get(&x->timers, key(mi, num(f, f->entry_timer, rec)), false);
 		struct pending *p;
 		uint64_t late;
 		int64_t now;
@@ -389,7 +405,7 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		if (!t || !t->pid || !task_wanted(x, mi, t->pid))
 			return;
 		/* the guest's s64s: their difference may not fit one (signed overflow) */
-		now = num(f->entry_now, rec);
+		now = num(f, f->entry_now, rec);
 		late = now > t->expires ? (uint64_t)now - (uint64_t)t->expires : 0;
 		if (late > INT64_MAX)
 			late = INT64_MAX;
@@ -444,7 +460,7 @@ static void host_switch(struct explain *x, struct source *s, int mi, uint64_t ns
 	if (cpu < 0 || cpu >= 1024)
 		return;
 	str(f->next_comm, s->rec, next);
-	pid = num(f->next_pid, s->rec);
+	pid = num(f, f->next_pid, s->rec);
 	learn_comm(x, mi, pid, next);
 	if (!strncmp(next, x->vcpu_comm, COMM_LEN) && !x->crossed) {
 		x->host_cpu = cpu;
