@@ -7,8 +7,12 @@
 # half-way through, 0: its offsets never change); record
 # the host's kvm_hypercall events with trace-cmd (-C x86-tsc), merge with
 # vtrace-merge, and check every hypercall falls between its two markers.
-# Prints KTAP results; the checker's report (ordered %, slack, the
-# start/end-sample comparison) goes into the KTAP diagnostics.
+# Prints two KTAP results, NAME and NAME-self-check; the checker's report
+# (ordered %, slack, the start/end-sample comparison) and vtrace-merge's
+# self-check summary go into the KTAP diagnostics.  The host also records
+# sched_switch and kvm_entry/kvm_exit, so that vtrace-merge's self-check
+# verifies every guest event against its vCPU's guest-mode windows: it must
+# say "0 outside" and "verified", with every guest CPU checked.
 
 ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
 ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
@@ -22,9 +26,14 @@ align_case() {
 	mkdir -p "$dir"
 	rmmod vtrace_host 2>/dev/null
 	# an unstable host TSC writes thousands of offsets a second: room for 1M records
-	insmod "$VTRACE_HOST_KO" capacity=1048576 || { ktap_result 1 "$name"; return; }
+	insmod "$VTRACE_HOST_KO" capacity=1048576 || {
+		ktap_result 1 "$name"
+		ktap_result 1 "$name-self-check" "not run"
+		return
+	}
 
-	(cd /tmp && exec trace-cmd record -q -C x86-tsc -e kvm:kvm_hypercall \
+	(cd /tmp && exec trace-cmd record -q -C x86-tsc -b 8192 -e kvm:kvm_hypercall \
+		-e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit \
 		-o "/tmp/$name-host.dat") > "$dir/trace-cmd.log" 2>&1 &
 	local tc=$!
 	sleep 3
@@ -55,11 +64,12 @@ align_case() {
 		}
 	done
 	"$ALIGN_MERGE" --host "$dir/host.dat" --offsets "$dir/tsc_offsets" \
-		--tsc-khz "$(cat "$dir/tsc_khz")" "${args[@]}" --format jsonl \
+		--tsc-khz "$(cat "$dir/tsc_khz")" "${args[@]}" --format jsonl --event kvm_hypercall,print \
 		> "$dir/merged.jsonl" 2> "$dir/merge.err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		ktap_result 1 "$name" "vtrace-merge failed ($rc):" "$(head -5 "$dir/merge.err")"
+		align_self_check "$name" "$dir/merge.err"
 		return
 	fi
 	local pidargs=()
@@ -72,4 +82,14 @@ align_case() {
 	rc=$?
 	sed 's/^/# /' "$dir/check.txt"
 	ktap_result $rc "$name"
+	align_self_check "$name" "$dir/merge.err"
+}
+
+# align_self_check NAME MERGE_ERR: vtrace-merge's self-check said 0 outside, every CPU checked
+align_self_check() {
+	local name=$1 err=$2 n
+	grep 'self-check: ' "$err" | sed 's/^/# /'
+	n=$(sed -nE 's/^vtrace-merge: self-check: ([0-9]+) guest events checked, 0 outside .*: verified$/\1/p' "$err")
+	[ "${n:-0}" -gt 0 ] && ! grep -q 'self-check: .*unverified' "$err"
+	ktap_result $? "$name-self-check"
 }

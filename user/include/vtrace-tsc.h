@@ -45,8 +45,8 @@ struct vtrace_tsc_interval {
  * @vcpu_id:	KVM vcpu_id (the APIC id)
  * @vm:		KVM's debugfs name of the VM
  * @vcpu_idx:	the vCPU's index in the VM (QEMU's "CPU N/KVM" thread), -1 unknown
- * @end_tsc:	host TSC after which nothing is known (vtrace_host dropped
- *		records: "# dropped N"), 0 when the history is complete
+ * @end_tsc:	host TSC after which nothing is known, 0 when not known
+ * @end_why:	why: &enum vtrace_history_end
  * @nr:		number of intervals
  * @iv:		the intervals
  */
@@ -56,8 +56,23 @@ struct vtrace_vcpu_history {
 	char				vm[32];
 	int				vcpu_idx;
 	uint64_t			end_tsc;
+	int				end_why;
 	size_t				nr;
 	struct vtrace_tsc_interval	*iv;
+};
+
+/**
+ * enum vtrace_history_end - where an offsets file says its histories end
+ * @VTRACE_END_READ:	at the host TSC of its "# end" line: the copy was read
+ *			then, records after it are not in it
+ * @VTRACE_END_DROPPED:	at the last record: vtrace_host dropped the ones after
+ * @VTRACE_END_CUT:	at the last record: the file has no "# end" line (a copy
+ *			cut short, or from a vtrace_host without the trailer)
+ */
+enum vtrace_history_end {
+	VTRACE_END_READ		= 1,
+	VTRACE_END_DROPPED	= 2,
+	VTRACE_END_CUT		= 3,
 };
 
 struct vtrace_offsets;
@@ -69,6 +84,8 @@ const struct vtrace_vcpu_history *vtrace_offsets_vcpu(struct vtrace_offsets *off
 int vtrace_offsets_has_pid(struct vtrace_offsets *offsets, int pid);
 char *vtrace_offsets_pids(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_records(struct vtrace_offsets *offsets);
+int vtrace_offsets_range(struct vtrace_offsets *offsets, uint64_t *first, uint64_t *last);
+int vtrace_offsets_end(struct vtrace_offsets *offsets, uint64_t *end_tsc);
 uint64_t vtrace_offsets_gaps(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_anomalies(struct vtrace_offsets *offsets);
 /* Comparisons made by the offsets file's sorts and searches so far (the tests count them) */

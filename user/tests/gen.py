@@ -44,6 +44,8 @@ EVENTS = {  # name -> (system, format fixture)
     'sched_switch': ('sched', 'sched/sched_switch.format'),
     'sched_wakeup': ('sched', 'sched/sched_wakeup.format'),
     'kvm_write_tsc_offset': ('kvm', 'kvm/kvm_write_tsc_offset.format'),
+    'kvm_entry': ('kvm', 'kvm/kvm_entry.format'),
+    'kvm_exit': ('kvm', 'kvm/kvm_exit.format'),
     'hrtimer_start': ('timer', 'timer/hrtimer_start.format'),
     'hrtimer_expire_entry': ('timer', 'timer/hrtimer_expire_entry.format'),
 }
@@ -87,6 +89,15 @@ def ev_switch(prev, prev_pid, nxt, nxt_pid):
     return (common('sched_switch', prev_pid) + prev.ljust(16, b'\0') +
             struct.pack('<iiq', prev_pid, 120, 1) + nxt.ljust(16, b'\0') +
             struct.pack('<ii', nxt_pid, 120))
+
+
+def ev_kvm_entry(tid, vcpu):
+    return common('kvm_entry', tid) + struct.pack('<IIQ?7x', vcpu, 0, 0xffffffff81000000, False)
+
+
+def ev_kvm_exit(tid, vcpu):
+    return common('kvm_exit', tid) + struct.pack('<IIQIIQQIII4x', 1, 0, 0xffffffff81000000, 0, 0,
+                                                 0, 0, 0, 0, vcpu)
 
 
 def ev_wakeup(pid, comm, target_cpu, waker=0):
@@ -460,6 +471,23 @@ def scenario(name, rng, nev):
             t = run + tsc(3_000)
         # the host trace covers the whole guest capture
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+    elif name == 'kvm':
+        # the host recorded its vCPU threads' kvm_entry/kvm_exit: every guest event is
+        # 1 us after an entry or 1.2 us before the next exit of its vCPU (2.5 GHz)
+        host.events = [[] for _ in range(2)]
+        g = guest('g1', 2, [0, 1], 4253)
+        for c in range(2):
+            tid = 900 + c
+            host.events[c].append((base, ev_switch(b'swapper/%d' % c, 0, b'CPU %d/KVM' % c, tid),
+                                   '', 0))
+            t = base + 10_000
+            for i in range(nev):
+                host.events[c].append((t, ev_kvm_entry(tid, c), '', 0))
+                g.events[c].append((t + 2_500 + (i % 2) * 4_500, ev_print(0, b'in guest'), '', 0))
+                host.events[c].append((t + 10_000, ev_kvm_exit(tid, c), '', 0))
+                t += 20_000
+            host.events[c].append((t, ev_switch(b'CPU %d/KVM' % c, tid, b'swapper/%d' % c, 0),
+                                   '', 0))
     elif name == 'snapshot':
         g = guest('g1', 1, [0], 4248)
         g.vcpus[0].iv[0]['kind'] = 'snapshot'
@@ -586,6 +614,10 @@ def write_offsets(out, machines, rng):
         lines.append('%d %d %d %d-%d %d %d %d %d %d %d %s' % (
             seq, t, pid, pid, 11, v.vcpu_id, v.idx, s64(prev), s64(iv['offset']),
             iv['mult'], iv['frac'], iv['kind']))
+    # the copy was read after the recording: every event and record is before it
+    end = max([e[0] for m in machines for evs in m.events for e in evs] +
+              [r[0] for r in recs] + [0]) + 1_000_000
+    lines.append('# end host_tsc=%d records=%d dropped=0' % (end, len(recs)))
     with open(os.path.join(out, 'tsc_offsets'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
 

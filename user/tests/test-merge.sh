@@ -169,6 +169,96 @@ expect_error host_dat_truncated "$T/cut.dat: a trace.dat whose headers or CPU da
 ! grep -q "see its messages" "$T/err"
 ok $? host_dat_truncated_no_empty_reference "$(cat "$T/err")"
 
+# ---- the self-check: every guest event inside a span where its vCPU's thread ran
+shift_offsets() {	# shift_offsets IN OUT TICKS: every offset + TICKS (guest times - TICKS)
+	python3 - "$@" <<'EOF2'
+import sys
+src, dst, d = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(dst, 'w') as out:
+    for l in open(src):
+        f = l.split()
+        if not l.startswith('#'):
+            f[7] = str(int(f[7]) + d)
+            f[6] = str(int(f[6]) + d) if f[6] != '0' else '0'
+        out.write(' '.join(f) + '\n' if not l.startswith('#') else l)
+EOF2
+}
+RH=(--host $R/host.dat --tsc-khz $R/tsc_khz)
+run "${RH[@]}" --guest g=$R --offsets $R/tsc_offsets
+[ $rc -eq 0 ] &&
+grep -qx 'vtrace-merge: self-check: guest g cpu 0: 77 checked, 0 outside, worst 0 ns outside, bound 166489 ns (sched_switch spans of host tid 177 "CPU 0/KVM"; 194 events outside the host trace not checked)' "$T/err" &&
+grep -qx 'vtrace-merge: self-check: guest g cpu 1: 173 checked, 0 outside, worst 0 ns outside, bound 95653 ns (sched_switch spans of host tid 178 "CPU 1/KVM"; 95 events outside the host trace not checked)' "$T/err" &&
+grep -qx 'vtrace-merge: self-check: 250 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 166489 ns: verified' "$T/err"
+ok $? self_check_real_l2_verified "rc $rc: $(cat "$T/err")"
+# the same capture, the guest 1 ms off (the host's times shifted by 1 ms)
+mkdir -p "$T/shift"
+cp $R/cpu* $R/ctl $R/qemu.pid "$T/shift/"
+shift_offsets $R/tsc_offsets "$T/shift/tsc_offsets" 2596110
+expect_error self_check_host_shifted_1ms_fails "self-check: 133 guest events fall outside the times their vCPU could run (worst 860741 ns): the timeline is wrong. Likely causes:" "${RH[@]}" --guest g="$T/shift" --offsets "$T/shift/tsc_offsets"
+grep -qx 'vtrace-merge: self-check: 250 guest events checked, 133 outside (tolerance 1000 ns): FAILED' "$T/err"
+ok $? self_check_host_shifted_1ms_summary "$(cat "$T/err")"
+run "${RH[@]}" --guest g="$T/shift" --offsets "$T/shift/tsc_offsets" --force
+[ $rc -eq 0 ] && grep -q '133 outside (tolerance 1000 ns): FAILED' "$T/err" && [ "$(grep -c . "$T/out")" -eq 980 ]
+ok $? self_check_force_keeps_output "rc $rc, $(grep -c . "$T/out") lines"
+# the offsets of another VM (pid 4000, started 0.1 s before this one) forced with pid=
+shift_offsets $R/tsc_offsets "$T/other-vm" 259611000
+sed -i -E 's/^([0-9]+ [0-9]+) 131 131-12 /\1 4000 4000-13 /' "$T/other-vm"
+{ cat $R/tsc_offsets "$T/other-vm" | awk 'NR == 1 || !/^#/' |
+	awk 'NR == 1 { print; next } { $1 = NR - 2; print }'
+  echo "# end host_tsc=399151000000 records=16 dropped=0"; } > "$T/two-vms"
+expect_error self_check_other_vm_fails "self-check: " "${RH[@]}" --guest g=$R,pid=4000 --offsets "$T/two-vms"
+grep -q 'outside (tolerance 1000 ns): FAILED' "$T/err"
+ok $? self_check_other_vm_summary "$(cat "$T/err")"
+run "${RH[@]}" --guest g=$R,pid=131 --offsets "$T/two-vms"
+[ $rc -eq 0 ] && grep -q '250 guest events checked, 0 outside' "$T/err"
+ok $? self_check_right_vm_of_two_passes "rc $rc: $(tail -2 "$T/err")"
+run "${RH[@]}" --guest g=$R --offsets $R/tsc_offsets --stats --format jsonl
+python3 - "$T/out" <<'EOF2'
+import json, sys
+objs = [json.loads(l)['self_check'] for l in open(sys.argv[1]) if l.startswith('{')]
+want = [('g', 0, 77, 0, 166489), ('g', 1, 173, 0, 95653)]
+got = [(o['machine'], o['cpu'], o['checked'], o['outside'], o['bound_ns']) for o in objs]
+print('# got', got)
+sys.exit(0 if got == want and all(o['verified'] and o['basis'] == 'sched_switch' for o in objs) else 1)
+EOF2
+ok $? self_check_stats_jsonl
+# kvm_entry/kvm_exit windows: the bound is the distance to them (1 us at 2.5 GHz)
+$GEN make "$T/kvm" kvm --events 100 > /dev/null || ok 1 gen_kvm
+run --host "$T/kvm/host" --guest g1="$T/kvm/g1" --offsets "$T/kvm/tsc_offsets"
+[ $rc -eq 0 ] &&
+grep -qx 'vtrace-merge: self-check: guest g1 cpu 1: 102 checked, 0 outside, worst 0 ns outside, bound 1000 ns (kvm_entry..kvm_exit of host tid 901 "CPU 1/KVM")' "$T/err" &&
+grep -qx 'vtrace-merge: self-check: 204 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 1000 ns: verified' "$T/err"
+ok $? self_check_kvm_windows "rc $rc: $(cat "$T/err")"
+shift_offsets "$T/kvm/tsc_offsets" "$T/kvm/shifted" 7500	# 3 us
+expect_error self_check_kvm_3us_off_fails "self-check: 100 guest events fall outside the times their vCPU could run (worst 2000 ns)" --host "$T/kvm/host" --guest g1="$T/kvm/g1" --offsets "$T/kvm/shifted"
+run --host "$T/jump/host" $(guests "$T/jump") --offsets "$T/jump/tsc_offsets"
+[ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: guest g1 cpu 0: unverified: no thread "CPU 0/KVM" in the host trace'"'"'s sched_switch events' "$T/err" &&
+grep -q 'record the host while the guests run with trace-cmd record -C x86-tsc -e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit' "$T/err"
+ok $? self_check_unverified_says_what_to_record "$(cat "$T/err")"
+expect_error host_is_a_guest_dump "--host $R: a guest's dump folder (it holds qemu.pid): give it as --guest NAME=$R, and as --host the host's trace.dat (trace-cmd record -C x86-tsc)" --host $R --offsets $R/tsc_offsets
+python3 -c '
+import sys
+for l in open(sys.argv[1]):
+    f = l.split()
+    if not l.startswith("#"):
+        f[1] = str(int(f[1]) + 400000000000)
+    print(" ".join(f) if not l.startswith("#") else l, end="" if l.startswith("#") else "\n")
+' $R/tsc_offsets > "$T/other-boot"
+expect_error offsets_of_another_boot "$T/other-boot: its first record is at host TSC 524779508311, after the host trace's last event (314899522169): the offsets of another boot of the host" "${RH[@]}" --guest g=$R --offsets "$T/other-boot"
+
+# ---- the offsets file's "# end" line
+run --guest g=$R --offsets $R/tsc_offsets --raw-tsc
+[ $rc -eq 0 ] && [ "$(grep -c . "$T/out")" -eq 533 ] && ! grep -q warning "$T/err"
+ok $? offsets_with_end_complete "rc $rc: $(head -c 300 "$T/err")"
+sed 's/^# end host_tsc=399151000000 records=8 /# end host_tsc=399151000000 records=9 /' $R/tsc_offsets > "$T/end-9"
+expect_error offsets_end_record_count "$T/end-9: line 10 (byte 694): \"# end\" says records=9, the file holds 8: records lost or added in this copy" --guest g=$R --offsets "$T/end-9" --raw-tsc
+sed 's/^# end host_tsc=399151000000 /# end host_tsc=314000000000 /' $R/tsc_offsets > "$T/end-early"
+expect_error offsets_end_before_events 'offset history of guest g cpu 0 ends at host TSC 314000000000 (the copy'"'"'s "# end" line: it was read then), its event at fixtures/real-l2/cpu0 byte' --guest g=$R --offsets "$T/end-early" --raw-tsc
+{ cat $R/tsc_offsets; echo "8 399152000000 131 131-12 0 0 -139730851757 -139730851757 4294967296 32 write"; } > "$T/end-then-record"
+expect_error offsets_record_after_end "$T/end-then-record: line 11 (byte 742): a line after the \"# end\" line" --guest g=$R --offsets "$T/end-then-record" --raw-tsc
+sed 's/^# end host_tsc=399151000000 /# end host_tsc=100000000000 /' $R/tsc_offsets > "$T/read-before"
+expect_error offsets_read_before_host_trace "$T/read-before: this copy was read at host TSC 100000000000, before the host trace's first event (314000781625): the offsets of another boot of the host" "${RH[@]}" --guest g=$R --offsets "$T/read-before"
+
 # ---- text output, filters, stats
 S=$T/multi
 G=$(guests "$S")
@@ -426,11 +516,11 @@ mk nopid; rm "$T/nopid/qemu.pid"
 run --guest g1="$T/nopid" --offsets "$B/tsc_offsets" --format jsonl
 [ $rc -eq 0 ] && grep -q "using pid 4242, the only VM" "$T/err"
 ok $? no_qemu_pid_matched_by_apic_ids "rc $rc $(head -c 300 "$T/err")"
-cat "$B/tsc_offsets" <(sed -n 's/ 4242 4242-11 / 4343 4343-11 /p' "$B/tsc_offsets") > "$T/offs-2vms"
+cat <(grep -v '^# end ' "$B/tsc_offsets") <(sed -n 's/ 4242 4242-11 / 4343 4343-11 /p' "$B/tsc_offsets") > "$T/offs-2vms"
 expect_error no_qemu_pid_ambiguous "more than one VM of the offsets file matches its APIC ids" \
 	--guest g1="$T/nopid" --offsets "$T/offs-2vms"
 A=$T/apic
-grep -v ' 4243 4243-11 9 ' "$A/tsc_offsets" > "$T/offs-novcpu"
+grep -v ' 4243 4243-11 9 \|^# end ' "$A/tsc_offsets" > "$T/offs-novcpu"
 expect_error missing_vcpu "guest g1 cpu 2: no offset records for its vCPU (APIC id 9)" \
 	--guest g1="$A/g1" --offsets "$T/offs-novcpu"
 expect_error no_offsets_file "no --offsets file" --guest g1="$B/g1" --tsc-khz 1
@@ -493,6 +583,54 @@ EOF2
 ok $? guest_constant_offset "rc $rc $(head -c 300 "$T/err")"
 expect_error guest_bad_option_value 'offset=12x: expected a signed decimal offset' \
 	--guest "g1=$B/g1,offset=12x" --tsc-khz 1
+
+# --to: a source whose time goes back past the window's end comes back into it
+mkdir -p "$T/back/host"
+python3 - "$T/back/host/cpu0" <<'EOF2'
+import sys
+sys.path.insert(0, '.')
+import gen
+pw = gen.PageWriter()
+for ts in (1000, 5000, 3000, 6000):    # ns = TSC / 2 (2 GHz)
+    pw.add(ts, gen.ev_print(1000, b'at %d' % ts))
+open(sys.argv[1], 'wb').write(b''.join(pw.finish()))
+EOF2
+$GEN ctl "$T/back/host" --ncpu 1 --no-eos
+run --host "$T/back/host" --raw-tsc --to 2000
+[ $rc -eq 0 ] && [ "$(grep -o 'at [0-9]*' "$T/out" | tr '\n' ' ')" = "at 1000 at 3000 " ]
+ok $? to_keeps_reading_a_source_that_goes_back "rc $rc: $(cat "$T/out")"
+
+# --explain reads its inputs twice: their warnings are said once
+$GEN make "$T/xw" explain --events 100 > /dev/null || ok 1 gen_explain_warn
+python3 - "$T/xw/tsc_offsets" <<'EOF2'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+end = lines.pop()
+n = int(end.split('records=')[1].split()[0])
+lines.append('%d 1 1 ? 0 0 0 0 4294967296 32 write' % n)
+lines.append(end.replace('records=%d ' % n, 'records=%d ' % (n + 1)))
+open(sys.argv[1], 'w').write('\n'.join(lines) + '\n')
+EOF2
+run --host "$T/xw/host" $(guests "$T/xw") --offsets "$T/xw/tsc_offsets" --explain
+[ $rc -eq 0 ] && grep -q '^Worst wake-up' "$T/out" &&
+	[ "$(grep -c 'records of writes with no vCPU (vm "?") ignored' "$T/err")" -eq 1 ]
+ok $? explain_warnings_said_once "rc $rc: $(cat "$T/err" | head -c 400)"
+
+# vtrace dat: its warnings say "vtrace dat", its --guest is vtrace-merge's parser
+V=${VTRACE_BINDIR:-$here/..}/vtrace
+timeout 20 "$V" dat $(guests "$T/xw") --offsets "$T/xw/tsc_offsets" --out "$T/xw/dat" > /dev/null 2> "$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^vtrace dat: warning: .*records of writes with no vCPU' "$T/err" &&
+	! grep -q 'vtrace-merge' "$T/err"
+ok $? dat_warnings_say_vtrace_dat "rc $rc: $(head -c 300 "$T/err")"
+timeout 20 "$V" dat --guest "g1=$T/xw/g1,pid=12x" --offsets "$T/xw/tsc_offsets" --out "$T/xw/dat" > /dev/null 2> "$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -qxF "vtrace dat: --guest g1=$T/xw/g1,pid=12x: pid=12x: expected a process id" "$T/err"
+ok $? dat_guest_pid_checked "rc $rc: $(cat "$T/err")"
+timeout 20 "$V" dat --guest "g1=$T/xw/g1,offset=5" --offsets "$T/xw/tsc_offsets" --out "$T/xw/dat" > /dev/null 2> "$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "offset=N is vtrace-merge's: vtrace dat writes the guest's offset history" "$T/err"
+ok $? dat_guest_offset_refused "rc $rc: $(cat "$T/err")"
 
 # empty or missing cpu files: said, not silently merged as "nothing happened"
 mk emptycpu; : > "$T/emptycpu/cpu0"; rm "$T/emptycpu/cpu1"

@@ -169,6 +169,8 @@ static void test_hostile_offsets_file(void)
 		for (int i = 0; i < HOSTILE_RECORDS; i++)
 			fprintf(f, "%d 1000 %d vm-%d 0 0 0 -5 4294967296 32 snapshot\n",
 				2 * (HOSTILE_RECORDS - i), i + 1, i + 1);
+		fprintf(f, "%s host_tsc=2000 records=%d dropped=0\n", VTRACE_OFFSETS_END,
+			HOSTILE_RECORDS);
 		fclose(f);
 		before = vtrace_offsets_steps();
 		fflush(stderr);

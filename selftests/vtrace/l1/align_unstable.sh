@@ -6,7 +6,7 @@
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/align-lib.sh"
 
-ktap_header 2
+ktap_header 3
 modprobe kvm_amd
 align_case align-unstable 1000 0
 save_dmesg l1-dmesg

@@ -39,6 +39,10 @@ struct vtrace_offsets {
 	uint64_t			gaps;
 	uint64_t			anomalies;
 	bool				dropped;
+	bool				has_end;	/* the "# end" line */
+	uint64_t			end_tsc;	/* its host_tsc */
+	uint64_t			first_tsc;	/* host_tsc of the earliest record */
+	uint64_t			last_tsc;	/* of the latest */
 };
 
 struct line_ctx {
@@ -148,9 +152,40 @@ static int cmp_rec(const void *a, const void *b)
 	return 0;
 }
 
+/* "# end host_tsc=T records=R dropped=D": the copy is whole; R must be the records read */
+static int parse_end(struct vtrace_offsets *o, const struct line_ctx *c, const char *line,
+		     size_t nr, uint64_t anomalies, bool *dropped)
+{
+	unsigned long long t, r, d;
+	int n = 0;
+
+	if (sscanf(line, VTRACE_OFFSETS_END " host_tsc=%llu records=%llu dropped=%llu%n", &t, &r,
+		   &d, &n) != 3 || line[n]) {
+		vtrace_set_error("%s: line %lu (byte %zu): expected \"%s host_tsc=T records=R"
+				 " dropped=D\", got \"%.60s\"", c->path, c->line, c->offset,
+				 VTRACE_OFFSETS_END, line);
+		return -1;
+	}
+	if (r != nr + anomalies) {
+		vtrace_set_error("%s: line %lu (byte %zu): \"%s\" says records=%llu, the file holds"
+				 " %zu: records lost or added in this copy", c->path, c->line,
+				 c->offset, VTRACE_OFFSETS_END, r, nr + anomalies);
+		return -1;
+	}
+	if (d) {
+		*dropped = true;
+		vtrace_warn("%s: %llu records dropped: vtrace_host's capacity was full, the history"
+			    " stops at its last record (reload vtrace_host with a larger capacity=)",
+			    c->path, d);
+	}
+	o->has_end = true;
+	o->end_tsc = t;
+	return 0;
+}
+
 /* Split @text into records; returns their number or -1 */
-static long parse_lines(const char *path, char *text, struct offset_rec **recs,
-			uint64_t *anomalies, bool *dropped)
+static long parse_lines(struct vtrace_offsets *o, const char *path, char *text,
+			struct offset_rec **recs, uint64_t *anomalies, bool *dropped)
 {
 	struct line_ctx c = { .path = path };
 	size_t nr = 0, alloc = 0;
@@ -167,6 +202,11 @@ static long parse_lines(const char *path, char *text, struct offset_rec **recs,
 		line[len] = '\0';
 		if (len && line[len - 1] == '\r')
 			line[len - 1] = '\0';
+		if (o->has_end && line[0]) {
+			vtrace_set_error("%s: line %lu (byte %zu): a line after the \"%s\" line",
+					 path, c.line, c.offset, VTRACE_OFFSETS_END);
+			goto error;
+		}
 		if (!header) {
 			if (strcmp(line, VTRACE_OFFSETS_HEADER)) {
 				vtrace_set_error("%s: line 1 (byte 0): expected the header \"%s\"",
@@ -174,6 +214,9 @@ static long parse_lines(const char *path, char *text, struct offset_rec **recs,
 				goto error;
 			}
 			header = 1;
+		} else if (!strncmp(line, VTRACE_OFFSETS_END " ", strlen(VTRACE_OFFSETS_END " "))) {
+			if (parse_end(o, &c, line, nr, *anomalies, dropped))
+				goto error;
 		} else if (!strncmp(line, VTRACE_OFFSETS_DROPPED " ",
 				    strlen(VTRACE_OFFSETS_DROPPED " "))) {
 			/* vtrace_host ran out of capacity: nothing after the last record */
@@ -344,17 +387,27 @@ static int build_histories(struct vtrace_offsets *o, const char *path, struct of
 	return 0;
 }
 
+static void end_histories(struct vtrace_offsets *o, uint64_t end, int why)
+{
+	for (size_t i = 0; i < o->nr_hist; i++) {
+		o->hist[i].end_tsc = end;
+		o->hist[i].end_why = why;
+	}
+}
+
 /* A full history ends at its last record, for every vCPU */
-static void cut_histories(struct vtrace_offsets *o, const struct offset_rec *recs, size_t nr)
+static uint64_t cut_histories(struct vtrace_offsets *o, const struct offset_rec *recs,
+			      size_t nr, int why)
 {
 	uint64_t end = 0;
 
 	for (size_t i = 0; i < nr; i++)
 		if (recs[i].iv.host_tsc > end)
 			end = recs[i].iv.host_tsc;
-	for (size_t i = 0; i < o->nr_hist; i++)
-		o->hist[i].end_tsc = end;
+	end_histories(o, end, why);
+	return end;
 }
+
 
 struct vtrace_offsets *vtrace_offsets_open(const char *path)
 {
@@ -372,14 +425,21 @@ struct vtrace_offsets *vtrace_offsets_open(const char *path)
 		vtrace_set_error("%s: byte %zu: NUL byte, expected text", path, strlen(text));
 		goto error;
 	}
-	nr = parse_lines(path, text, &recs, &anomalies, &dropped);
-	if (nr < 0)
-		goto error;
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		goto error;
+	nr = parse_lines(o, path, text, &recs, &anomalies, &dropped);
+	if (nr < 0)
+		goto error;
 	o->records = nr;
 	o->anomalies = anomalies;
+	o->first_tsc = UINT64_MAX;
+	for (long i = 0; i < nr; i++) {
+		if (recs[i].iv.host_tsc < o->first_tsc)
+			o->first_tsc = recs[i].iv.host_tsc;
+		if (recs[i].iv.host_tsc > o->last_tsc)
+			o->last_tsc = recs[i].iv.host_tsc;
+	}
 	if (anomalies)
 		vtrace_warn("%s: %llu records of writes with no vCPU (vm \"?\") ignored", path,
 			    (unsigned long long)anomalies);
@@ -387,7 +447,9 @@ struct vtrace_offsets *vtrace_offsets_open(const char *path)
 	if (build_histories(o, path, recs, nr))
 		goto error;
 	if (dropped)
-		cut_histories(o, recs, nr);
+		cut_histories(o, recs, nr, VTRACE_END_DROPPED);
+	else if (o->has_end)
+		end_histories(o, o->end_tsc, VTRACE_END_READ);
 	free(recs);
 	free(text);
 	return o;
@@ -459,6 +521,25 @@ char *vtrace_offsets_pids(struct vtrace_offsets *o)
 	if (!len)
 		snprintf(s, size, "none");
 	return s;
+}
+
+/* Host TSC of the earliest and the latest record: 0 without records */
+int vtrace_offsets_range(struct vtrace_offsets *o, uint64_t *first, uint64_t *last)
+{
+	if (!o->records)
+		return 0;
+	*first = o->first_tsc;
+	*last = o->last_tsc;
+	return 1;
+}
+
+/* The host TSC of the "# end" line: 0 without one */
+int vtrace_offsets_end(struct vtrace_offsets *o, uint64_t *end_tsc)
+{
+	if (!o->has_end)
+		return 0;
+	*end_tsc = o->end_tsc;
+	return 1;
 }
 
 uint64_t vtrace_offsets_records(struct vtrace_offsets *o)

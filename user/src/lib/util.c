@@ -14,6 +14,12 @@
 
 static char last_error[1024];
 static bool quiet;
+static const char *progname = "vtrace-merge";
+
+void vtrace_set_progname(const char *name)
+{
+	progname = name;
+}
 
 void vtrace_set_error(const char *fmt, ...)
 {
@@ -44,11 +50,90 @@ void vtrace_warn(const char *fmt, ...)
 
 	if (quiet)
 		return;
-	fputs("vtrace-merge: warning: ", stderr);
+	fprintf(stderr, "%s: warning: ", progname);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* pid=PID or offset=N after the folder */
+static int parse_guest_option(const char *spec, const char *opt, struct vtrace_guest_spec *g)
+{
+	uint64_t v;
+
+	if (!strncmp(opt, "pid=", 4)) {
+		if (vtrace_parse_u64(opt + 4, &v) || !v || v > 0x7fffffff) {
+			vtrace_set_error("--guest %s: %s: expected a process id", spec, opt);
+			return -1;
+		}
+		g->pid = v;
+		return 0;
+	}
+	if (!strncmp(opt, "offset=", 7)) {
+		if (vtrace_parse_s64(opt + 7, &g->offset)) {
+			vtrace_set_error("--guest %s: %s: expected a signed decimal offset", spec,
+					 opt);
+			return -1;
+		}
+		g->has_offset = true;
+		return 0;
+	}
+	vtrace_set_error("--guest %s: unknown option \"%s\", expected pid=PID or offset=N", spec,
+			 opt);
+	return -1;
+}
+
+/*
+ * --guest NAME=DIR[,pid=PID][,offset=N], for vtrace-merge and vtrace dat
+ * alike.  Returns 0, or -1 with the error set; vtrace_guest_spec_free()
+ * either way.
+ */
+int vtrace_guest_spec_parse(const char *spec, struct vtrace_guest_spec *g)
+{
+	const char *eq = strchr(spec, '=');
+	const char *end, *o;
+	char *opts, *save = NULL;
+	int ret = 0;
+
+	g->pid = -1;
+	if (!eq || eq == spec) {
+		vtrace_set_error("--guest %s: expected NAME=DIR[,pid=PID][,offset=N]", spec);
+		return -1;
+	}
+	g->name = strndup(spec, eq - spec);
+	/* the folder ends where the first option starts */
+	end = eq + 1 + strlen(eq + 1);
+	o = strstr(eq + 1, ",pid=");
+	if (o)
+		end = o;
+	o = strstr(eq + 1, ",offset=");
+	if (o && o < end)
+		end = o;
+	g->dir = strndup(eq + 1, end - eq - 1);
+	if (!g->name || !g->dir)
+		return -1;
+	if (!strcmp(g->name, "host") || strpbrk(g->name, " \t\"\\")) {
+		vtrace_set_error("--guest %s: NAME must not be \"host\" or hold blanks or quotes",
+				 spec);
+		return -1;
+	}
+	if (!*end)
+		return 0;
+	opts = strdup(end + 1);
+	if (!opts)
+		return -1;
+	for (char *t = strtok_r(opts, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save))
+		ret = parse_guest_option(spec, t, g);
+	free(opts);
+	return ret;
+}
+
+void vtrace_guest_spec_free(struct vtrace_guest_spec *g)
+{
+	free(g->name);
+	free(g->dir);
+	g->name = g->dir = NULL;
 }
 
 /* Decimal only, the whole string, no sign */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <trace-cmd.h>
@@ -123,6 +124,27 @@ static int check_dat_clock(struct machine *m)
 	return -1;
 }
 
+/* A trace.dat opened for raw time stamps (the self-check opens a second one) */
+struct tracecmd_input *machine_dat_open_raw(const char *path)
+{
+	struct tracecmd_input *h;
+
+	if (check_dat_magic(path))
+		return NULL;
+	h = tracecmd_alloc(path, 0);
+	if (h) {
+		tracecmd_set_flag(h, VTRACE_TRACECMD_FL_RAW_TS);
+		if (tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0) {
+			tracecmd_close(h);
+			h = NULL;
+		}
+	}
+	if (!h)
+		vtrace_set_error("%s: a trace.dat whose headers or CPU data libtracecmd cannot read"
+				 " (truncated or damaged?)", path);
+	return h;
+}
+
 static int open_dat(struct machine *m)
 {
 	struct stat st;
@@ -135,21 +157,9 @@ static int open_dat(struct machine *m)
 		vtrace_set_error("%s: byte 0: empty file, expected a trace-cmd trace.dat", m->path);
 		return -1;
 	}
-	if (check_dat_magic(m->path))
+	m->dat = machine_dat_open_raw(m->path);
+	if (!m->dat)
 		return -1;
-	m->dat = tracecmd_alloc(m->path, 0);
-	if (m->dat) {
-		tracecmd_set_flag(m->dat, VTRACE_TRACECMD_FL_RAW_TS);
-		if (tracecmd_read_headers(m->dat, 0) < 0 || tracecmd_init_data(m->dat) < 0) {
-			tracecmd_close(m->dat);
-			m->dat = NULL;
-		}
-	}
-	if (!m->dat) {
-		vtrace_set_error("%s: a trace.dat whose headers or CPU data libtracecmd cannot read"
-				 " (truncated or damaged?)", m->path);
-		return -1;
-	}
 	if (check_dat_clock(m))
 		return -1;
 	m->tep = tracecmd_get_tep(m->dat);
@@ -161,6 +171,20 @@ static int open_dat(struct machine *m)
 	return alloc_sources(m);
 }
 
+/* QEMU's -pidfile, which vtrace's guest dumps keep: a guest's folder given as --host */
+static bool is_guest_dump(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/qemu.pid", dir);
+	if (access(path, F_OK))
+		return false;
+	vtrace_set_error("--host %s: a guest's dump folder (it holds qemu.pid): give it as"
+			 " --guest NAME=%s, and as --host the host's trace.dat (trace-cmd record"
+			 " -C x86-tsc)", dir, dir);
+	return true;
+}
+
 struct machine *machine_open_host(const char *path, const struct merge_opts *opts)
 {
 	struct machine *m = machine_alloc("host", path);
@@ -169,6 +193,10 @@ struct machine *machine_open_host(const char *path, const struct merge_opts *opt
 
 	if (!m)
 		return NULL;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode) && is_guest_dump(path)) {
+		machine_close(m);
+		return NULL;
+	}
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		ret = open_dump(m, opts);
 	else
@@ -180,88 +208,12 @@ struct machine *machine_open_host(const char *path, const struct merge_opts *opt
 	return m;
 }
 
-struct guest_spec {
-	char	*name;
-	char	*dir;
-	int	pid;
-	bool	has_offset;
-	int64_t	offset;
-};
-
-/* pid=PID or offset=N after the folder */
-static int parse_guest_option(const char *spec, const char *opt, struct guest_spec *g)
-{
-	uint64_t v;
-
-	if (!strncmp(opt, "pid=", 4)) {
-		if (vtrace_parse_u64(opt + 4, &v) || !v || v > 0x7fffffff) {
-			vtrace_set_error("--guest %s: %s: expected a process id", spec, opt);
-			return -1;
-		}
-		g->pid = v;
-		return 0;
-	}
-	if (!strncmp(opt, "offset=", 7)) {
-		if (vtrace_parse_s64(opt + 7, &g->offset)) {
-			vtrace_set_error("--guest %s: %s: expected a signed decimal offset", spec,
-					 opt);
-			return -1;
-		}
-		g->has_offset = true;
-		return 0;
-	}
-	vtrace_set_error("--guest %s: unknown option \"%s\", expected pid=PID or offset=N", spec,
-			 opt);
-	return -1;
-}
-
-/* NAME=DIR[,pid=PID][,offset=N] */
-static int parse_guest_spec(const char *spec, struct guest_spec *g)
-{
-	const char *eq = strchr(spec, '=');
-	const char *end, *o;
-	char *opts, *save = NULL;
-	int ret = 0;
-
-	g->pid = -1;
-	if (!eq || eq == spec) {
-		vtrace_set_error("--guest %s: expected NAME=DIR[,pid=PID][,offset=N]", spec);
-		return -1;
-	}
-	g->name = strndup(spec, eq - spec);
-	/* the folder ends where the first option starts */
-	end = eq + 1 + strlen(eq + 1);
-	o = strstr(eq + 1, ",pid=");
-	if (o)
-		end = o;
-	o = strstr(eq + 1, ",offset=");
-	if (o && o < end)
-		end = o;
-	g->dir = strndup(eq + 1, end - eq - 1);
-	if (!g->name || !g->dir)
-		return -1;
-	if (!strcmp(g->name, "host") || strpbrk(g->name, " \t\"\\")) {
-		vtrace_set_error("--guest %s: NAME must not be \"host\" or hold blanks or quotes",
-				 spec);
-		return -1;
-	}
-	if (!*end)
-		return 0;
-	opts = strdup(end + 1);
-	if (!opts)
-		return -1;
-	for (char *t = strtok_r(opts, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save))
-		ret = parse_guest_option(spec, t, g);
-	free(opts);
-	return ret;
-}
-
 struct machine *machine_open_guest(const char *spec, const struct merge_opts *opts)
 {
-	struct guest_spec g = { 0 };
+	struct vtrace_guest_spec g = { 0 };
 	struct machine *m = NULL;
 
-	if (parse_guest_spec(spec, &g))
+	if (vtrace_guest_spec_parse(spec, &g))
 		goto error;
 	m = machine_alloc(g.name, g.dir);
 	if (!m)
@@ -272,13 +224,11 @@ struct machine *machine_open_guest(const char *spec, const struct merge_opts *op
 	if (open_dump(m, opts))
 		goto error;
 	m->pid = g.pid > 0 ? g.pid : vtrace_dump_qemu_pid(m->dump);
-	free(g.name);
-	free(g.dir);
+	vtrace_guest_spec_free(&g);
 	return m;
 error:
 	machine_close(m);
-	free(g.name);
-	free(g.dir);
+	vtrace_guest_spec_free(&g);
 	return NULL;
 }
 
@@ -522,6 +472,18 @@ static int next_record(struct source *s, int *filler)
 	return s->rec ? 1 : 0;
 }
 
+static const char *end_why(int why)
+{
+	switch (why) {
+	case VTRACE_END_READ:
+		return "the copy's \"# end\" line: it was read then";
+	case VTRACE_END_DROPPED:
+		return "vtrace_host dropped the records after it";
+	default:
+		return "its last record: the copy has no \"# end\" line, it may have been cut";
+	}
+}
+
 static int convert(struct source *s)
 {
 	const struct vtrace_vcpu_history *h = s->map.hist;
@@ -546,10 +508,10 @@ static int convert(struct source *s)
 		vtrace_set_error("guest %s cpu %d: events but no offset history for its vCPU",
 				 s->m->name, s->cpu);
 	else if (s->map.past_end)
-		vtrace_set_error("offset history of guest %s cpu %d ends at host TSC %llu"
-				 " (vtrace_host dropped the records after it), its event at %s/cpu%d"
-				 " byte %llu is later (--assume-constant-offset extrapolates)",
-				 s->m->name, s->cpu, (unsigned long long)h->end_tsc, s->m->path,
+		vtrace_set_error("offset history of guest %s cpu %d ends at host TSC %llu (%s),"
+				 " its event at %s/cpu%d byte %llu is later (--assume-constant-offset"
+				 " extrapolates)", s->m->name, s->cpu,
+				 (unsigned long long)h->end_tsc, end_why(h->end_why), s->m->path,
 				 s->cpu, (unsigned long long)s->rec->offset);
 	else
 		vtrace_set_error("offset history does not cover guest %s cpu %d before host TSC"
@@ -596,6 +558,8 @@ int source_advance(struct source *s, const struct merge_opts *opts)
 		s->read++;
 		if (convert(s))
 			return -1;
+		if (s->chk)
+			check_event(s->chk, s->host_tsc);
 		if (s->read > 1 && s->host_tsc < prev)
 			s->out_of_order++;
 		if (filler) {

@@ -47,6 +47,8 @@ static const char usage_text[] =
 "                           (before it, or after a history cut by dropped records) with\n"
 "                           the nearest offset known (an approximation; warns)\n"
 "  --skip-bad-pages         skip and count damaged pages instead of stopping\n"
+"  --force                  exit 0 even when the self-check finds guest events outside\n"
+"                           the times their vCPU could run (the summary still says so)\n"
 "  --progress, --no-progress  progress on stderr (default: when stderr is a terminal)\n"
 "  -q, --quiet              no warnings\n"
 "  -h, --help               this text\n";
@@ -55,6 +57,7 @@ enum {
 	OPT_HOST = 256, OPT_GUEST, OPT_OFFSETS, OPT_KHZ, OPT_FORMAT, OPT_RAW, OPT_STATS,
 	OPT_FROM, OPT_TO, OPT_MACHINE, OPT_EVENT, OPT_VMLINUX, OPT_ASSUME, OPT_SKIP,
 	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_TASK, OPT_THRESHOLD, OPT_WORST,
+	OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +81,7 @@ static const struct option long_opts[] = {
 	{ "threshold",			required_argument, NULL, OPT_THRESHOLD },
 	{ "worst",			required_argument, NULL, OPT_WORST },
 	{ "task",			required_argument, NULL, OPT_TASK },
+	{ "force",			no_argument,	   NULL, OPT_FORCE },
 	{ "quiet",			no_argument,	   NULL, 'q' },
 	{ "help",			no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -178,6 +182,7 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 		case OPT_STATS:		o->stats = true; break;
 		case OPT_ASSUME:	o->assume_constant = true; break;
 		case OPT_SKIP:		o->skip_bad = true; break;
+		case OPT_FORCE:		o->force = true; break;
 		case OPT_PROGRESS:	o->progress = true; break;
 		case OPT_NO_PROGRESS:	o->progress = false; break;
 		case OPT_EXPLAIN:	o->explain = true; break;
@@ -363,6 +368,7 @@ static int explain_main(struct cmdline *c, FILE *out)
 	struct machine **ms = NULL;
 	void *state = NULL;
 	int nr = 0, ret;
+	bool quiet;
 
 	c->opts.stats = false;
 	c->opts.progress = false;
@@ -370,6 +376,8 @@ static int explain_main(struct cmdline *c, FILE *out)
 	if (!ret)
 		ret = explain_pass1(ms, nr, &c->opts, &state, out);
 	close_all(ms, nr, offsets);
+	/* the same inputs again, once per story: pass 1 said their warnings already */
+	quiet = vtrace_set_quiet(true);
 	for (int rank = 0, stories = ret; rank < stories && ret >= 0; rank++) {
 		ms = NULL;
 		offsets = NULL;
@@ -379,6 +387,7 @@ static int explain_main(struct cmdline *c, FILE *out)
 			ret = explain_pass2(ms, nr, &c->opts, state, rank, out);
 		close_all(ms, nr, offsets);
 	}
+	vtrace_set_quiet(quiet);
 	explain_free(state);
 	return ret < 0 ? ret : 0;
 }
@@ -427,6 +436,7 @@ int vtrace_merge_main(int argc, char **argv)
 	struct vtrace_offsets *offsets = NULL;
 	struct machine **machines = NULL;
 	struct cmdline c = { 0 };
+	struct check *chk = NULL;
 	int nr = 0, ret;
 
 	ret = parse_args(argc, argv, &c);
@@ -448,16 +458,26 @@ int vtrace_merge_main(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 	ret = open_all(&c, &machines, &nr, &offsets);
+	if (!ret) {
+		chk = check_open(machines, nr, &c.opts);
+		if (!chk || check_offsets(chk, offsets, c.offsets))
+			ret = -1;
+	}
 	if (!ret)
 		ret = merge_run(machines, nr, &c.opts, stdout);
-	if (!ret && c.opts.stats)
+	if (!ret && c.opts.stats) {
 		output_stats(stdout, machines, nr, &c.opts);
+		check_stats(chk, stdout, c.opts.format == MERGE_JSONL);
+	}
+	if (!ret && fflush(stdout) == 0)
+		ret = check_report(chk, stderr, c.opts.force);
 	if (!ret && fflush(stdout)) {
 		vtrace_set_error("writing the output: %s", strerror(errno));
 		ret = -1;
 	}
 	if (ret)
 		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
+	check_close(chk);
 	close_all(machines, nr, offsets);
 	free_cmdline(&c);
 	return ret ? 1 : 0;

@@ -14,6 +14,8 @@ struct tep_handle;
 struct tep_record;
 struct tracecmd_input;
 struct source;
+struct check;
+struct check_cpu;
 
 enum merge_format {
 	MERGE_TEXT,
@@ -37,6 +39,7 @@ struct merge_opts {
 	bool			progress;
 	bool			assume_constant;
 	bool			skip_bad;
+	bool			force;		/* --force: a failed self-check is not an error */
 	uint64_t		khz;
 	uint64_t		from_ns;
 	uint64_t		to_ns;
@@ -71,6 +74,7 @@ struct source {
 	struct vtrace_tsc_map		map;
 	struct vtrace_cpu_reader	*reader;
 	struct tep_record		*dat_rec;
+	struct check_cpu		*chk;	/* the self-check of this guest CPU (check.c) */
 	/* counters for --stats */
 	uint64_t			read;
 	uint64_t			printed;
@@ -124,6 +128,15 @@ int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			 const struct merge_opts *opts);
 int machine_select(struct machine *m, const struct merge_opts *opts);
 int source_advance(struct source *s, const struct merge_opts *opts);
+struct tracecmd_input *machine_dat_open_raw(const char *path);
+
+/* check.c: the self-check */
+struct check *check_open(struct machine **machines, int nr, const struct merge_opts *opts);
+void check_close(struct check *c);
+void check_event(struct check_cpu *cc, uint64_t host_tsc);
+int check_report(const struct check *c, FILE *f, bool force);
+void check_stats(const struct check *c, FILE *f, bool json);
+int check_offsets(const struct check *c, struct vtrace_offsets *o, const char *path);
 
 /* merge.c */
 int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, FILE *out);

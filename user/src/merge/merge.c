@@ -165,8 +165,10 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 		uint64_t ns = opts->khz ? vtrace_tsc_to_ns(s->host_tsc, opts->khz) : s->host_tsc;
 		int r;
 
-		if (ns > opts->to_ns && !opts->stats)
-			break;
+		/*
+		 * Past --to, every source is still read to its end: one whose time
+		 * goes back (counted out of order) may come back into the window.
+		 */
 		if (ns >= opts->from_ns && ns <= opts->to_ns && s->m->selected) {
 			account(s, ns);
 			if (o)

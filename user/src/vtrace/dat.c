@@ -105,6 +105,7 @@ struct dat {
 	const char			*host;
 	const char			*out;
 	int				pid;
+	struct vtrace_guest_spec	spec;		/* --guest, parsed: owns name and dir */
 	struct vtrace_dump		*dump;
 	struct vtrace_offsets		*offsets;
 	const struct vtrace_meta_info	*info;
@@ -120,7 +121,7 @@ struct dat {
 	size_t				*last;
 };
 
-/* vtrace_warn() says "vtrace-merge": this command's own warnings */
+/* this command's own warnings (the library's vtrace_warn() says "vtrace dat" too) */
 static void dat_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void dat_warn(const char *fmt, ...)
@@ -1072,25 +1073,22 @@ static void dat_free(struct dat *d)
 	free(d->last);
 	vtrace_offsets_close(d->offsets);
 	vtrace_dump_close(d->dump);
+	vtrace_guest_spec_free(&d->spec);
 }
 
-/* "NAME=DIR[,pid=PID]" */
-static int parse_guest(struct dat *d, char *arg)
+/* "NAME=DIR[,pid=PID]": vtrace-merge's parser; offset=N has no history to write */
+static int parse_guest(struct dat *d, const char *arg)
 {
-	char *eq = strchr(arg, '='), *comma;
-
-	if (!eq || eq == arg)
+	if (vtrace_guest_spec_parse(arg, &d->spec))
 		return -1;
-	*eq = '\0';
-	d->name = arg;
-	d->dir = eq + 1;
-	comma = strstr(d->dir, ",pid=");
-	if (comma) {
-		*comma = '\0';
-		d->pid = atoi(comma + 5);
-		if (d->pid <= 0)
-			return -1;
+	if (d->spec.has_offset) {
+		vtrace_set_error("--guest %s: offset=N is vtrace-merge's: vtrace dat writes the"
+				 " guest's offset history (--offsets) into its TIME_SHIFT", arg);
+		return -1;
 	}
+	d->name = d->spec.name;
+	d->dir = d->spec.dir;
+	d->pid = d->spec.pid;
 	return 0;
 }
 
@@ -1127,7 +1125,7 @@ static int run(struct dat *gs, int nr)
 }
 
 /* --guest NAME=DIR[,pid=PID]: one more guest */
-static struct dat *add_guest(struct dat **gs, int *nr, char *arg)
+static struct dat *add_guest(struct dat **gs, int *nr, const char *arg)
 {
 	struct dat *n = realloc(*gs, (*nr + 1) * sizeof(*n));
 
@@ -1135,12 +1133,24 @@ static struct dat *add_guest(struct dat **gs, int *nr, char *arg)
 		return NULL;
 	*gs = n;
 	memset(&n[*nr], 0, sizeof(*n));
-	if (parse_guest(&n[*nr], arg))
+	if (parse_guest(&n[*nr], arg)) {
+		vtrace_guest_spec_free(&n[*nr].spec);
 		return NULL;
+	}
 	for (int i = 0; i < *nr; i++)
-		if (!strcmp(n[i].name, n[*nr].name))
+		if (!strcmp(n[i].name, n[*nr].name)) {
+			vtrace_set_error("--guest %s: NAME %s used twice", arg, n[i].name);
+			vtrace_guest_spec_free(&n[*nr].spec);
 			return NULL;
+		}
 	return &n[(*nr)++];
+}
+
+static void free_guests(struct dat *gs, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		dat_free(&gs[i]);
+	free(gs);
 }
 
 int vtrace_cmd_dat(int argc, char **argv)
@@ -1156,27 +1166,27 @@ int vtrace_cmd_dat(int argc, char **argv)
 	struct dat common = { 0 }, *gs = NULL;
 	int opt, ret, nr = 0;
 
+	vtrace_set_progname("vtrace dat");
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'g':
 			if (!add_guest(&gs, &nr, optarg)) {
-				fprintf(stderr, "vtrace dat: --guest %s: expected"
-					" NAME=DIR[,pid=PID], NAME not used before\n", optarg);
-				free(gs);
+				fprintf(stderr, "vtrace dat: %s\n", vtrace_last_error());
+				free_guests(gs, nr);
 				return 2;
 			}
 			break;
 		case 'o':	common.offsets_path = optarg; break;
 		case 'H':	common.host = optarg; break;
 		case 'O':	common.out = optarg; break;
-		case 'h':	fputs(dat_usage, stdout); free(gs); return 0;
-		default:	fputs(dat_usage, stderr); free(gs); return 2;
+		case 'h':	fputs(dat_usage, stdout); free_guests(gs, nr); return 0;
+		default:	fputs(dat_usage, stderr); free_guests(gs, nr); return 2;
 		}
 	}
 	if (optind < argc || !nr || !common.offsets_path || !common.out) {
 		fprintf(stderr, "vtrace dat: --guest, --offsets and --out are needed\n%s",
 			dat_usage);
-		free(gs);
+		free_guests(gs, nr);
 		return 2;
 	}
 	for (int i = 0; i < nr; i++) {
@@ -1188,8 +1198,6 @@ int vtrace_cmd_dat(int argc, char **argv)
 	ret = run(gs, nr);
 	if (ret)
 		fprintf(stderr, "vtrace dat: error: %s\n", vtrace_last_error());
-	for (int i = 0; i < nr; i++)
-		dat_free(&gs[i]);
-	free(gs);
+	free_guests(gs, nr);
 	return ret ? 1 : 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "vtrace-local.h"
+#include "vtrace-util.h"
 
 static const char usage_text[] =
 "usage: vtrace COMMAND [ARGS]\n"
@@ -27,6 +28,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	vtrace_set_progname("vtrace");
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage_text, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
