@@ -430,7 +430,8 @@ def scenario(name, rng, nev):
         #   HOG:  host task e2e_hog (777) holds host cpu 1 for 2 ms from the expiry
         #   IDLE: host cpu 1 idle for 1 ms from the expiry (the vCPU thread slept)
         #   PRIO: the guest runs rt-hog (600) for 1.5 ms before cyclictest
-        hog, idle, prio = (10, 20, 30, 40, 50), (15, 25, 35, 45), (60, 70, 80)
+        #   SIRQ: host ksoftirqd/1 (21) holds host cpu 1 for 0.5 ms from the expiry
+        hog, idle, prio, sirq = (10, 20, 30, 40, 50), (15, 25, 35, 45), (60, 70, 80), (90,)
         host.events = [[] for _ in range(2)]
         g = guest('g1', 2, [0, 1], 4252)
         khz = host.khz
@@ -454,6 +455,12 @@ def scenario(name, rng, nev):
                 he.append((due + tsc(2_000_000), ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900),
                            '', 0))
                 fire = due + tsc(2_030_000)
+            elif i in sirq:
+                he.append((due - tsc(1_000), ev_switch(b'CPU 1/KVM', 900, b'ksoftirqd/1', 21), '',
+                           0))
+                he.append((due + tsc(500_000), ev_switch(b'ksoftirqd/1', 21, b'CPU 1/KVM', 900),
+                           '', 0))
+                fire = due + tsc(530_000)
             elif i in idle:
                 he.append((due - tsc(1_000), ev_switch(b'CPU 1/KVM', 900, b'swapper/1', 0), '', 0))
                 he.append((due + tsc(1_000_000), ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900),

@@ -386,16 +386,19 @@ run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --t
 [ $rc -eq 2 ] && grep -q -- "--threshold 5parsecs: expected a duration" "$T/err"
 ok $? explain_threshold_bad_is_usage_error "rc $rc $(head -c 300 "$T/err")"
 # a known mix (gen.py explain_mix): 5 x 2.042 ms under a host hog, 4 x 1.042 ms of host
-# cpu idle, 3 x 1.526 ms behind a guest task; the other 88 wake-ups are 0.037 ms late
+# cpu idle, 3 x 1.526 ms behind a guest task, 1 x 0.542 ms under ksoftirqd/1; the other
+# 87 wake-ups are 0.037 ms late
 XM=$T/explain-mix
 $GEN make "$XM" explain_mix --events 100
 MIX=(--host "$XM/host" --guest g1="$XM/g1" --offsets "$XM/tsc_offsets" --task cyclictest)
 run "${MIX[@]}" --explain --worst 2
-grep -q '^Late wake-ups of cyclictest (later than 0.100 ms): 12 of 100, 18.956 ms of delay' "$T/out" &&
-	grep -qE "^  host task e2e_hog on the vCPU's host cpu +5 +10\.210 +2\.042 +53\.9%$" "$T/out" &&
-	grep -qE '^  guest task rt-hog +3 +4\.578 +1\.526 +24\.2%$' "$T/out" &&
-	grep -qE '^  host cpu idle, the vCPU waiting \(host not running\) +4 +4\.168 +1\.042 +22\.0%$' \
-		"$T/out" && [ "$(sed -n '3,/^Not told/p' "$T/out" | grep -c '^  [a-z]')" -eq 3 ] &&
+grep -q '^Late wake-ups of cyclictest (later than 0.100 ms): 13 of 100, 19.498 ms of delay' "$T/out" &&
+	grep -qE "^  host task e2e_hog on the vCPU's host cpu +5 +10\.210 +2\.042 +52\.4%$" "$T/out" &&
+	grep -qE '^  guest task rt-hog +3 +4\.578 +1\.526 +23\.5%$' "$T/out" &&
+	grep -qE '^  host cpu idle, the vCPU waiting \(host not running\) +4 +4\.168 +1\.042 +21\.4%$' \
+		"$T/out" &&
+	grep -qE '^  host softirq work in ksoftirqd/1 +1 +0\.542 +0\.542 +2\.8%$' "$T/out" &&
+	[ "$(sed -n '3,/^Not told/p' "$T/out" | grep -c '^  [a-z]')" -eq 4 ] &&
 	[ "$(grep -c '^Worst wake-up of cyclictest in guest g1: 2.042 ms$' "$T/out")" -eq 1 ] &&
 	[ "$(grep -c '^Wake-up #2 by delay of cyclictest in guest g1: 2.042 ms$' "$T/out")" -eq 1 ] &&
 	[ "$(grep -c '^Timeline' "$T/out")" -eq 2 ]
@@ -404,7 +407,7 @@ run "${MIX[@]}" --explain --worst 1000 --format jsonl
 cp "$T/out" "$T/mix-explain.jsonl"
 run "${MIX[@]}" --format jsonl
 python3 explain-check.py "$T/out" "$T/mix-explain.jsonl" \
-	"host_task:e2e_hog=5,host_idle=4,guest_task:rt-hog=3"
+	"host_task:e2e_hog=5,host_idle=4,guest_task:rt-hog=3,host_softirq:ksoftirqd/1=1"
 ok $? explain_mix_recomputed_from_the_events
 # the real L2 capture: the host trace covers 0.35 s of it, no kvm_exit recorded
 R=fixtures/real-l2
