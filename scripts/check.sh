@@ -6,8 +6,9 @@
 # Prints KTAP per part and ends with the plain "N passed, N failed" line.
 #
 #   scripts/check.sh [PART...]   only these parts: unit sanitizers modules docs
-#                                setup bed install bench vm clone matrix (or one matrix entry's
-#                                name, e.g. vm-6.12.117+deb12-amd64); none = all
+#                                setup bed install bench vm clone kselftest matrix
+#                                (or one matrix entry's name, e.g.
+#                                vm-6.12.117+deb12-amd64); none = all
 set -u
 only=" $* "
 cd "$(dirname "$0")/.."
@@ -90,6 +91,7 @@ part install ./selftests/install.sh "$kver" $others
 part bench ./bench/check.sh
 part vm ./selftests/run_vm_tests.sh
 part clone ./scripts/check-clone.sh
+part kselftest ./scripts/check-kselftest.sh
 for m in $matrix; do
 	host=${m%%:*} suites=${m#*:} name=vm-${m%%:*}
 	guest=${host#*/} host=${host%%/*}

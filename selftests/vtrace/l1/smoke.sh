@@ -4,9 +4,11 @@
 . "$VTRACE_PROJ/testbed/lib.sh"
 
 ktap_header 5
-modprobe kvm_amd
-grep -q '^kvm_amd ' /proc/modules
-ktap_result $? "l1_kvm_amd_loaded"
+kvm=kvm_amd	# on a real Intel host (selftests/vtrace/ksft_run.sh): kvm_intel
+grep -qw vmx /proc/cpuinfo && kvm=kvm_intel
+modprobe $kvm
+grep -q "^$kvm " /proc/modules
+ktap_result $? "l1_${kvm}_loaded"
 
 insmod "$VTRACE_HOST_KO" && rmmod vtrace_host
 ktap_result $? "l1_vtrace_host_load_unload"

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check's "kselftest" part, inside the test bed's L1: L1 is the real
+# host here.  The bed's variables are dropped; then, as a user would:
+# make -C selftests/vtrace run_tests in the tree, the installed selftests
+# (scripts/check-kselftest.sh put them in build/ksft) through the kernel's
+# own run_kselftest.sh, and a skip (exit 4) with its reason.  KTAP.
+proj=$VTRACE_PROJ out=$VTRACE_OUT
+user() {	# user CMD...: run CMD with a user's environment, not the bed's
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@"
+}
+n=0 fail=0
+result() {	# result RC NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi
+}
+
+echo "KTAP version 1"
+echo "1..5"
+user make -s -C "$proj/selftests/vtrace" run_tests > "$out/run_tests.out" 2>&1
+rc=$?
+sed 's/^/# /' "$out/run_tests.out"
+[ $rc -eq 0 ] && grep -qx 'ok 1 ksft_smoke.sh' "$out/run_tests.out" &&
+	grep -qx 'ok 2 ksft_guest.sh' "$out/run_tests.out" &&
+	[ "$(grep -c '^    ok ' "$out/run_tests.out")" -ge 19 ] &&
+	! grep -q '^    not ok ' "$out/run_tests.out"
+result $? "make run_tests in the tree: 2 suites, 19 tests, all ok"
+
+ksft=$proj/build/ksft
+user "$ksft/run_kselftest.sh" -t vtrace:ksft_smoke.sh > "$out/run_kselftest.out" 2>&1
+rc=$?
+sed 's/^/# /' "$out/run_kselftest.out"
+[ $rc -eq 0 ] && grep -qx 'ok 1 selftests: vtrace: ksft_smoke.sh' "$out/run_kselftest.out" &&
+	[ "$(grep -c '^# ok ' "$out/run_kselftest.out")" -eq 5 ]
+result $? "run_kselftest.sh -t vtrace:ksft_smoke.sh (installed): ok, 5 subtests ok"
+
+user "$ksft/run_kselftest.sh" -l > "$out/list.out" 2>&1
+[ "$(cat "$out/list.out")" = "$(printf 'vtrace:ksft_smoke.sh\nvtrace:ksft_guest.sh')" ]
+result $? "run_kselftest.sh -l lists vtrace:ksft_smoke.sh and vtrace:ksft_guest.sh"
+
+user L2_KVER=0.0-none "$ksft/vtrace/ksft_smoke.sh" > "$out/skip.out" 2>&1
+rc=$?
+sed 's/^/# /' "$out/skip.out"
+[ $rc -eq 4 ] && grep -qx '# SKIP smoke: no guest kernel /boot/vmlinuz-0.0-none (set L2_KVER to an installed one)' "$out/skip.out"
+result $? "a missing requirement: exit 4 and the reason"
+
+user L2_KVER=0.0-none "$ksft/run_kselftest.sh" -t vtrace:ksft_smoke.sh > "$out/skip-runner.out" 2>&1
+grep -qx 'ok 1 selftests: vtrace: ksft_smoke.sh # SKIP' "$out/skip-runner.out"
+result $? "the kselftest runner reports it as SKIP"
+exit $fail
