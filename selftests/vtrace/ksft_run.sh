@@ -64,7 +64,7 @@ tmpko=$out/.vermagic.ko
 # Does KVM run a guest at all?  A 64 KiB BIOS whose reset vector writes 1
 # to QEMU's isa-debug-exit port: QEMU then exits with status 3.
 { head -c 65520 /dev/zero; printf '\xb0\x01\xe6\xf4\xf4'; head -c 11 /dev/zero; } > "$out/kvm-probe.bin"
-timeout -k 2 20 qemu-system-x86_64 -accel kvm -machine pc -nodefaults -display none -monitor none \
+timeout -k 2 120 qemu-system-x86_64 -accel kvm -machine pc -nodefaults -display none -monitor none \
 	-bios "$out/kvm-probe.bin" -device isa-debug-exit,iobase=0xf4,iosize=1 > "$out/kvm-probe.log" 2>&1
 rc=$?
 [ $rc -eq 3 ] || skip "QEMU -accel kvm does not run a guest here (exit $rc): $(grep -v warning "$out/kvm-probe.log" | head -1)"
