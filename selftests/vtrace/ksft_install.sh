@@ -5,8 +5,8 @@
 #   ksft_install.sh DIR L2_KVER FILE...
 #
 # DIR gets the FILEs (the ksft_*.sh tests, ksft_run.sh, settings, config)
-# and DIR/proj/, what the suites use of the tree: testbed/lib.sh and
-# splat-check.sh, selftests/vtrace/ (l1/ suites, libraries, checkers), the
+# and DIR/proj/, what the suites use of the tree: testbed/*.sh (lib.sh and
+# the scripts it runs), selftests/vtrace/ (l1/ suites, libraries, checkers), the
 # tools, the protocol header, vtrace_host.ko as built here (used only when
 # no vtrace_host is installed), and the guest image for L2_KVER (busybox,
 # vtrace_guest.ko, the guest scripts).
@@ -25,7 +25,7 @@ p=$dir/proj
 mkdir -p "$p/testbed" "$p/selftests/vtrace" "$p/user" "$p/include/uapi/linux" \
 	"$p/build/testbed" "$p/build/helpers" "$p/kmod/host"
 (cd "$here" && cp "$@" "$dir/")
-cp "$proj/testbed/lib.sh" "$proj/testbed/splat-check.sh" "$p/testbed/"
+cp "$proj"/testbed/*.sh "$p/testbed/"
 cp -r "$here/l1" "$here"/*.sh "$here"/*.py "$p/selftests/vtrace/"
 cp "$proj/user/vtrace" "$proj/user/vtrace-merge" "$p/user/"
 cp "$proj/include/uapi/linux/vtrace.h" "$p/include/uapi/linux/"

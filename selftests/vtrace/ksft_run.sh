@@ -18,9 +18,9 @@ set -u
 suite=$1
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -d "$here/proj" ]; then
-	proj=$here/proj			# installed: make install INSTALL_PATH=...
+	proj=$here/proj	installed=1	# make install INSTALL_PATH=...
 else
-	proj=$(cd "$here/../.." && pwd)	# in the tree
+	proj=$(cd "$here/../.." && pwd) installed=	# in the tree
 fi
 
 skip() {
@@ -86,7 +86,7 @@ uncompressed "$ko" "$out/kmod"
 l2kver=${L2_KVER:-$kver}
 [ -r "/boot/vmlinuz-$l2kver" ] || skip "no guest kernel /boot/vmlinuz-$l2kver (set L2_KVER to an installed one)"
 initrd=$proj/build/testbed/initramfs-l2-$l2kver.cpio.gz
-if [ ! -x "$proj/testbed/build-l2.sh" ]; then
+if [ -n "$installed" ]; then
 	# installed: the image made at install time
 	[ -f "$initrd" ] ||
 		skip "no guest image for $l2kver in $proj/build/testbed (install the selftests with L2_KVER=$l2kver)"
@@ -104,7 +104,7 @@ else
 fi
 rm -f "$tmpko"
 
-echo "# vtrace $suite on $(hostname) ($kver, $kvm), guest $l2kver, files in $out"
+echo "# vtrace $suite on $(uname -n) ($kver, $kvm), guest $l2kver, files in $out"
 export VTRACE_PROJ=$proj VTRACE_OUT=$out KVER=$kver L2_KVER=$l2kver VTRACE_KMOD_DIR=$out/kmod
 export L2_INITRD=$initrd
 exec bash "$proj/selftests/vtrace/l1/$suite.sh"
