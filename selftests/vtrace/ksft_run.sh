@@ -57,6 +57,9 @@ if grep -q '^vtrace_host ' /proc/modules 2>/dev/null; then
 	skip "vtrace_host is loaded: the suites load and unload it themselves; rmmod vtrace_host first"
 fi
 
+l2kver=${L2_KVER:-$kver}
+[ -r "/boot/vmlinuz-$l2kver" ] || skip "no guest kernel /boot/vmlinuz-$l2kver (set L2_KVER to an installed one)"
+
 out=${VTRACE_OUT:-$(mktemp -d /tmp/vtrace-ksft-"$suite".XXXXXX)}
 mkdir -p "$out"
 tmpko=$out/.vermagic.ko
@@ -83,8 +86,6 @@ fi
 uncompressed "$ko" "$out/kmod"
 
 # the guest: kernel and image
-l2kver=${L2_KVER:-$kver}
-[ -r "/boot/vmlinuz-$l2kver" ] || skip "no guest kernel /boot/vmlinuz-$l2kver (set L2_KVER to an installed one)"
 initrd=$proj/build/testbed/initramfs-l2-$l2kver.cpio.gz
 if [ -n "$installed" ]; then
 	# installed: the image made at install time
