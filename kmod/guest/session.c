@@ -27,6 +27,8 @@
 #include "vtg.h"
 
 #define VTG_CLOCK	"x86-tsc"
+/* set_event reads words of at most this many bytes (EVENT_BUF_SIZE + 1) */
+#define VTG_EVENT_WORD_MAX	128
 
 static int vtg_set_clock(void)
 {
@@ -78,15 +80,73 @@ static int vtg_fillers_prepare(void)
 	return ret;
 }
 
+/*
+ * Sub-buffers (buffer_subbuf_size_kb, v6.8+) larger than a page: splice
+ * and read() then hand out sub-buffers, while the module, META_INFO and the
+ * host's readers walk pages.  Refuse rather than send a stream nobody
+ * reads right.  No such file (older kernels): pages.
+ */
+static int vtg_check_subbuf(void)
+{
+	unsigned long kb = 0;
+	size_t len;
+	char *buf;
+
+	buf = vtg_read_instance("buffer_subbuf_size_kb", &len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf) == -ENOENT ? 0 : PTR_ERR(buf);
+	if (kstrtoul(strim(buf), 10, &kb))
+		kb = 0;
+	kvfree(buf);
+	if (kb << 10 == PAGE_SIZE)
+		return 0;
+	pr_err("vtrace_guest: instances/%s/buffer_subbuf_size_kb is %lu, not the page size: not starting (sub-buffers are not supported). Set it back: echo %lu > /sys/kernel/tracing/instances/%s/buffer_subbuf_size_kb\n",
+	       VTG_INSTANCE, kb, PAGE_SIZE >> 10, VTG_INSTANCE);
+	return -EOPNOTSUPP;
+}
+
+/*
+ * Truncating "trace" and changing the clock reset the buffers of the CPUs
+ * online at that moment only: an offline CPU would keep events from before
+ * the session, maybe in another clock, and stream them into it once it
+ * comes back (or at the stop).  Tracing is off by now, so no CPU writes
+ * any more: reset every CPU that was not online across the truncation,
+ * one by one (per_cpu/cpuK/trace).
+ */
+static int vtg_reset_buffers(void)
+{
+	cpumask_var_t was_online;
+	unsigned int cpu;
+	char rel[48];
+	int ret;
+
+	if (!zalloc_cpumask_var(&was_online, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_copy(was_online, cpu_online_mask);
+	ret = vtg_write_instance("trace", "", true);
+	for_each_possible_cpu(cpu) {
+		if (ret)
+			break;
+		if (cpumask_test_cpu(cpu, was_online) && cpu_online(cpu))
+			continue;
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/trace", cpu);
+		ret = vtg_write_instance(rel, "", true);
+	}
+	free_cpumask_var(was_online);
+	return ret;
+}
+
 static int vtg_prepare(void)
 {
-	int ret = vtg_set_clock();
+	int ret = vtg_check_subbuf();
 
+	if (!ret)
+		ret = vtg_set_clock();
 	if (ret)
 		return ret;
 	ret = vtg_write_instance("tracing_on", "0", false);
 	if (!ret)
-		ret = vtg_write_instance("trace", "", true);
+		ret = vtg_reset_buffers();
 	if (!ret)
 		ret = vtg_apply_events(vtg.events);
 	if (!ret)
@@ -209,7 +269,7 @@ static void vtg_count_unread(void)
 		struct vtg_cpu *c = &vtg.cpus[cpu];
 		u64 entries, fillers_left;
 
-		if (!c->port)
+		if (!c->port && !c->port_gone)
 			continue;
 		entries = vtg_ring_stat(cpu, "entries:");
 		fillers_left = c->fillers_written - min_t(u64, c->fillers_written,
@@ -240,7 +300,84 @@ int vtg_stop(void)
 	return 0;
 }
 
-/* New event selection: applied now (to validate it), used at every start */
+/*
+ * Does one set_event word (without its '!') name "sys:name"?  As the
+ * kernel's ftrace_set_clr_event() reads it: SYS:EVENT, either half empty
+ * or "*" for any; a word without ':' names a system or an event.
+ */
+static bool vtg_event_matches(const char *word, const char *sys, const char *name)
+{
+	const char *colon = strchr(word, ':');
+	size_t slen;
+
+	if (!colon)
+		return !strcmp(word, sys) || !strcmp(word, name);
+	slen = colon - word;
+	if (slen && strncmp(word, "*:", 2) && (strlen(sys) != slen || strncmp(word, sys, slen)))
+		return false;
+	return !colon[1] || !strcmp(colon + 1, "*") || !strcmp(colon + 1, name);
+}
+
+/* Does @word name at least one line "sys:name" of @avail (available_events)? */
+static bool vtg_event_known(const char *word, const char *avail)
+{
+	const char *line, *end;
+	char ev[128], *colon;
+
+	for (line = avail; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		if (end - line >= sizeof(ev))
+			continue;
+		memcpy(ev, line, end - line);
+		ev[end - line] = '\0';
+		colon = strchr(ev, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (vtg_event_matches(word, ev, colon + 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Check a specification against the instance's available_events without
+ * applying it: the selection is armed only by a start, so an idle guest
+ * keeps the set_event it has, whatever the host sends.  A word that names
+ * no event is refused, as set_event would refuse it (-EINVAL).
+ */
+static int vtg_check_events(const char *spec)
+{
+	char *copy, *p, *word, *avail;
+	size_t len;
+	int ret = 0;
+
+	avail = vtg_read_instance("available_events", &len);
+	if (IS_ERR(avail))
+		return PTR_ERR(avail);
+	copy = kstrdup(spec, GFP_KERNEL);
+	if (!copy) {
+		kvfree(avail);
+		return -ENOMEM;
+	}
+	for (p = copy; !ret && (word = strsep(&p, " \t\n\r"));) {
+		if (*word == '!')
+			word++;
+		if (!*word)
+			continue;
+		if (strlen(word) >= VTG_EVENT_WORD_MAX ||
+		    !vtg_event_known(word, avail)) {
+			pr_warn_ratelimited("vtrace_guest: event specification: %s names no event\n",
+					    word);
+			ret = -EINVAL;
+		}
+	}
+	kfree(copy);
+	kvfree(avail);
+	return ret;
+}
+
+/* New event selection: checked now, applied at every start */
 int vtg_set_events(const char *spec)
 {
 	int ret;
@@ -249,11 +386,9 @@ int vtg_set_events(const char *spec)
 		return -EBUSY;
 	if (strlen(spec) > VTG_EVENTS_MAX)
 		return -E2BIG;
-	ret = vtg_apply_events(spec);
-	if (ret) {
-		vtg_apply_events(vtg.events);
+	ret = vtg_check_events(spec);
+	if (ret)
 		return ret;
-	}
 	strscpy(vtg.events, spec, VTG_EVENTS_MAX + 1);
 	return 0;
 }

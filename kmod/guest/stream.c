@@ -125,6 +125,20 @@ static void vtg_count_page(const u8 *page, size_t size, struct vtg_page_count *p
 	}
 }
 
+/*
+ * The port was hot-unplugged (virtio_console answers -ENODEV): write to it
+ * no more, since its device may be freed next.  The drain thread ends; the
+ * control thread closes the port at the stop, and what is left in the
+ * CPU's ring counts as unread (lost).
+ */
+static void vtg_port_gone(struct vtg_cpu *c)
+{
+	if (!c->port_gone)
+		pr_warn("vtrace_guest: cpu%u: port %s%s%u is gone, its drain thread ends\n",
+			c->cpu, vtg_prefix, VTRACE_CPU_PORT_SUFFIX, c->cpu);
+	c->port_gone = true;
+}
+
 static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, bool sent)
 {
 	struct vtg_page_count *pc;
@@ -200,6 +214,8 @@ static int vtg_actor(struct pipe_inode_info *pipe, struct splice_desc *sd)
 			continue;
 		}
 		/* consumed but not sent (0), or refused: all of it is lost */
+		if (ret == -ENODEV)
+			vtg_port_gone(c);
 		if (ret != -ETIMEDOUT) {
 			c->st.port_errors++;
 			pr_warn_ratelimited("vtrace_guest: cpu%u: port write failed: %zd\n",
@@ -230,7 +246,7 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 		};
 		lost = c->st.pages_lost;
 		ret = splice_direct_to_actor(c->raw, &sd, vtg_actor);
-		if (!final && kthread_should_stop())
+		if (c->port_gone || (!final && kthread_should_stop()))
 			break;
 		if (ret > 0 || c->st.pages_lost != lost)
 			continue;
@@ -286,6 +302,10 @@ static void vtg_flush_by_read(struct vtg_cpu *c)
 		if (ret != PAGE_SIZE && ret != -ETIMEDOUT)
 			c->st.port_errors++;
 		vtg_account(c, 0, 1, ret == PAGE_SIZE);
+		if (ret == -ENODEV) {
+			vtg_port_gone(c);
+			break;
+		}
 	}
 	kthread_unuse_mm(vtg.mm);
 	kfree(page);
@@ -385,9 +405,14 @@ static int vtg_drain_thread(void *data)
 {
 	struct vtg_cpu *c = data;
 
-	while (!kthread_should_stop() && !READ_ONCE(vtg.stopping)) {
+	while (!kthread_should_stop() && !READ_ONCE(vtg.stopping) && !c->port_gone) {
 		vtg_drain(c, false);
 		vtg_drain_sleep(c);
+	}
+	if (c->port_gone) {
+		/* vtg_stream_stop() holds a reference to this task */
+		complete(&c->flushed);
+		return 0;
 	}
 	if (READ_ONCE(vtg.stopping)) {
 		/*
@@ -428,8 +453,9 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 	c->raw->f_mode |= FMODE_LSEEK;
 	c->stalled = false;
 	c->ring_wqh = NULL;
+	c->port_gone = false;
 	init_completion(&c->flushed);
-	c->task = kthread_run(vtg_drain_thread, c, "vtrace-cpu%u", c->cpu);
+	c->task = kthread_create(vtg_drain_thread, c, "vtrace-cpu%u", c->cpu);
 	if (IS_ERR(c->task)) {
 		int ret = PTR_ERR(c->task);
 
@@ -438,6 +464,9 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 		c->raw = NULL;
 		return ret;
 	}
+	/* the thread ends by itself when its port goes: keep its task_struct */
+	get_task_struct(c->task);
+	wake_up_process(c->task);
 	return 0;
 }
 
@@ -460,9 +489,15 @@ void vtg_stream_stop(void)
 		if (!c->task)
 			continue;
 		kthread_stop(c->task);
+		put_task_struct(c->task);
 		c->task = NULL;
 		vtg_close(c->raw);
 		c->raw = NULL;
+		if (c->port_gone) {
+			vtg_close(c->port);
+			c->port = NULL;
+			vtg.nr_ports--;
+		}
 	}
 	WRITE_ONCE(vtg.stopping, false);
 }
@@ -480,6 +515,7 @@ int vtg_stream_start(void)
 		c->fillers_written = 0;
 		c->fillers_lost = 0;
 		c->unread = 0;
+		c->port_gone = false;
 		if (!c->port)
 			continue;
 		ret = vtg_stream_start_cpu(c);

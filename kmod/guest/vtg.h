@@ -45,6 +45,8 @@ struct vtg_page_count {
  * @task:	drain thread (tracing only)
  * @pos:	page-aligned read position handed to splice
  * @stalled:	the port timed out; drop pages at once until a write works
+ * @port_gone:	the port was unplugged (-ENODEV): the drain thread ended, the
+ *		port is closed at the stop
  * @flushed:	the drain thread wrote its fillers and drained (stop)
  * @pending:	per pipe slot (from the tail), counts of the pages in flight
  * @fillers_written: filler markers written at the stop
@@ -65,6 +67,7 @@ struct vtg_cpu {
 	struct task_struct *task;
 	loff_t pos;
 	bool stalled;
+	bool port_gone;
 	struct completion flushed;
 	struct vtg_page_count pending[VTG_SPLICE_PAGES];
 	unsigned int fillers_written;

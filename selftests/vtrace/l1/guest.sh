@@ -4,7 +4,7 @@
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/guest-lib.sh"
 
-ktap_header 14
+ktap_header 15
 modprobe kvm_amd
 l2_run gdata /tests/guest_data.sh --cpus 2 --arg 3000 --timeout 240
 ktap_result $? "data_l2_runs"

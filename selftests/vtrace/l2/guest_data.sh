@@ -41,6 +41,19 @@ md5 sched/sched_wakeup $T/events/sched/sched_wakeup/format
 md5 printk_formats $T/printk_formats
 md5 kallsyms /proc/kallsyms
 
+# sub-buffers (v6.8+) of other than a page: the start is refused, clearly
+S=$T/instances/vtrace/buffer_subbuf_size_kb
+if [ -f $S ]; then
+	echo 8 > $S
+	! echo 1 > $D/enable 2> /dev/null && [ "$(cat $D/enable)" = 0 ] &&
+		dmesg | grep -q "buffer_subbuf_size_kb is 8, not the page size: not starting"
+	t $? subbuf_8k_start_refused
+	echo 4 > $S
+else
+	n=$((n + 1))
+	echo "vtg: ok $n subbuf_8k_start_refused # SKIP no buffer_subbuf_size_kb (kernel before 6.8)"
+fi
+
 rmmod vtrace_guest
 t $? unload
 ! ps | grep -q '[v]trace-'

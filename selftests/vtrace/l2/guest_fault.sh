@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # L2: vtrace_guest faults: fewer ports than CPUs, enable/disable loop, CPU hotplug and rmmod while streaming.
-#   Runs with 3 CPUs and data ports for cpu0 and cpu1 only; no kallsyms (53 sessions).
+#   Runs with 3 CPUs and data ports for cpu0 and cpu1 only; no kallsyms (55 sessions).
 C1=/sys/devices/system/cpu/cpu1/online
+I=/sys/kernel/tracing/instances/vtrace
 . /tests/lib.sh
 
 insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0
@@ -11,6 +12,17 @@ grep -q "^data ports: 2 of 3 CPUs" $D/status
 t $? fewer_ports_in_status
 dmesg | grep -q "cpu2 (no port vtrace.cpu2)"
 t $? fewer_ports_in_dmesg
+
+# an event selection is checked, not armed, while idle (SET_EVENTS from the
+# host takes the same path)
+old=$(cat $D/events)
+echo "sched:sched_switch irq" > $D/events && [ -z "$(cat $I/set_event)" ] &&
+	[ "$(cat $D/events)" = "sched:sched_switch irq" ]
+t $? events_set_while_idle_not_armed
+! echo "sched:no_such_event" > $D/events 2> /dev/null && [ -z "$(cat $I/set_event)" ] &&
+	[ "$(cat $D/events)" = "sched:sched_switch irq" ]
+t $? events_unknown_refused
+echo "$old" > $D/events
 
 i=0
 while [ $i -lt 50 ]; do
@@ -42,6 +54,19 @@ sed 's/^/vtg-status: /' $D/status
 t $? hotplug_pages_sent_none_lost
 [ "$(col 2 4)" = 0 ] && [ "$(col 2 2)" = no ]
 t $? portless_cpu_not_streamed
+
+# session 52 (the host checks its markers): cpu1 is offline at the start
+# and holds markers 5000..5049 written by hand before; the start resets its
+# buffer too, so only the session's markers 0..99 reach vtrace.cpu1
+echo 1 > $I/tracing_on && MARK_BASE=5000 guest_markers 50 1 > /dev/null &&
+	echo 0 > $C1 && grep -q "seq=5049" $I/per_cpu/cpu1/trace
+t $? cpu1_offline_with_old_markers
+echo 1 > $D/enable
+t $? start_with_cpu1_offline
+guest_markers 200 0 > /dev/null && echo 1 > $C1 && guest_markers 100 1 > /dev/null
+t $? markers_after_cpu1_online
+echo 0 > $D/enable
+t $? stop_offline_start_session
 
 echo 1 > $D/enable
 guest_markers 1000000 0 1 > /dev/null 2>&1 &

@@ -17,14 +17,29 @@ while [ $i -lt 60 ] && [ -n "$(grep -l '^vtrace.cpu1$' /sys/class/virtio-ports/*
 done
 [ -z "$(grep -l '^vtrace.cpu1$' /sys/class/virtio-ports/*/name)" ]
 t $? port_unplugged
+# the first write to the dead port fails (-ENODEV): cpu1's drain thread ends
 guest_markers 300 0 1 > /dev/null
+i=0
+while [ $i -lt 40 ] && ps | grep -q '[v]trace-cpu1'; do
+	sleep 0.25
+	i=$((i + 1))
+done
+! ps | grep -q '[v]trace-cpu1' && ps | grep -q '[v]trace-cpu0'
+t $? cpu1_drain_thread_ended
+dmesg | grep -q "cpu1: port vtrace.cpu1 is gone, its drain thread ends"
+t $? port_gone_in_dmesg
+# nobody reads cpu1's ring any more: these stay there, counted lost at the stop
+guest_markers 200 0 1 > /dev/null
 echo 0 > $D/enable
 t $? disable_after_unplug
 sed 's/^/vtg-status: /' $D/status
-[ "$(col 1 11)" -gt 0 ] && [ "$(col 1 8)" -gt 0 ]
-t $? cpu1_writes_failed_counted_lost
-[ "$(col 0 8)" = 0 ] && [ "$(col 0 4)" -gt 0 ]
+# one failed write, its pages lost, the 200 markers unread (ring_lost)
+[ "$(col 1 11)" = 1 ] && [ "$(col 1 8)" -gt 0 ] && [ "$(col 1 10)" -ge 200 ]
+t $? cpu1_one_write_failed_rest_counted_lost
+[ "$(col 0 8)" = 0 ] && [ "$(col 0 4)" -gt 0 ] && [ "$(col 0 10)" = 0 ]
 t $? cpu0_unaffected
+grep -q "^data ports: 1 of 2 CPUs" $D/status
+t $? port_closed_at_stop
 echo 1 > $D/enable && echo 0 > $D/enable
 t $? new_session_after_unplug
 rmmod vtrace_guest
