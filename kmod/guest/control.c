@@ -81,13 +81,13 @@ static bool vtg_has_requests(void)
 	return ret;
 }
 
-/* bounce buffer, filler text, one page per CPU */
+/* bounce buffer, one page per CPU */
 static size_t vtg_map_size(void)
 {
-	return VTG_UBUF_SIZE + PAGE_SIZE + nr_cpu_ids * PAGE_SIZE;
+	return VTG_UBUF_SIZE + nr_cpu_ids * PAGE_SIZE;
 }
 
-/* Bounce buffer + filler text area in the borrowed mm, pages populated */
+/* Bounce buffer + one page per CPU (stream.c) in the borrowed mm, pages populated */
 static int vtg_map_buffers(void)
 {
 	unsigned long addr;
@@ -97,8 +97,7 @@ static int vtg_map_buffers(void)
 	if (IS_ERR_VALUE(addr))
 		return (int)addr;
 	vtg.ubuf = (char __user *)addr;
-	vtg.fillers_ubuf = vtg.ubuf + VTG_UBUF_SIZE;
-	vtg.cpu_ubuf = vtg.fillers_ubuf + PAGE_SIZE;
+	vtg.cpu_ubuf = vtg.ubuf + VTG_UBUF_SIZE;
 	return 0;
 }
 

@@ -7,8 +7,8 @@
  * the mm borrowed at load (kthread_use_mm) and owns a bounce buffer mapped
  * in it (vtg.ubuf): data goes kernel buffer -> copy_to_user -> ->write,
  * and ->read -> copy_from_user -> kernel buffer.  Only the control thread
- * calls these helpers, except vtg_write_user() which the drain threads use
- * for their filler markers while they have adopted the same mm.
+ * calls these helpers (the drain threads, with the same mm adopted, call
+ * ->read themselves for the last page at the stop).
  *
  * Files are closed with __fput_sync(): a kernel thread's fput() would be
  * deferred to a workqueue, and the instance can only be destroyed once its

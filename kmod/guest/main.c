@@ -16,16 +16,16 @@
  *     |   - commands read from vtrace.ctl (agent mode), ACK/ERROR replies
  *     |   start: trace_clock=x86-tsc, reset, set_event, META_INFO,
  *     |          META_FILE..., drain threads, tracing_on=1, STARTED
- *     |   stop:  events off, tracepoint sync, drain threads flush and exit,
- *     |          tracing_on=0, EOS (per-CPU counters)
+ *     |   stop:  tracing_on=0, synchronize_rcu, drain threads empty the
+ *     |          frozen rings and exit, events off, EOS (per-CPU counters)
  *     v
  *   drain thread K (one per CPU with a port, unbound)
  *       splice_direct_to_actor(per_cpu/cpuK/trace_pipe_raw, vtg_actor)
  *         vtg_actor: count events/fillers of each page, then
  *                    port->f_op->splice_write(pipe, vtrace.cpuK)
  *       -EAGAIN from the port: retry for port_timeout_ms, then count lost
- *       stop: on CPU K write filler markers to trace_marker, drain to -EAGAIN
- *             (CPU K offline: drain, then read() its last partial page)
+ *       stop: drain the whole pages (bounded), then read() the last
+ *             partial page (online or offline CPU alike)
  *
  * Why a borrowed mm: virtio_console ports and tracefs control files have
  * only ->read/->write with user pointers, so kernel_read()/kernel_write()

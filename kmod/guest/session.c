@@ -4,13 +4,16 @@
  * All of this runs in the control thread, through the instance's standard
  * tracefs files (see file.c for why that works from a kernel thread):
  *
- *   start: trace_clock <- x86-tsc (verified by reading it back; refuse
- *          otherwise), tracing_on <- 0, trace truncated (buffers reset),
- *          set_event <- the event specification, META_INFO + META_FILEs,
- *          drain threads, tracing_on <- 1, STARTED
- *   stop:  events/enable <- 0, tracepoint_synchronize_unregister() (no
- *          probe still writing), drain threads write fillers and flush,
- *          tracing_on <- 0, EOS with the per-CPU counters
+ *   start: buffer_subbuf_size_kb is the page size (refuse otherwise),
+ *          trace_clock <- x86-tsc (verified by reading it back; refuse
+ *          otherwise), tracing_on <- 0, trace truncated and every CPU not
+ *          online then reset (per_cpu/cpuK/trace), set_event <- the event
+ *          specification, META_INFO + META_FILEs, drain threads,
+ *          tracing_on <- 1, STARTED
+ *   stop:  tracing_on <- 0, synchronize_rcu() (no writer still
+ *          committing), drain threads empty the frozen rings (whole pages
+ *          by splice, the last partial page by read()), events/enable <- 0,
+ *          EOS with the per-CPU counters
  *
  * The instance stays usable by hand between sessions (filters, triggers,
  * buffer_size_kb); the event selection belongs to the module and is set
@@ -19,7 +22,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/tracepoint.h>
+#include <linux/rcupdate.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <asm/msr.h>
@@ -29,6 +32,8 @@
 #define VTG_CLOCK	"x86-tsc"
 /* set_event reads words of at most this many bytes (EVENT_BUF_SIZE + 1) */
 #define VTG_EVENT_WORD_MAX	128
+/* A CPU ring's size when buffer_size_kb cannot be read (the kernel's default) */
+#define VTG_STOP_DEFAULT_KB	1408
 
 static int vtg_set_clock(void)
 {
@@ -57,26 +62,6 @@ static int vtg_apply_events(const char *spec)
 
 	if (ret)
 		pr_warn_ratelimited("vtrace_guest: set_event refused the specification: %d\n", ret);
-	return ret;
-}
-
-/* The filler text, written once into the borrowed mm (pages now present) */
-static int vtg_fillers_prepare(void)
-{
-	static const char pad[] = " pushes the last partly filled ring-buffer page out ";
-	char *text = kmalloc(VTG_FILLER_LEN, GFP_KERNEL);
-	size_t off;
-	int ret = 0;
-
-	if (!text)
-		return -ENOMEM;
-	off = scnprintf(text, VTG_FILLER_LEN, "%s", VTRACE_FILLER_TEXT);
-	for (; off < VTG_FILLER_LEN - 1; off++)
-		text[off] = pad[off % (sizeof(pad) - 1)];
-	text[VTG_FILLER_LEN - 1] = '\n';
-	if (copy_to_user(vtg.fillers_ubuf, text, VTG_FILLER_LEN))
-		ret = -EFAULT;
-	kfree(text);
 	return ret;
 }
 
@@ -149,15 +134,6 @@ static int vtg_prepare(void)
 		ret = vtg_reset_buffers();
 	if (!ret)
 		ret = vtg_apply_events(vtg.events);
-	if (!ret)
-		ret = vtg_fillers_prepare();
-	if (ret)
-		return ret;
-	vtg.marker = vtg_open_instance("trace_marker", O_WRONLY);
-	if (IS_ERR(vtg.marker)) {
-		ret = PTR_ERR(vtg.marker);
-		vtg.marker = NULL;
-	}
 	return ret;
 }
 
@@ -185,14 +161,14 @@ int vtg_start(void)
 	}
 	ret = vtg_prepare();
 	if (ret)
-		goto out_close_marker;
+		goto out_warn;
 	vtg.session++;
 	ret = vtg_meta_send();
 	if (ret)
-		goto out_close_marker;
+		goto out_warn;
 	ret = vtg_stream_start();
 	if (ret)
-		goto out_close_marker;
+		goto out_warn;
 	ret = vtg_write_instance("tracing_on", "1", false);
 	if (ret)
 		goto out_stop_stream;
@@ -203,9 +179,7 @@ int vtg_start(void)
 
 out_stop_stream:
 	vtg_stream_stop();
-out_close_marker:
-	vtg_close(vtg.marker);
-	vtg.marker = NULL;
+out_warn:
 	pr_warn("vtrace_guest: start failed: %d\n", ret);
 	return ret;
 }
@@ -257,9 +231,9 @@ static u64 vtg_ring_stat(unsigned int cpu, const char *name)
 }
 
 /*
- * After the stop's last drain a CPU's ring holds only the fillers that did
- * not fit a whole page, unless a read failed: count any other event left
- * as lost (in events_lost_ring), so that nothing vanishes uncounted.
+ * After the stop's last drain a CPU's ring is empty, unless a read failed,
+ * the drain hit its limit or the port went away: count what is left as
+ * lost (in events_lost_ring), so that nothing vanishes uncounted.
  */
 static void vtg_count_unread(void)
 {
@@ -267,33 +241,64 @@ static void vtg_count_unread(void)
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct vtg_cpu *c = &vtg.cpus[cpu];
-		u64 entries, fillers_left;
 
 		if (!c->port && !c->port_gone)
 			continue;
-		entries = vtg_ring_stat(cpu, "entries:");
-		fillers_left = c->fillers_written - min_t(u64, c->fillers_written,
-							  c->st.fillers_sent + c->fillers_lost);
-		c->unread = entries > fillers_left ? entries - fillers_left : 0;
+		c->unread = vtg_ring_stat(cpu, "entries:");
 		if (c->unread)
 			pr_warn("vtrace_guest: cpu%u: %llu events left unread in the ring, counted lost\n",
 				cpu, c->unread);
 	}
 }
 
+/*
+ * The stop's drain takes at most twice the pages the largest CPU ring
+ * holds (buffer_size_kb): a frozen ring holds no more, so only a bug or a
+ * producer that ignores tracing_on could reach the bound.
+ */
+static void vtg_set_stop_budget(void)
+{
+	unsigned long kb = 0, max_kb = 0;
+	unsigned int cpu;
+	char rel[48];
+	size_t len;
+	char *buf;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (!vtg.cpus[cpu].task)
+			continue;
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/buffer_size_kb", cpu);
+		buf = vtg_read_instance(rel, &len);
+		if (IS_ERR(buf))
+			continue;
+		if (!kstrtoul(strim(buf), 10, &kb))
+			max_kb = max(max_kb, kb);
+		kvfree(buf);
+	}
+	if (!max_kb)
+		max_kb = VTG_STOP_DEFAULT_KB;
+	vtg.stop_budget = 2 * (DIV_ROUND_UP(max_kb << 10, PAGE_SIZE) + VTG_SPLICE_PAGES);
+}
+
+/*
+ * Tracing off first: no event, tracer or trace_marker write enters the
+ * ring after that, and ring-buffer writers run with preemption off, so
+ * after synchronize_rcu() none is still committing.  Then every drain
+ * thread empties its frozen ring (bounded, see stream.c) and the event
+ * selection is disarmed: the instance's set_event is empty between
+ * sessions.
+ */
 int vtg_stop(void)
 {
 	if (vtg.state != VTRACE_STATE_TRACING)
 		return -EALREADY;
-	vtg_write_instance("events/enable", "0", false);
-	/* no probe of a just-disabled event is still writing after this */
-	tracepoint_synchronize_unregister();
+	vtg_write_instance("tracing_on", "0", false);
+	synchronize_rcu();
+	vtg_set_stop_budget();
 	WRITE_ONCE(vtg.stopping, true);
 	vtg_stream_stop();
-	vtg_write_instance("tracing_on", "0", false);
 	vtg_count_unread();
-	vtg_close(vtg.marker);
-	vtg.marker = NULL;
+	vtg_write_instance("events/enable", "0", false);
 	vtg.state = VTRACE_STATE_IDLE;
 	vtg_send_status(VTRACE_MSG_EOS);
 	vtg_log_totals();

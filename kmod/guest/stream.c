@@ -25,16 +25,15 @@
  * A page taken from the ring buffer is therefore always either sent or
  * counted lost: nothing is queued in the guest beyond the ring buffer.
  *
- * Stop: the control thread has disabled the instance's events and waited
- * for probes in flight.  Each thread drains what is there (so that the
- * fillers find room), then moves itself to its CPU and
- * writes VTG_NR_FILLERS markers of VTRACE_FILLER_TEXT (VTG_FILLER_LEN bytes
- * each, more than a page in total) to the instance's trace_marker: the
- * writer leaves the page holding the last real events, which then becomes
- * readable by splice.  The thread drains until -EAGAIN and exits.  The
- * fillers themselves are counted (fillers_sent) and dropped by the merger.
- * An offline CPU cannot run the thread: its full pages are spliced, then
- * its last partial page is read() through the borrowed mm (full=0 read).
+ * Stop: the control thread has turned the instance's tracing off and
+ * waited for writers in flight (vtg_stop()): every ring is frozen, whatever
+ * wrote to it (events, a tracer such as function, trace_marker).  Each
+ * thread then drains the whole pages left, at most twice the ring's size
+ * (vtg.stop_budget: a frozen ring cannot hold more, so the bound only
+ * matters if something is wrong), and reads the CPU's last, partly filled
+ * page with read() (ring_buffer_read_page() with full=0) through its page
+ * in the borrowed mm: one extra copy, at stop only.  Online and offline
+ * CPUs take the same path; the thread never needs to run on its CPU.
  *
  * Between drains a thread sleeps until its CPU's ring holds the instance's
  * buffer_percent (the ring buffer wakes poll()ers of trace_pipe_raw from
@@ -67,6 +66,8 @@
 #define VTG_RB_TIME_STAMP	31
 /* Reads of the stop's drains retried after an error */
 #define VTG_FINAL_RETRIES	3
+/* read()s of a frozen ring's last page: one, and one to see it empty */
+#define VTG_FINAL_READS		4
 
 static bool vtg_is_filler(const u8 *data, size_t len)
 {
@@ -154,7 +155,6 @@ static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, b
 		} else {
 			c->st.pages_lost++;
 			c->st.events_lost_port += pc->events;
-			c->fillers_lost += pc->fillers;
 		}
 	}
 }
@@ -227,14 +227,22 @@ static int vtg_actor(struct pipe_inode_info *pipe, struct splice_desc *sd)
 	return sent;
 }
 
+/* Pages taken out of the ring so far, sent or lost */
+static u64 vtg_taken(const struct vtg_cpu *c)
+{
+	return c->st.pages_sent + c->st.pages_lost;
+}
+
 /*
- * Move pages until the ring buffer has no full page left (or we must stop).
- * The stop's drains retry a failed read (say -ENOMEM) a few times: what
- * they leave behind is lost (counted by vtg_count_unread()).
+ * Move pages until the ring buffer has no full page left.  A drain between
+ * stops ends when the stop begins; the stop's own drain (@final) takes at
+ * most vtg.stop_budget pages, and retries a failed read (say -ENOMEM) a
+ * few times: what it leaves behind is lost (counted by vtg_count_unread()).
  */
 static void vtg_drain(struct vtg_cpu *c, bool final)
 {
 	unsigned int retries = final ? VTG_FINAL_RETRIES : 0;
+	u64 limit = final ? vtg_taken(c) + vtg.stop_budget : U64_MAX;
 	struct splice_desc sd;
 	u64 lost;
 	ssize_t ret;
@@ -246,7 +254,9 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 		};
 		lost = c->st.pages_lost;
 		ret = splice_direct_to_actor(c->raw, &sd, vtg_actor);
-		if (c->port_gone || (!final && kthread_should_stop()))
+		if (c->port_gone || vtg_taken(c) >= limit)
+			break;
+		if (!final && (kthread_should_stop() || READ_ONCE(vtg.stopping)))
 			break;
 		if (ret > 0 || c->st.pages_lost != lost)
 			continue;
@@ -258,6 +268,9 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 	}
 	if (ret < 0 && ret != -EAGAIN)
 		pr_warn_ratelimited("vtrace_guest: cpu%u: reading trace_pipe_raw: %zd\n", c->cpu, ret);
+	if (final && vtg_taken(c) >= limit)
+		pr_warn("vtrace_guest: cpu%u: stop drained its limit of %u pages, the rest counts as lost\n",
+			c->cpu, vtg.stop_budget);
 }
 
 /* ->write of one page from the borrowed mm; -EAGAIN retried up to the timeout */
@@ -280,21 +293,24 @@ static ssize_t vtg_port_write_user(struct vtg_cpu *c, const char __user *ubuf)
 }
 
 /*
- * An offline CPU cannot get fillers.  Its last, partly filled page comes
- * out of read() instead (ring_buffer_read_page() with full=0), through
- * this CPU's page in the borrowed mm: one extra copy, at stop only.
+ * At the stop, once the whole pages are drained: the CPU's last, partly
+ * filled page comes out of read() (ring_buffer_read_page() with full=0),
+ * through this CPU's page in the borrowed mm.  The ring is frozen, so one
+ * read gives the page and the next finds the ring empty (-EAGAIN).
  */
 static void vtg_flush_by_read(struct vtg_cpu *c)
 {
 	char __user *ubuf = vtg.cpu_ubuf + c->cpu * PAGE_SIZE;
 	u8 *page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	unsigned int reads = 0;
 	loff_t pos = 0;
 	ssize_t ret;
 
 	if (!page)
 		return;
 	kthread_use_mm(vtg.mm);
-	while (c->raw->f_op->read(c->raw, ubuf, PAGE_SIZE, &pos) == PAGE_SIZE) {
+	while (reads++ < VTG_FINAL_READS &&
+	       c->raw->f_op->read(c->raw, ubuf, PAGE_SIZE, &pos) == PAGE_SIZE) {
 		if (copy_from_user(page, ubuf, PAGE_SIZE))
 			break;
 		vtg_count_page(page, PAGE_SIZE, &c->pending[0]);
@@ -309,29 +325,6 @@ static void vtg_flush_by_read(struct vtg_cpu *c)
 	}
 	kthread_unuse_mm(vtg.mm);
 	kfree(page);
-}
-
-/* On the CPU itself: push the writer off the page holding the last events */
-static int vtg_write_fillers(struct vtg_cpu *c)
-{
-	unsigned int i;
-	ssize_t ret;
-
-	if (!vtg.marker)
-		return 0;
-	if (set_cpus_allowed_ptr(current, cpumask_of(c->cpu)))
-		return -ENODEV;
-	kthread_use_mm(vtg.mm);
-	for (i = 0; i < VTG_NR_FILLERS; i++) {
-		ret = vtg_write_user(vtg.marker, vtg.fillers_ubuf, VTG_FILLER_LEN);
-		if (ret < 0) {
-			pr_warn_ratelimited("vtrace_guest: cpu%u: filler marker: %zd\n", c->cpu, ret);
-			break;
-		}
-		c->fillers_written++;
-	}
-	kthread_unuse_mm(vtg.mm);
-	return 0;
 }
 
 /*
@@ -415,16 +408,9 @@ static int vtg_drain_thread(void *data)
 		return 0;
 	}
 	if (READ_ONCE(vtg.stopping)) {
-		/*
-		 * Drain before the fillers: into a full ring they would
-		 * overwrite unread events, or be refused (overwrite off) and
-		 * leave the last page of real events stuck in the ring.
-		 */
 		vtg_drain(c, true);
-		if (vtg_write_fillers(c))
+		if (!c->port_gone)
 			vtg_flush_by_read(c);
-		else
-			vtg_drain(c, true);
 	}
 	complete(&c->flushed);
 	while (!kthread_should_stop()) {
@@ -512,8 +498,6 @@ int vtg_stream_start(void)
 
 		memset(&c->st, 0, sizeof(c->st));
 		c->st.cpu = cpu;
-		c->fillers_written = 0;
-		c->fillers_lost = 0;
 		c->unread = 0;
 		c->port_gone = false;
 		if (!c->port)

@@ -21,16 +21,14 @@
 #define VTG_UBUF_SIZE		(128U << 10)
 /* virtio_console's port_fops_write takes at most this much per call */
 #define VTG_PORT_CHUNK		(32U << 10)
-/* Filler markers written to push a CPU's last page out, and their size */
-#define VTG_NR_FILLERS		5
-#define VTG_FILLER_LEN		1000
 /* Largest events specification accepted (debugfs and SET_EVENTS) */
 #define VTG_EVENTS_MAX		4096
 
 /**
  * struct vtg_page_count - what a page of the pipe holds, counted before sending
  * @events:	data events
- * @fillers:	of those, filler markers
+ * @fillers:	of those, markers of %VTRACE_FILLER_TEXT, which the merger
+ *		drops (older modules wrote them at the stop; none now)
  */
 struct vtg_page_count {
 	u32 events;
@@ -47,12 +45,10 @@ struct vtg_page_count {
  * @stalled:	the port timed out; drop pages at once until a write works
  * @port_gone:	the port was unplugged (-ENODEV): the drain thread ended, the
  *		port is closed at the stop
- * @flushed:	the drain thread wrote its fillers and drained (stop)
+ * @flushed:	the drain thread emptied the ring (stop) or ended (port gone)
  * @pending:	per pipe slot (from the tail), counts of the pages in flight
- * @fillers_written: filler markers written at the stop
- * @fillers_lost: fillers in pages the port did not take
- * @unread:	events still in the ring after the stop's last drain that are
- *		not fillers (a read failed): counted in events_lost_ring
+ * @unread:	events still in the ring after the stop's last drain (a read
+ *		failed, the port went away): counted in events_lost_ring
  * @st:		counters of the session, reported in STATUS and EOS
  * @ring_pt:	poll table handed to @raw's poll() between drains (stream.c)
  * @ring_wait:	the drain thread's entry on the ring's wait queue, queued
@@ -70,8 +66,6 @@ struct vtg_cpu {
 	bool port_gone;
 	struct completion flushed;
 	struct vtg_page_count pending[VTG_SPLICE_PAGES];
-	unsigned int fillers_written;
-	u64 fillers_lost;
 	u64 unread;
 	struct vtrace_cpu_stats st;
 	poll_table ring_pt;
@@ -128,10 +122,8 @@ struct vtg_req {
  * @nr_ports:	data ports found
  * @ctl_task:	the control thread
  * @ubuf:	control thread's bounce buffer in @mm, %VTG_UBUF_SIZE bytes
- * @fillers_ubuf: %VTG_FILLER_LEN bytes of filler text in @mm
  * @cpu_ubuf:	one page per CPU in @mm, for the read() of an offline CPU's
  *		last page (stream.c)
- * @marker:	the instance's trace_marker (tracing only)
  * @state:	&enum vtrace_state
  * @session:	current or last session number
  * @tx_seq:	seq of the last message sent on ctl
@@ -142,7 +134,8 @@ struct vtg_req {
  * @wq:		wakes the control thread
  * @ready:	the control thread finished its set-up (@init_err)
  * @init_err:	its result
- * @stopping:	drain threads flush and exit
+ * @stopping:	drain threads empty their rings and exit
+ * @stop_budget: most pages a drain thread takes at the stop (session.c)
  * @drain_wq:	drain threads sleep here between drains
  * @events:	event specification applied at start (set_event syntax)
  * @rx:		bytes received on ctl, not yet parsed
@@ -170,9 +163,7 @@ struct vtg {
 	unsigned int nr_ports;
 	struct task_struct *ctl_task;
 	char __user *ubuf;
-	char __user *fillers_ubuf;
 	char __user *cpu_ubuf;
-	struct file *marker;
 	u32 state;
 	u64 session;
 	u64 tx_seq;
@@ -184,6 +175,7 @@ struct vtg {
 	struct completion ready;
 	int init_err;
 	bool stopping;
+	unsigned int stop_budget;
 	wait_queue_head_t drain_wq;
 	char *events;
 	u8 *rx;

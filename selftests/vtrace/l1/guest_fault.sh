@@ -63,7 +63,7 @@ except socket.timeout:
 PY
 }
 
-ktap_header 52
+ktap_header 57
 modprobe kvm_amd
 
 l2_start_noconn gnoconn /tests/guest_noconn.sh
@@ -96,6 +96,21 @@ out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault
 rc=$?
 echo "$out" | grep -v '^# ctl:' | sed 's/^/# /'
 ktap_result $rc "fault_offline_at_start_no_old_events"
+# session 53: function tracer on during the stop; 54: a busy marker writer
+out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault" \
+	--sessions 57 --session 53 --cpus 0,1 --expect 0:0-299 --expect 1:0-299 2>&1)
+rc=$?
+echo "$out" | grep -v '^# ctl:' | sed 's/^/# /'
+ktap_result $rc "fault_function_tracer_stop_markers_all_arrived"
+busy=$(tr -d '\r' < "$VTRACE_OUT/gfault/console.log" |
+	awk -F'[ =]' '/^vtg-busy: cpu=[01] / { printf "--expect %s:0-%d ", $3, $5 - 1 }')
+# shellcheck disable=SC2086
+out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault" \
+	--sessions 57 --session 54 --cpus 0,1 $busy 2>&1)
+rc=$?
+echo "$out" | grep -v '^# ctl:' | sed 's/^/# /'
+[ "$(echo "$busy" | wc -w)" = 4 ]
+ktap_result $((rc | $?)) "fault_busy_writer_stop_markers_all_arrived" "$busy"
 
 l2_start_unplug gunplug /tests/guest_unplug.sh
 for i in $(seq 1 200); do

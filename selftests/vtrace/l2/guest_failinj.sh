@@ -79,7 +79,7 @@ m0=$(mem)
 for spec in kmalloc_trace:0:2 __kmalloc:0:2 kvmalloc_node:0:2 kasprintf:0:1 kmemdup_nul:0:3 \
 	    kthread_create_on_node:-12:0 vm_mmap:-12:0 file_open_root:-12:0 kernel_read:-5:0 \
 	    splice_direct_to_actor:-12:0 kern_mount:-12:0 trace_array_get_by_name:0:0 \
-	    get_task_mm:0:0 set_cpus_allowed_ptr:-22:0; do
+	    get_task_mm:0:0; do
 	f=${spec%%:*} g=${spec##*:} r=${spec#*:}
 	sweep "$f" "${r%:*}" "$g"
 done

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # L2: vtrace_guest faults: fewer ports than CPUs, enable/disable loop, CPU hotplug and rmmod while streaming.
-#   Runs with 3 CPUs and data ports for cpu0 and cpu1 only; no kallsyms (55 sessions).
+#   Runs with 3 CPUs and data ports for cpu0 and cpu1 only; no kallsyms (57 sessions).
 C1=/sys/devices/system/cpu/cpu1/online
 I=/sys/kernel/tracing/instances/vtrace
 . /tests/lib.sh
@@ -67,6 +67,42 @@ guest_markers 200 0 > /dev/null && echo 1 > $C1 && guest_markers 100 1 > /dev/nu
 t $? markers_after_cpu1_online
 echo 0 > $D/enable
 t $? stop_offline_start_session
+
+# session 53: the function tracer on the instance traces the module's own
+# functions (the drain threads', the stop's): tracing goes off before the
+# last drain, so the stop ends soon and leaves nothing in the rings
+echo :mod:vtrace_guest > $I/set_ftrace_filter && echo function > $I/current_tracer
+t $? function_tracer_on_the_module
+echo 1 > $D/enable
+guest_markers 300 0 1 > /dev/null
+u0=$(cut -d' ' -f1 /proc/uptime)
+echo 0 > $D/enable
+u1=$(cut -d' ' -f1 /proc/uptime)
+echo nop > $I/current_tracer
+echo > $I/set_ftrace_filter
+sed 's/^/vtg-status: /' $D/status
+echo "vtg-perf: stop with the function tracer on: $(awk "BEGIN { print $u1 - $u0 }") s"
+awk "BEGIN { exit !($u1 - $u0 < 10) }" && [ "$(col 0 10)" = 0 ] && [ "$(col 1 10)" = 0 ] &&
+	[ "$(col 0 8)" = 0 ] && [ "$(col 1 8)" = 0 ] && [ "$(col 0 6)" -gt 300 ]
+t $? function_tracer_stop_fast_nothing_left
+
+# session 54: a trace_marker writer on each CPU loops through the stop and
+# ends at its first refused write (tracing off): every marker written
+# before is delivered (the host checks), nothing is left or lost
+echo 1 > $D/enable
+MARK_BURST=50 MARK_PAUSE_MS=10 guest_markers 100000000 0 1 > /tmp/busy.out 2> /dev/null &
+writer=$!
+sleep 3
+u0=$(cut -d' ' -f1 /proc/uptime)
+echo 0 > $D/enable
+u1=$(cut -d' ' -f1 /proc/uptime)
+wait $writer
+sed 's/^markers /vtg-busy: /' /tmp/busy.out
+sed 's/^/vtg-status: /' $D/status
+echo "vtg-perf: stop with a busy marker writer: $(awk "BEGIN { print $u1 - $u0 }") s"
+awk "BEGIN { exit !($u1 - $u0 < 10) }" && [ "$(col 0 10)" = 0 ] && [ "$(col 1 10)" = 0 ] &&
+	[ "$(col 0 8)" = 0 ] && [ "$(col 1 8)" = 0 ] && [ "$(grep -c 'failed=1$' /tmp/busy.out)" = 2 ]
+t $? busy_writer_stop_fast_nothing_left
 
 echo 1 > $D/enable
 guest_markers 1000000 0 1 > /dev/null 2>&1 &
