@@ -345,21 +345,36 @@ static bool vtg_event_known(const char *word, const char *avail)
 	return false;
 }
 
+/* The top-level available_events (instances have none; ours has every system) */
+static char *vtg_available_events(void)
+{
+	struct file *f = vtg_open_tracefs("available_events", O_RDONLY);
+	size_t len;
+	char *buf;
+
+	if (IS_ERR(f))
+		return ERR_CAST(f);
+	buf = vtg_read_whole(f, &len);
+	vtg_close(f);
+	return buf;
+}
+
 /*
- * Check a specification against the instance's available_events without
- * applying it: the selection is armed only by a start, so an idle guest
- * keeps the set_event it has, whatever the host sends.  A word that names
- * no event is refused, as set_event would refuse it (-EINVAL).
+ * Check a specification against available_events without applying it:
+ * the selection is armed only by a start, so an idle guest keeps the
+ * set_event it has, whatever the host sends.  A word that names no event
+ * is refused, as set_event would refuse it (-EINVAL).
  */
 static int vtg_check_events(const char *spec)
 {
 	char *copy, *p, *word, *avail;
-	size_t len;
 	int ret = 0;
 
-	avail = vtg_read_instance("available_events", &len);
-	if (IS_ERR(avail))
+	avail = vtg_available_events();
+	if (IS_ERR(avail)) {
+		pr_warn_ratelimited("vtrace_guest: available_events: %ld\n", PTR_ERR(avail));
 		return PTR_ERR(avail);
+	}
 	copy = kstrdup(spec, GFP_KERNEL);
 	if (!copy) {
 		kvfree(avail);
