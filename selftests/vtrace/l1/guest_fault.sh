@@ -80,19 +80,19 @@ ktap_result $? "fault_l2_runs"
 l2_results gfault fault
 sed -n 's/\r$//; s/^vtg-\(status\|perf\): /# \1: /p' "$VTRACE_OUT/gfault/console.log"
 out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault" \
-	--ctl-only --sessions 55 2>&1)
+	--ctl-only --sessions 57 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 ktap_result $rc "fault_ctl_stream_whole"
 # session 51: cpu1 offline, online, then offline at the stop (read() flush)
 out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault" \
-	--sessions 55 --session 51 --cpus 0,1 --expect 0:0-899 --expect 1:0-299+600-999 2>&1)
+	--sessions 57 --session 51 --cpus 0,1 --expect 0:0-899 --expect 1:0-299+600-999 2>&1)
 rc=$?
 echo "$out" | grep -v '^# ctl:' | sed 's/^/# /'
 ktap_result $rc "fault_hotplug_session_markers_all_arrived"
 # session 52: cpu1 offline at the start with older markers in its buffer
 out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$VTRACE_OUT/gfault" \
-	--sessions 55 --session 52 --cpus 0,1 --expect 0:0-199 --expect 1:0-99 2>&1)
+	--sessions 57 --session 52 --cpus 0,1 --expect 0:0-199 --expect 1:0-99 2>&1)
 rc=$?
 echo "$out" | grep -v '^# ctl:' | sed 's/^/# /'
 ktap_result $rc "fault_offline_at_start_no_old_events"
