@@ -10,7 +10,7 @@ l2_run gdata /tests/guest_data.sh --cpus 2 --arg 3000 --timeout 240
 ktap_result $? "data_l2_runs"
 l2_results gdata data
 checker gdata data_host_side --markers 3000 --console "$VTRACE_OUT/gdata/console.log"
-sed -n 's/\r$//; s/^vtg-\(status\|time\): /# \1: /p' "$VTRACE_OUT/gdata/console.log"
+sed -n 's/\r$//; s/^vtg-\(status\|time\|dmesg\): /# \1: /p' "$VTRACE_OUT/gdata/console.log"
 ls -l "$VTRACE_OUT/gdata" | sed 's/^/# /'
 
 save_dmesg l1-dmesg

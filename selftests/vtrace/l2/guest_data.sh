@@ -27,6 +27,7 @@ t $? disable
 echo "vtg-time: markers+stop $(( $(date +%s) - start )) s"
 [ "$(cat $D/enable)" = 0 ]
 t $? enable_reads_0
+dmesg | grep 'vtrace_guest: session' | sed 's/^\[[ 0-9.]*\] /vtg-dmesg: /'
 sed 's/^/vtg-status: /' $D/status
 
 # what the host must have received, byte for byte
