@@ -33,9 +33,9 @@ user "$ksft/run_kselftest.sh" -t vtrace:ksft_guest.sh > "$out/run_kselftest.out"
 rc=$?
 sed 's/^/# /' "$out/run_kselftest.out"
 [ $rc -eq 0 ] && grep -qx 'ok 1 selftests: vtrace: ksft_guest.sh' "$out/run_kselftest.out" &&
-	[ "$(grep -c '^# ok ' "$out/run_kselftest.out")" -eq 14 ] &&
+	[ "$(grep -c '^# ok ' "$out/run_kselftest.out")" -eq 15 ] &&
 	! grep -q '^# not ok ' "$out/run_kselftest.out"
-result $? "run_kselftest.sh -t vtrace:ksft_guest.sh (installed): ok, 14 subtests ok"
+result $? "run_kselftest.sh -t vtrace:ksft_guest.sh (installed): ok, 15 subtests ok"
 
 user "$ksft/run_kselftest.sh" -l > "$out/list.out" 2>&1
 [ "$(cat "$out/list.out")" = "$(printf 'vtrace:ksft_smoke.sh\nvtrace:ksft_guest.sh')" ]
