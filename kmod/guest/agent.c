@@ -27,6 +27,9 @@
  *                    guest->host types: ERROR -EINVAL
  *   payload          exact size, reserved fields zero, text without NULs
  *
+ * Commands that change state are rate limited (vtg_cmd_token), and refused
+ * in a confidential guest unless trust_host is set.
+ *
  * Each command gets exactly one ACK or ERROR carrying its seq (STATUS_REQ:
  * STATUS, then ACK; HELLO: a HELLO).  Log lines are rate limited.  Nothing
  * is allocated per message beyond the command's own work.
@@ -230,6 +233,36 @@ static int vtg_cmd(const struct vtrace_msg_hdr *h, const void *p)
 	return -EOPNOTSUPP;
 }
 
+/*
+ * Host commands that make the guest change something (START, STOP,
+ * SET_EVENTS, SET_BUFFER_SIZE: static-key text patches, IPIs, ring-buffer
+ * allocations) come from a token bucket: VTG_CMD_BURST at once, then one
+ * per VTG_CMD_REFILL_MS.  Beyond that the host gets ERROR -EAGAIN.
+ * Debugfs, the guest's own admin, is not limited.
+ */
+static bool vtg_cmd_token(void)
+{
+	unsigned long step = msecs_to_jiffies(VTG_CMD_REFILL_MS);
+	unsigned long n = (jiffies - vtg.cmd_refill) / step;
+
+	if (vtg.cmd_tokens + n >= VTG_CMD_BURST) {
+		vtg.cmd_tokens = VTG_CMD_BURST;
+		vtg.cmd_refill = jiffies;
+	} else {
+		vtg.cmd_tokens += n;
+		vtg.cmd_refill += n * step;
+	}
+	if (!vtg.cmd_tokens)
+		return false;
+	vtg.cmd_tokens--;
+	return true;
+}
+
+static bool vtg_cmd_changes_state(u16 type)
+{
+	return type >= VTRACE_MSG_START && type <= VTRACE_MSG_SET_BUFFER_SIZE;
+}
+
 static void vtg_dispatch(const struct vtrace_msg_hdr *h, const void *p)
 {
 	int ret;
@@ -249,7 +282,16 @@ static void vtg_dispatch(const struct vtrace_msg_hdr *h, const void *p)
 			return vtg_reply_error(h, -EINVAL, "not a host command");
 		return vtg_reply_error(h, -EOPNOTSUPP, "unknown message type, skipped");
 	}
+	if (vtg_cmd_changes_state(h->type) && vtg.host_untrusted)
+		return vtg_reply_error(h, -EPERM,
+				       "confidential guest: host commands refused (trust_host=0)");
+	if (vtg_cmd_changes_state(h->type) && !vtg_cmd_token()) {
+		vtg.cmds_limited++;
+		return vtg_reply_error(h, -EAGAIN, "rate limited: 8 at once, then 1 a second");
+	}
+	WRITE_ONCE(vtg.busy, "a host command");
 	ret = vtg_cmd(h, p);
+	WRITE_ONCE(vtg.busy, NULL);
 	if (ret == -EOPNOTSUPP)
 		return vtg_reply_error(h, ret, "unknown message type, skipped");
 	if (ret)

@@ -4,7 +4,9 @@
 #define _VTG_COMPAT_H
 
 #include <linux/trace.h>
+#include <asm/apic.h>
 #include <asm/processor.h>
+#include <asm/smp.h>
 
 /*
  * trace_array_get_by_name() gained a "systems" argument (the event systems
@@ -22,16 +24,19 @@ static inline struct trace_array *vtg_trace_array_get(const char *name)
 }
 
 /*
- * The initial APIC id of a CPU (KVM's vcpu_id for it on the host) moved
- * into cpuinfo_x86.topo in v6.9; VTG_CPU_HAS_TOPO says so.
+ * The APIC id of a CPU (KVM's vcpu_id for it on the host), from the
+ * per-CPU map the kernel fills when it enumerates the CPUs (ACPI MADT):
+ * also right for a CPU that is possible but never came online, whose
+ * cpuinfo_x86 is still zero.  BAD_APICID (an unknown id: 0xffff on 6.1,
+ * 0xffffffff later) reads as VTG_NO_APIC_ID.
  */
+#define VTG_NO_APIC_ID	0xffffffffU
+
 static inline u32 vtg_cpu_apic_id(unsigned int cpu)
 {
-#ifdef VTG_CPU_HAS_TOPO
-	return cpu_data(cpu).topo.initial_apicid;
-#else
-	return cpu_data(cpu).initial_apicid;
-#endif
+	u32 id = per_cpu(x86_cpu_to_apicid, cpu);
+
+	return id == BAD_APICID ? VTG_NO_APIC_ID : id;
 }
 
 #endif /* _VTG_COMPAT_H */

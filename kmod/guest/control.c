@@ -2,7 +2,7 @@
 /* vtrace_guest: the control thread, which owns the borrowed mm and every state change. */
 /*
  *   debugfs writer --vtg_request()--> vtg.reqs --+
- *   (sleeps on req->done)                        v
+ *   (killable sleep on req->done)                v
  *                                   control thread: kthread_use_mm(vtg.mm)
  *   vtrace.ctl (host commands) -- port wakes us --> start/stop/events/...
  *                                                    replies on vtrace.ctl
@@ -20,15 +20,78 @@
 
 #include "vtg.h"
 
-int vtg_request(struct vtg_req *req)
+static void vtg_req_put(struct vtg_req *req)
 {
+	if (!refcount_dec_and_test(&req->ref))
+		return;
+	kfree(req->arg);
+	kfree(req->out);
+	kfree(req);
+}
+
+/* The requester gave up: take the request back if the thread has not */
+static void vtg_req_abandon(struct vtg_req *req)
+{
+	bool queued;
+
+	spin_lock(&vtg.req_lock);
+	queued = !list_empty(&req->node);
+	if (queued)
+		list_del_init(&req->node);
+	spin_unlock(&vtg.req_lock);
+	if (queued)
+		vtg_req_put(req);
+	vtg_req_put(req);
+}
+
+/**
+ * vtg_request() - have the control thread do something, and wait for it
+ * @op:		what to do
+ * @arg:	VTG_OP_EVENTS: the specification (copied), else NULL
+ * @val:	VTG_OP_BUFFER_SIZE: KiB
+ * @timeout:	jiffies to wait at most (MAX_SCHEDULE_TIMEOUT: no limit)
+ * @out:	VTG_OP_STATUS_TEXT: the text (the caller frees it), else NULL
+ *
+ * The wait is killable: a user stuck behind a slow control thread can
+ * leave (the thread still carries the request out).  Process context.
+ *
+ * Return: the result, -ETIMEDOUT when @timeout passed, -EINTR when killed.
+ */
+int vtg_request(enum vtg_op op, const char *arg, unsigned long val, long timeout, char **out)
+{
+	struct vtg_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
+	long left;
+	int ret;
+
+	if (!req)
+		return -ENOMEM;
+	if (arg) {
+		req->arg = kstrdup(arg, GFP_KERNEL);
+		if (!req->arg) {
+			kfree(req);
+			return -ENOMEM;
+		}
+	}
+	req->op = op;
+	req->val = val;
+	refcount_set(&req->ref, 2);
 	init_completion(&req->done);
 	spin_lock(&vtg.req_lock);
 	list_add_tail(&req->node, &vtg.reqs);
 	spin_unlock(&vtg.req_lock);
 	wake_up(&vtg.wq);
-	wait_for_completion(&req->done);
-	return req->ret;
+	left = wait_for_completion_killable_timeout(&req->done, timeout);
+	if (left <= 0) {
+		vtg_req_abandon(req);
+		return left ? -EINTR : -ETIMEDOUT;
+	}
+	ret = req->ret;
+	if (out) {
+		*out = req->out;
+		req->out = NULL;
+	}
+	vtg_req_put(req);
+	return ret;
 }
 
 static int vtg_do_request(struct vtg_req *req)
@@ -56,7 +119,7 @@ static struct vtg_req *vtg_next_request(void)
 	spin_lock(&vtg.req_lock);
 	req = list_first_entry_or_null(&vtg.reqs, struct vtg_req, node);
 	if (req)
-		list_del(&req->node);
+		list_del_init(&req->node);
 	spin_unlock(&vtg.req_lock);
 	return req;
 }
@@ -66,8 +129,11 @@ static void vtg_run_requests(bool fail)
 	struct vtg_req *req;
 
 	while ((req = vtg_next_request())) {
+		WRITE_ONCE(vtg.busy, "a request from debugfs");
 		req->ret = fail ? -ESHUTDOWN : vtg_do_request(req);
+		WRITE_ONCE(vtg.busy, NULL);
 		complete(&req->done);
+		vtg_req_put(req);
 	}
 }
 

@@ -8,15 +8,20 @@
  * The port is non-blocking.  When it does not take data (host end not
  * connected, or not reading), the writer sleeps on the port's wait queue
  * and writes again each time the port wakes it (vtg_port_wait() in
- * ports.c), for at most port_timeout_ms; then
- * the message is dropped and counted (ctl_lost), and the port is marked
- * stalled: later messages are tried once and dropped at once, so a guest
- * without a host never spends more than one timeout per stall.  A message
- * cut short mid-way leaves a truncated message in the stream, which the
- * host detects (short payload, then a magic mismatch) and resyncs from.
+ * ports.c), until the message's deadline: port_timeout_ms for the whole
+ * message (plus as much per 4 MiB), not per chunk, so a host that reads
+ * slowly cannot stretch one message to minutes.  Then the message is
+ * dropped and counted (ctl_lost), and the port is marked stalled: later
+ * messages are tried once, without waiting, until one goes through whole,
+ * so a guest without a host never spends more than one timeout per stall.
+ * A timeout while the host end is connected marks the host slow
+ * (vtg.ctl_slow): a start then fails (meta.c).  A message cut short
+ * mid-way leaves a truncated message in the stream, which the host
+ * detects (short payload, then a magic mismatch) and resyncs from.
  */
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -34,9 +39,30 @@ static ssize_t vtg_ctl_write_chunk(const u8 *buf, size_t len)
 	return vtg.ctl->f_op->write(vtg.ctl, vtg.ubuf, len, &pos);
 }
 
+/*
+ * The deadline of one message of @len bytes, for all its chunks together:
+ * port_timeout_ms, plus as much again per VTG_CTL_TIMEOUT_BYTES (a 5 MiB
+ * kallsyms gets two), never past the operation's deadline (a start's
+ * metadata, meta.c).
+ */
+static unsigned long vtg_ctl_deadline(size_t len)
+{
+	unsigned long d = jiffies + msecs_to_jiffies(READ_ONCE(vtg_port_timeout_ms)) *
+				    (1 + len / VTG_CTL_TIMEOUT_BYTES);
+
+	if (vtg.ctl_deadline_set && time_before(vtg.ctl_deadline, d))
+		d = vtg.ctl_deadline;
+	return d;
+}
+
+/*
+ * Write one message whole, or give up at its deadline.  A stalled port
+ * (the last message timed out) gets no wait at all: what the port takes
+ * at once is written, the rest dropped, until a message goes through.
+ */
 static int vtg_ctl_write(const u8 *buf, size_t len)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
+	unsigned long deadline = vtg_ctl_deadline(len);
 	size_t off = 0;
 	ssize_t ret;
 
@@ -44,21 +70,26 @@ static int vtg_ctl_write(const u8 *buf, size_t len)
 		ret = vtg_ctl_write_chunk(buf + off, min_t(size_t, len - off, VTG_PORT_CHUNK));
 		if (ret > 0) {
 			off += ret;
-			vtg.ctl_stalled = false;
-			deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
 			continue;
 		}
 		if (ret == 0)
 			ret = -EIO;
-		if (ret != -EAGAIN || (vtg.ctl_stalled && !off))
+		if (ret != -EAGAIN)
 			return ret;
-		if (time_after(jiffies, deadline)) {
+		if (vtg.ctl_stalled || !time_before(jiffies, deadline)) {
 			vtg.ctl_stalled = true;
 			return -ETIMEDOUT;
 		}
 		vtg_port_wait(vtg.ctl, deadline);
 	}
+	vtg.ctl_stalled = false;
 	return 0;
+}
+
+/* The host end of ctl is connected (a timeout then means a slow host) */
+static bool vtg_ctl_connected(void)
+{
+	return vtg.ctl && vtg.ctl->f_op->poll && !(vfs_poll(vtg.ctl, NULL) & EPOLLHUP);
 }
 
 /* Send one message: header, then up to three payload parts back to back */
@@ -94,6 +125,8 @@ int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
 	ret = vtg_ctl_write(buf, len);
 	kvfree(buf);
 	if (ret) {
+		if (ret == -ETIMEDOUT && vtg_ctl_connected())
+			vtg.ctl_slow = true;
 		vtg.ctl_lost++;
 		pr_warn_ratelimited("vtrace_guest: message type %u seq %llu not delivered: %d\n",
 				    type, vtg.tx_seq, ret);

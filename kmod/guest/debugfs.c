@@ -2,8 +2,8 @@
 /* vtrace_guest: /sys/kernel/debug/vtrace/{enable,events,status}. */
 /*
  * Writers do not change anything themselves: they queue a request for the
- * control thread and sleep until it is done (vtg_request), so a start or
- * stop from debugfs is serialized with those coming from the host.
+ * control thread and sleep until it is done (vtg_request; killable), so a
+ * start or stop from debugfs is serialized with those coming from the host.
  * Removing the files at exit waits for writers in flight, which the
  * control thread (stopped only after that) completes.
  */
@@ -27,15 +27,13 @@ static ssize_t vtg_enable_read(struct file *f, char __user *ubuf, size_t len, lo
 static ssize_t vtg_enable_write(struct file *f, const char __user *ubuf, size_t len,
 				loff_t *ppos)
 {
-	struct vtg_req req = {};
 	bool on;
 	int ret;
 
 	ret = kstrtobool_from_user(ubuf, len, &on);
 	if (ret)
 		return ret;
-	req.op = on ? VTG_OP_START : VTG_OP_STOP;
-	ret = vtg_request(&req);
+	ret = vtg_request(on ? VTG_OP_START : VTG_OP_STOP, NULL, 0, MAX_SCHEDULE_TIMEOUT, NULL);
 	return ret ? ret : len;
 }
 
@@ -45,6 +43,8 @@ static const struct file_operations vtg_enable_fops = {
 	.write	= vtg_enable_write,
 	.llseek	= default_llseek,
 };
+
+static char *vtg_status_format(bool fresh);
 
 static ssize_t vtg_events_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
 {
@@ -61,7 +61,6 @@ static ssize_t vtg_events_read(struct file *f, char __user *ubuf, size_t len, lo
 static ssize_t vtg_events_write(struct file *f, const char __user *ubuf, size_t len,
 				loff_t *ppos)
 {
-	struct vtg_req req = { .op = VTG_OP_EVENTS };
 	char *spec;
 	int ret;
 
@@ -70,8 +69,7 @@ static ssize_t vtg_events_write(struct file *f, const char __user *ubuf, size_t 
 	spec = memdup_user_nul(ubuf, len);
 	if (IS_ERR(spec))
 		return PTR_ERR(spec);
-	req.arg = strim(spec);
-	ret = vtg_request(&req);
+	ret = vtg_request(VTG_OP_EVENTS, strim(spec), 0, MAX_SCHEDULE_TIMEOUT, NULL);
 	kfree(spec);
 	return ret ? ret : len;
 }
@@ -83,15 +81,28 @@ static const struct file_operations vtg_events_fops = {
 	.llseek	= default_llseek,
 };
 
-/* status: a snapshot built by the control thread when the file is opened */
+/*
+ * status: a snapshot built by the control thread when the file is opened.
+ * If the thread is busy (a start that waits for a slow host, a stop
+ * flushing) for more than VTG_STATUS_WAIT_MS, the opener builds the text
+ * itself from the counters as they are, without the ring's figures that
+ * only the thread can read, and says so: the file stays readable exactly
+ * when the module is stuck.
+ */
 static int vtg_status_open(struct inode *inode, struct file *f)
 {
-	struct vtg_req req = { .op = VTG_OP_STATUS_TEXT };
-	int ret = vtg_request(&req);
+	char *text = NULL;
+	int ret;
 
-	if (ret)
+	ret = vtg_request(VTG_OP_STATUS_TEXT, NULL, 0, msecs_to_jiffies(VTG_STATUS_WAIT_MS),
+			  &text);
+	if (ret == -ETIMEDOUT)
+		text = vtg_status_format(false);
+	else if (ret)
 		return ret;
-	f->private_data = req.out;
+	if (!text)
+		return -ENOMEM;
+	f->private_data = text;
 	return 0;
 }
 
@@ -125,28 +136,53 @@ static int vtg_status_cpu(char *buf, size_t size, const struct vtrace_cpu_stats 
 			 s->events_lost_port, s->events_lost_ring, s->port_errors);
 }
 
-/* Control thread: the text of "status" */
-char *vtg_status_text(size_t *lenp)
+/*
+ * The text of "status".  @fresh: the control thread, with the ring's
+ * figures read now; else any task, with the counters as they are (an
+ * unlocked snapshot, as every status read is) and the thread's business.
+ */
+static char *vtg_status_format(bool fresh)
 {
 	size_t size = VTG_STATUS_SIZE, n;
 	char *buf = kmalloc(size, GFP_KERNEL);
+	const char *busy = READ_ONCE(vtg.busy);
 	unsigned int cpu;
 
 	if (!buf)
 		return NULL;
-	vtg_refresh_ring_stats();
+	if (fresh)
+		vtg_refresh_ring_stats();
 	n = scnprintf(buf, size,
 		      "state: %s\nsession: %llu\nprefix: %s\nctl port: %s\ndata ports: %u of %u CPUs%s\n"
 		      "protocol version: %u\nctl messages: %llu sent, %llu lost\n"
-		      "host commands: %llu received, %llu refused\n"
-		      "cpu  port online    pages      bytes    events fillers  lost lost_events ring_lost port_errors\n",
+		      "host commands: %llu received, %llu refused\n",
 		      vtg.state == VTRACE_STATE_TRACING ? "tracing" : "idle", vtg.session,
 		      vtg_prefix, vtg.ctl ? "yes" : "no", vtg.nr_ports, nr_cpu_ids,
 		      vtg.nr_ports < nr_cpu_ids ? " (CPUs without a port are not streamed)" : "",
 		      vtg.version, vtg.ctl_sent, vtg.ctl_lost, vtg.cmds, vtg.cmd_errors);
+	if (vtg.cmds_limited)
+		n += scnprintf(buf + n, size - n, "host commands rate-limited: %llu\n",
+			       vtg.cmds_limited);
+	if (vtg.host_untrusted)
+		n += scnprintf(buf + n, size - n, "host: untrusted (confidential guest, trust_host=0)\n");
+	if (!fresh)
+		n += scnprintf(buf + n, size - n,
+			       "control thread: busy (%s) for more than %u ms; ring_lost as of its last look\n",
+			       busy ? busy : "between two tasks", VTG_STATUS_WAIT_MS);
+	n += scnprintf(buf + n, size - n,
+		       "cpu  port online    pages      bytes    events fillers  lost lost_events ring_lost port_errors\n");
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		n += vtg_status_cpu(buf + n, size - n, &vtg.cpus[cpu].st);
-	*lenp = n;
+	return buf;
+}
+
+/* Control thread: the text of "status" */
+char *vtg_status_text(size_t *lenp)
+{
+	char *buf = vtg_status_format(true);
+
+	if (buf)
+		*lenp = strlen(buf);
 	return buf;
 }
 

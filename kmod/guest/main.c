@@ -46,6 +46,7 @@
  * and the ctl port need no lock.  Drain threads own their struct vtg_cpu
  * while tracing; status readers take an unlocked snapshot of the counters.
  */
+#include <linux/cc_platform.h>
 #include <linux/debugfs.h>
 #include <linux/file.h>
 #include <linux/fs_struct.h>
@@ -64,25 +65,83 @@ char *vtg_prefix = VTRACE_PORT_PREFIX;
 module_param_named(prefix, vtg_prefix, charp, 0444);
 MODULE_PARM_DESC(prefix, "port name prefix: PREFIX.ctl, PREFIX.cpuK (default vtrace)");
 
+/**
+ * struct vtg_uint_param - a module parameter with bounds
+ * @val:	the value
+ * @min:	smallest value accepted
+ * @max:	largest value accepted
+ * @zero:	0 is accepted too (it means "off")
+ *
+ * poll_ms=0 or drain_ms=0 would make a thread loop without sleeping, and a
+ * port_timeout_ms of minutes would hold a start for minutes: values out of
+ * bounds are refused (insmod fails, a write to the parameter's sysfs file
+ * fails with EINVAL), with a message naming the bounds.
+ */
+struct vtg_uint_param {
+	unsigned int *val;
+	unsigned int min, max;
+	bool zero;
+};
+
+static int vtg_param_set(const char *s, const struct kernel_param *kp)
+{
+	const struct vtg_uint_param *p = kp->arg;
+	unsigned int v;
+	int ret = kstrtouint(s, 0, &v);
+
+	if (ret)
+		return ret;
+	if ((v < p->min || v > p->max) && !(v == 0 && p->zero)) {
+		pr_warn("vtrace_guest: %s=%u refused: %u..%u%s\n", kp->name, v, p->min, p->max,
+			p->zero ? " or 0" : "");
+		return -EINVAL;
+	}
+	WRITE_ONCE(*p->val, v);
+	return 0;
+}
+
+static int vtg_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct vtg_uint_param *p = kp->arg;
+
+	return scnprintf(buf, PAGE_SIZE, "%u\n", READ_ONCE(*p->val));
+}
+
+static const struct kernel_param_ops vtg_uint_ops = {
+	.set = vtg_param_set,
+	.get = vtg_param_get,
+};
+
+#define VTG_UINT_PARAM(name, var, lo, hi, z, desc)				\
+	static struct vtg_uint_param vtg_param_##name = {			\
+		.val = &(var), .min = (lo), .max = (hi), .zero = (z),		\
+	};									\
+	module_param_cb(name, &vtg_uint_ops, &vtg_param_##name, 0644);		\
+	MODULE_PARM_DESC(name, desc)
+
 unsigned int vtg_port_timeout_ms = 2000;
-module_param_named(port_timeout_ms, vtg_port_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(port_timeout_ms, "how long a full or unconnected port is retried before data counts as lost");
+VTG_UINT_PARAM(port_timeout_ms, vtg_port_timeout_ms, 1, 30000, true,
+	       "how long a full or unconnected port is retried before data counts as lost (0..30000)");
 
 unsigned int vtg_poll_ms = 20;
-module_param_named(poll_ms, vtg_poll_ms, uint, 0644);
-MODULE_PARM_DESC(poll_ms, "control port poll interval while a host message is incomplete");
+VTG_UINT_PARAM(poll_ms, vtg_poll_ms, 1, 10000, false,
+	       "control port poll interval while a host message is incomplete (1..10000)");
 
 unsigned int vtg_drain_ms = 20;
-module_param_named(drain_ms, vtg_drain_ms, uint, 0644);
-MODULE_PARM_DESC(drain_ms, "sleep between drains of a CPU's ring buffer when the ring cannot wake the drain thread");
+VTG_UINT_PARAM(drain_ms, vtg_drain_ms, 1, 600000, false,
+	       "sleep between drains of a CPU's ring buffer when the ring cannot wake the drain thread (1..600000)");
 
 unsigned int vtg_drain_max_ms = 1000;
-module_param_named(drain_max_ms, vtg_drain_max_ms, uint, 0644);
-MODULE_PARM_DESC(drain_max_ms, "longest sleep between drains while the ring stays below the instance's buffer_percent (0: no ring wake-ups, drain every drain_ms)");
+VTG_UINT_PARAM(drain_max_ms, vtg_drain_max_ms, 1, 600000, true,
+	       "longest sleep between drains while the ring stays below the instance's buffer_percent (1..600000; 0: no ring wake-ups, drain every drain_ms)");
 
 bool vtg_send_kallsyms = true;
 module_param_named(send_kallsyms, vtg_send_kallsyms, bool, 0644);
 MODULE_PARM_DESC(send_kallsyms, "send /proc/kallsyms as metadata at start (default 1)");
+
+bool vtg_trust_host;
+module_param_named(trust_host, vtg_trust_host, bool, 0444);
+MODULE_PARM_DESC(trust_host, "in a confidential-computing guest: accept host commands and send address-bearing metadata (default 0: refused, not sent)");
 
 static char *vtg_events_param = "";
 module_param_named(events, vtg_events_param, charp, 0444);
@@ -119,9 +178,17 @@ static int vtg_instance_get(void)
 	if (IS_ERR(vtg.tracefs))
 		return PTR_ERR(vtg.tracefs);
 
+	/*
+	 * Only a lookup that says the instance does not exist makes it ours:
+	 * after any other error (no memory, a permission or mount problem) the
+	 * instance may be a user's, and rmmod must never destroy that.
+	 */
 	dir = file_open_root_mnt(vtg.tracefs, "instances/" VTG_INSTANCE,
 				 O_RDONLY | O_DIRECTORY, 0);
-	vtg.own_instance = IS_ERR(dir);
+	vtg.own_instance = PTR_ERR_OR_ZERO(dir) == -ENOENT;
+	if (IS_ERR(dir) && !vtg.own_instance)
+		pr_warn("vtrace_guest: instances/%s: lookup failed (%ld): treated as the user's, kept at unload\n",
+			VTG_INSTANCE, PTR_ERR(dir));
 	if (!IS_ERR(dir))
 		fput(dir);
 
@@ -178,6 +245,11 @@ static int __init vtrace_guest_init(void)
 	init_waitqueue_head(&vtg.drain_wq);
 	init_completion(&vtg.ready);
 	vtg.version = VTRACE_PROTO_VERSION;
+	vtg.cmd_tokens = VTG_CMD_BURST;
+	/* a confidential guest does not trust its host (trust model: Documentation/vtrace_guest.rst) */
+	vtg.host_untrusted = cc_platform_has(CC_ATTR_GUEST_MEM_ENCRYPT) && !vtg_trust_host;
+	if (vtg.host_untrusted)
+		pr_info("vtrace_guest: confidential guest: host commands refused, no kallsyms or printk_formats sent (trust_host=0)\n");
 
 	vtg.mm = get_task_mm(current);
 	if (!vtg.mm)

@@ -12,7 +12,14 @@
  *   SYSTEM/EVENT                       (format of every enabled event,
  *                                       from the instance's set_event)
  *   printk_formats, saved_cmdlines, kallsyms (/proc/kallsyms, optional)
+ *
+ * Kernel addresses (printk_formats, kallsyms) follow the guest's policy:
+ * /proc/kallsyms is opened with the credentials of a reader without
+ * capabilities when kptr_restrict is not 0, so the kernel prints zeros for
+ * the addresses as it would for any such reader; a confidential guest
+ * sends neither file unless trust_host is set.
  */
+#include <linux/cred.h>
 #include <linux/dmi.h>
 #include <linux/slab.h>
 #include <linux/utsname.h>
@@ -50,6 +57,9 @@ static int vtg_meta_info(void)
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		ci[cpu].cpu = cpu;
 		ci[cpu].apic_id = vtg_cpu_apic_id(cpu);
+		if (ci[cpu].apic_id == VTG_NO_APIC_ID)
+			pr_warn_once("vtrace_guest: cpu%u has no APIC id: META_INFO says 0x%x\n",
+				     cpu, VTG_NO_APIC_ID);
 		ci[cpu].flags = (vtg.cpus[cpu].port ? VTRACE_CPU_HAS_PORT : 0) |
 				(cpu_online(cpu) ? VTRACE_CPU_ONLINE : 0);
 	}
@@ -82,7 +92,69 @@ static int vtg_meta_file_send(u32 kind, const char *name, const void *data, size
 	return ret;
 }
 
-/* Read a file (a tracefs path, or an absolute path) and send it */
+/*
+ * The address policy of the guest for what it sends: true when an
+ * unprivileged reader of /proc/kallsyms would see zeros for addresses
+ * (kptr_restrict 1 or 2).  Unreadable: treated as restricted.
+ */
+static bool vtg_kptr_restricted(void)
+{
+	struct file *f = vtg_open_path("/proc/sys/kernel/kptr_restrict", O_RDONLY);
+	unsigned int v = 2;
+	size_t len;
+	char *buf;
+
+	if (IS_ERR(f))
+		return true;
+	buf = vtg_read_whole(f, &len);
+	vtg_close(f);
+	if (IS_ERR(buf))
+		return true;
+	if (kstrtouint(strim(buf), 10, &v))
+		v = 2;
+	kvfree(buf);
+	return v != 0;
+}
+
+/*
+ * Open @path as a reader without capabilities would: /proc/kallsyms looks
+ * at the opener's credentials (CAP_SYSLOG), and the control thread has
+ * all of them, which would bypass the guest's kptr_restrict.
+ */
+static struct file *vtg_open_unprivileged(const char *path)
+{
+	const struct cred *old;
+	struct cred *cred = prepare_creds();
+	struct file *f;
+
+	if (!cred)
+		return ERR_PTR(-ENOMEM);
+	cap_clear(cred->cap_effective);
+	cap_clear(cred->cap_permitted);
+	cap_clear(cred->cap_inheritable);
+	cap_clear(cred->cap_ambient);
+	old = override_creds(cred);
+	f = vtg_open_path(path, O_RDONLY);
+	revert_creds(old);
+	put_cred(cred);
+	return f;
+}
+
+/* Open a file of the metadata: a tracefs path, an absolute path, or kallsyms */
+static struct file *vtg_meta_open(u32 kind, const char *path)
+{
+	if (kind == VTRACE_META_KALLSYMS && vtg_kptr_restricted())
+		return vtg_open_unprivileged(path);
+	if (path[0] == '/')
+		return vtg_open_path(path, O_RDONLY);
+	return vtg_open_tracefs(path, O_RDONLY);
+}
+
+/*
+ * Read a file and send it.  Only -ENOMEM and a host too slow to take it
+ * (-ETIMEDOUT, the host end connected) are returned: a file that cannot
+ * be read or a host that is not there costs that file only.
+ */
 static int vtg_meta_path(u32 kind, const char *name, const char *path)
 {
 	struct file *f;
@@ -90,7 +162,7 @@ static int vtg_meta_path(u32 kind, const char *name, const char *path)
 	void *buf;
 	int ret;
 
-	f = path[0] == '/' ? vtg_open_path(path, O_RDONLY) : vtg_open_tracefs(path, O_RDONLY);
+	f = vtg_meta_open(kind, path);
 	if (IS_ERR(f)) {
 		pr_warn_ratelimited("vtrace_guest: metadata %s: %ld\n", path, PTR_ERR(f));
 		return 0;
@@ -103,6 +175,8 @@ static int vtg_meta_path(u32 kind, const char *name, const char *path)
 	}
 	ret = vtg_meta_file_send(kind, name, buf, len);
 	kvfree(buf);
+	if (vtg.ctl_slow)
+		return -ETIMEDOUT;
 	return ret == -ENOMEM ? ret : 0;
 }
 
@@ -137,19 +211,12 @@ static int vtg_meta_events(void)
 	return ret;
 }
 
-/* Everything, in order; only local failures (-ENOMEM) are returned */
-int vtg_meta_send(void)
+static int vtg_meta_files(void)
 {
 	char path[64], name[32];
 	unsigned int i;
 	int ret;
 
-	vtg.meta_files = 0;
-	if (!vtg.ctl)
-		return 0;
-	ret = vtg_meta_info();
-	if (ret == -ENOMEM)
-		return ret;
 	ret = vtg_meta_path(VTRACE_META_HEADER_PAGE, "header_page", "events/header_page");
 	if (!ret)
 		ret = vtg_meta_path(VTRACE_META_HEADER_EVENT, "header_event", "events/header_event");
@@ -160,11 +227,48 @@ int vtg_meta_send(void)
 	}
 	if (!ret)
 		ret = vtg_meta_events();
-	if (!ret)
+	/* kernel addresses: not for a host a confidential guest does not trust */
+	if (!ret && !vtg.host_untrusted)
 		ret = vtg_meta_path(VTRACE_META_PRINTK_FORMATS, "printk_formats", "printk_formats");
 	if (!ret)
 		ret = vtg_meta_path(VTRACE_META_CMDLINES, "saved_cmdlines", "saved_cmdlines");
-	if (!ret && vtg_send_kallsyms)
+	if (!ret && vtg_send_kallsyms && !vtg.host_untrusted)
 		ret = vtg_meta_path(VTRACE_META_KALLSYMS, "kallsyms", "/proc/kallsyms");
 	return ret;
+}
+
+/**
+ * vtg_meta_send() - send a start's metadata on vtrace.ctl, in order
+ *
+ * All of it within VTG_META_TIMEOUTS * port_timeout_ms: a host that is
+ * connected but reads too slowly fails the start with -ETIMEDOUT (the
+ * session would be useless to it), instead of holding the control thread
+ * for as long as it pleases.  A host end that is not connected only loses
+ * the messages.  Control thread.
+ *
+ * Return: 0, -ENOMEM or -ETIMEDOUT.
+ */
+int vtg_meta_send(void)
+{
+	int ret;
+
+	vtg.meta_files = 0;
+	if (!vtg.ctl)
+		return 0;
+	/* a start gives a host that stalled the port before a new chance */
+	vtg.ctl_stalled = false;
+	vtg.ctl_slow = false;
+	vtg.ctl_deadline = jiffies + msecs_to_jiffies(READ_ONCE(vtg_port_timeout_ms)) *
+				     VTG_META_TIMEOUTS;
+	vtg.ctl_deadline_set = true;
+	ret = vtg_meta_info();
+	if (ret != -ENOMEM && !vtg.ctl_slow)
+		ret = vtg_meta_files();
+	vtg.ctl_deadline_set = false;
+	if (vtg.ctl_slow) {
+		pr_warn("vtrace_guest: the host does not take the metadata within %u ms: start refused\n",
+			VTG_META_TIMEOUTS * vtg_port_timeout_ms);
+		return -ETIMEDOUT;
+	}
+	return ret == -ENOMEM ? ret : 0;
 }

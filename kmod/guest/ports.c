@@ -5,9 +5,10 @@
  * vportNpM/name) and creates /dev/vportNpM; the /dev/virtio-ports/NAME links
  * come from udev, which a minimal guest may not run.  So the module lists
  * /sys/class/virtio-ports itself, reads each name, and opens the matching
- * /dev/vportNpM (devtmpfs) with O_NONBLOCK: the guest never waits for the
- * host (see stream.c and ctl.c for what happens when a port is not
- * writable).  Runs in the control thread at its start.
+ * /dev/vportNpM (devtmpfs) with O_NONBLOCK, and checks that what it opened
+ * is that port (a character device with the number sysfs gives).  The
+ * guest never waits for the host (see stream.c and ctl.c for what happens
+ * when a port is not writable).  Runs in the control thread at its start.
  *
  * A port that does not take data (virtqueue full, host end not connected)
  * answers -EAGAIN.  vtg_port_wait() sleeps until virtio_console wakes the
@@ -76,15 +77,71 @@ static int vtg_port_name(const char *dev, char *name, size_t size)
 	return 0;
 }
 
-static struct file *vtg_port_open(const char *dev, const char *name)
+/* The port's device number from sysfs ("MAJ:MIN") */
+static int vtg_port_devt(const char *dev, dev_t *devt)
+{
+	unsigned int major, minor;
+	char path[96], text[32];
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), VTG_SYSFS_PORTS "/%s/dev", dev);
+	f = vtg_open_path(path, O_RDONLY);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, text, sizeof(text) - 1, &pos);
+	vtg_close(f);
+	if (n < 0)
+		return n;
+	text[n] = '\0';
+	if (sscanf(text, "%u:%u", &major, &minor) != 2)
+		return -EINVAL;
+	*devt = MKDEV(major, minor);
+	return 0;
+}
+
+/*
+ * The file opened must be the port sysfs names: a character device with
+ * the port's device number (not whatever a user bind-mounted or created
+ * at /dev/vportNpM), with the methods the module calls: ->write and
+ * ->read (ctl), ->write and ->splice_write (data ports).  ->poll may be
+ * missing (the waits fall back to a timer).
+ */
+static int vtg_port_check(struct file *f, const char *dev, bool ctl)
+{
+	struct inode *inode = file_inode(f);
+	dev_t devt;
+	int ret = vtg_port_devt(dev, &devt);
+
+	if (ret)
+		return ret;
+	if (!S_ISCHR(inode->i_mode) || inode->i_rdev != devt)
+		return -ENXIO;
+	if (!f->f_op->write || (ctl ? !f->f_op->read : !f->f_op->splice_write))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static struct file *vtg_port_open(const char *dev, const char *name, bool ctl)
 {
 	char path[64];
 	struct file *f;
+	int ret;
 
 	snprintf(path, sizeof(path), "/dev/%s", dev);
 	f = vtg_open_path(path, O_RDWR | O_NONBLOCK);
-	if (IS_ERR(f))
+	if (IS_ERR(f)) {
 		pr_warn("vtrace_guest: port %s (%s): cannot open: %ld\n", name, path, PTR_ERR(f));
+		return f;
+	}
+	ret = vtg_port_check(f, dev, ctl);
+	if (ret) {
+		pr_warn("vtrace_guest: port %s: %s is not that port's device (%d), not used\n",
+			name, path, ret);
+		vtg_close(f);
+		return ERR_PTR(ret);
+	}
 	return f;
 }
 
@@ -99,7 +156,7 @@ static void vtg_port_match(const char *dev)
 	if (vtg_port_name(dev, name, sizeof(name)) || strncmp(name, vtg_prefix, plen))
 		return;
 	if (!strcmp(name + plen, VTRACE_CTL_PORT_SUFFIX) && !vtg.ctl) {
-		f = vtg_port_open(dev, name);
+		f = vtg_port_open(dev, name, true);
 		if (!IS_ERR(f))
 			vtg.ctl = f;
 		return;
@@ -113,7 +170,7 @@ static void vtg_port_match(const char *dev)
 	}
 	if (vtg.cpus[cpu].port)
 		return;
-	f = vtg_port_open(dev, name);
+	f = vtg_port_open(dev, name, false);
 	if (IS_ERR(f))
 		return;
 	vtg.cpus[cpu].port = f;

@@ -8,6 +8,7 @@
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/path.h>
+#include <linux/refcount.h>
 #include <linux/poll.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -23,6 +24,15 @@
 #define VTG_PORT_CHUNK		(32U << 10)
 /* Largest events specification accepted (debugfs and SET_EVENTS) */
 #define VTG_EVENTS_MAX		4096
+/* Host commands that change state: a burst of this many, then one per VTG_CMD_REFILL_MS */
+#define VTG_CMD_BURST		8
+#define VTG_CMD_REFILL_MS	1000
+/* A ctl message gets port_timeout_ms, plus as much again per this many bytes */
+#define VTG_CTL_TIMEOUT_BYTES	(4U << 20)
+/* A start's metadata gets at most this many port_timeout_ms in total */
+#define VTG_META_TIMEOUTS	5
+/* How long opening "status" waits for the control thread's fresh figures */
+#define VTG_STATUS_WAIT_MS	1000
 
 /**
  * struct vtg_page_count - what a page of the pipe holds, counted before sending
@@ -85,19 +95,23 @@ enum vtg_op {
 
 /**
  * struct vtg_req - a request queued for the control thread
- * @node:	in vtg.reqs
+ * @node:	in vtg.reqs; empty once the control thread took it
+ * @ref:	the requester's and the control thread's: a requester that is
+ *		killed or times out may leave before the thread is done
  * @op:		what to do
- * @arg:	VTG_OP_EVENTS: the specification text
+ * @arg:	VTG_OP_EVENTS: the specification text (the request's copy)
  * @val:	VTG_OP_BUFFER_SIZE: KiB
- * @out:	VTG_OP_STATUS_TEXT: kmalloc'ed text, freed by the requester
+ * @out:	VTG_OP_STATUS_TEXT: kmalloc'ed text, freed with the request
+ *		unless the requester took it
  * @out_len:	its length
  * @ret:	0 or negative errno
  * @done:	completed by the control thread
  */
 struct vtg_req {
 	struct list_head node;
+	refcount_t ref;
 	enum vtg_op op;
-	const char *arg;
+	char *arg;
 	unsigned long val;
 	char *out;
 	size_t out_len;
@@ -146,6 +160,16 @@ struct vtg_req {
  * @ctl_lost:	messages dropped (ctl not writable)
  * @cmds:	host commands received
  * @cmd_errors:	ERROR replies sent
+ * @cmds_limited: host commands refused by the rate limit
+ * @cmd_tokens:	state-changing host commands allowed now (agent.c)
+ * @cmd_refill:	jiffies of the last token added
+ * @host_untrusted: confidential guest without trust_host: host commands
+ *		refused, no address-bearing metadata
+ * @ctl_deadline: when set (@ctl_deadline_set), no ctl write waits past it
+ * @ctl_deadline_set: a deadline for the messages of one operation is set
+ * @ctl_slow:	a ctl write timed out while the host end was connected
+ * @busy:	what the control thread is doing, NULL when it waits for work
+ *		(the status text says it when the thread is too busy to answer)
  * @dbg:	debugfs directory
  */
 struct vtg {
@@ -186,6 +210,14 @@ struct vtg {
 	u64 ctl_lost;
 	u64 cmds;
 	u64 cmd_errors;
+	u64 cmds_limited;
+	unsigned int cmd_tokens;
+	unsigned long cmd_refill;
+	bool host_untrusted;
+	unsigned long ctl_deadline;
+	bool ctl_deadline_set;
+	bool ctl_slow;
+	const char *busy;
 	struct dentry *dbg;
 };
 
@@ -198,6 +230,7 @@ extern unsigned int vtg_poll_ms;
 extern unsigned int vtg_drain_ms;
 extern unsigned int vtg_drain_max_ms;
 extern bool vtg_send_kallsyms;
+extern bool vtg_trust_host;
 
 /* file.c: files through the borrowed mm (control thread or drain threads) */
 struct file *vtg_open_path(const char *path, int flags);
@@ -246,7 +279,7 @@ int vtg_meta_send(void);
 
 /* control.c */
 int vtg_ctl_thread(void *unused);
-int vtg_request(struct vtg_req *req);
+int vtg_request(enum vtg_op op, const char *arg, unsigned long val, long timeout, char **out);
 
 /* debugfs.c */
 int vtg_debugfs_init(void);

@@ -13,6 +13,7 @@ Prints "ok N name" / "not ok N name"; exit status 1 on any failure.
 import errno
 import struct
 import sys
+import time
 
 from ctl_client import (ACK, ERROR, HELLO, SET_BUFFER_SIZE, SET_EVENTS, START, STATUS,
                         STATUS_REQ, STOP, Guest)
@@ -45,6 +46,41 @@ def expect_error(g, name, data, err, seq, timeout=20):
         return
     _, e, text = error_of(m[2])
     result(e == -err, name, "ERROR %d (%s) for seq %d, expected %d" % (e, text, seq, -err))
+
+
+def flood(g):
+    """100 SET_EVENTS back to back: a burst of 8 goes through, then 1 a second."""
+    time.sleep(2.5)                     # the guest's bucket is full again
+    seqs, data = set(), b""
+    for i in range(100):
+        m, s = g.msg(SET_EVENTS, b"sched:sched_switch" if i % 2 == 0 else b"")
+        data += m
+        seqs.add(s)
+    start = time.time()
+    g.send(data)
+    acks = limited = other = 0
+    while seqs:
+        m = g.wait_for(lambda t, q, p: (t == ACK or t == ERROR) and
+                       struct.unpack_from("<Q", p)[0] in seqs, 60)
+        if m is None:
+            break
+        seqs.discard(struct.unpack_from("<Q", m[2])[0])
+        if m[0] == ACK:
+            acks += 1
+        elif error_of(m[2])[1] == -errno.EAGAIN:
+            limited += 1
+        else:
+            other += 1
+    took = time.time() - start
+    print("# flood: 100 SET_EVENTS answered in %.2f s: %d ACK, %d ERROR -EAGAIN (rate limited), "
+          "%d other, %d unanswered" % (took, acks, limited, other, len(seqs)))
+    result(not seqs and not other and 8 <= acks <= 8 + took + 1 and acks + limited == 100,
+           "command_flood_limited", "expected 8 + 1/s ACKs at most, the rest -EAGAIN")
+    time.sleep(3.5)                     # three tokens back: this and the next commands
+    m, s = g.msg(SET_EVENTS, b"sched:sched_switch")
+    g.send(m)
+    r = g.wait_for(lambda t, q, p: t in (ACK, ERROR) and struct.unpack_from("<Q", p)[0] == s, 20)
+    result(r is not None and r[0] == ACK, "rate_limit_recovers", "no ACK 3.5 s after the flood")
 
 
 def main():
@@ -95,6 +131,7 @@ def main():
     result(st is not None and ack is not None, "healthy_after_fuzz",
            "STATUS %s, ACK %s; left: %s" % (st is not None, ack is not None,
                                            [(t, q) for t, q, _ in g.msgs]))
+    flood(g)
     print("# %d failures" % fails)
     return 1 if fails else 0
 

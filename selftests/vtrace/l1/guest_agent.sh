@@ -29,7 +29,7 @@ l2_start_sock() {
 	done
 	l2_exec 240 "$dir" "${args[@]}"
 }
-ktap_header 35
+ktap_header 41
 modprobe kvm_amd
 name=gagent
 dir=$VTRACE_OUT/$name
@@ -73,6 +73,10 @@ while read -r line; do
 done < "$dir/fuzz.out"
 [ $fuzz_rc -eq 0 ] || ktap_diag "fuzz exit $fuzz_rc"
 agent agent_buffer_size "ACK: SET_BUFFER_SIZE" buffer-size 2048
+python3 "$VTRACE_PROJ/selftests/vtrace/guest_slow_host.py" "$sock" "$dir/slow.ctl" 40 \
+	> "$dir/slow.out" 2>&1
+ktap_result $? slow_host_ran
+cat "$dir/slow.out"
 l2_wait
 ktap_result $? "l2_runs"
 l2_results $name guest

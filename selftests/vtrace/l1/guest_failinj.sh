@@ -37,7 +37,7 @@ host_sweep() {
 	ktap_diag "host: $1: $((k - 1)) of $hits calls failed in turn"
 }
 
-ktap_header 9
+ktap_header 16
 modprobe kvm_amd
 if [ ! -f "$FI" ]; then
 	ktap_skip host_load_fails_cleanly "vtrace_failinj.ko not built for $KVER"
@@ -54,9 +54,21 @@ fi
 insmod "$VTRACE_HOST_KO" && head -c 0 /sys/kernel/debug/vtrace/tsc_offsets && rmmod vtrace_host
 ktap_result $? host_loads_after_injection
 
-l2_run gfi /tests/guest_failinj.sh --cpus 2 --arg "$MAX" --timeout $((MAX * 100 + 300))
+# maxcpus=1: CPU 1 is possible but not online until the guest script onlines it
+L2_APPEND=maxcpus=1 l2_run gfi /tests/guest_failinj.sh --cpus 2 --arg "$MAX" \
+	--timeout $((MAX * 100 + 300))
 ktap_result $? "failinj_l2_runs"
 l2_results gfi failinj
+out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_meta_check.py" "$VTRACE_OUT/gfi/ctl" \
+	--apic-ids 0,1 2>&1)
+r=$?
+echo "$out" | sed 's/^/# /'
+ktap_result $r meta_apic_id_of_cpu_never_online
+out=$(python3 "$VTRACE_PROJ/selftests/vtrace/guest_meta_check.py" "$VTRACE_OUT/gfi/ctl" \
+	--kallsyms-zero 2>&1)
+r=$?
+echo "$out" | sed 's/^/# /'
+ktap_result $r meta_kallsyms_honours_kptr_restrict
 sed -n 's/\r$//; s/^vtg-fi: /# /p' "$VTRACE_OUT/gfi/console.log"
 
 save_dmesg l1-dmesg

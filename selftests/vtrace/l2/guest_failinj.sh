@@ -43,17 +43,65 @@ gone() {	# nothing of vtrace_guest left
 session() {	# a start, markers on both CPUs, a stop; every marker sent or counted
 	echo 1 > $D/enable || return 0	# a refused start is a clean outcome
 	guest_markers 200 0 1 > /dev/null
-	echo 0 > $D/enable || return 1
+	# (the request to the control thread is allocated: an injected failure, retry)
+	echo 0 > $D/enable 2> /dev/null || echo 0 > $D/enable || return 1
 	st || return 1
 	for c in 0 1; do	# (a port that failed at load is "no port": not streamed, said so)
 		[ "$(col $c 2)" = no ] ||
 			[ $(($(col $c 6) + $(col $c 9) + $(col $c 10))) -ge 200 ] || return 1
 	done
 }
+P=/sys/module/vtrace_guest/parameters
+port_dev() {	# port_dev NAME: /dev/vportNpM of the port named NAME
+	for p in /sys/class/virtio-ports/*; do
+		[ "$(cat "$p/name")" = "$1" ] && echo "/dev/${p##*/}" && return
+	done
+}
+
+# Parameters out of bounds are refused (0 would make a thread busy-loop),
+# at load and later through sysfs; the value stays.
+! insmod $KO poll_ms=0 2> /dev/null && ! insmod $KO drain_ms=0 2> /dev/null &&
+	! insmod $KO port_timeout_ms=600000 2> /dev/null && insmod $KO send_kallsyms=0 &&
+	! echo 0 > $P/poll_ms 2> /dev/null && ! echo 0 > $P/drain_ms 2> /dev/null &&
+	[ "$(cat $P/poll_ms) $(cat $P/drain_ms)" = "20 20" ] && echo 0 > $P/drain_max_ms &&
+	echo 1000 > $P/drain_max_ms && rmmod vtrace_guest
+t $? parameters_bounded
+dmesg | grep 'refused: ' | sed 's/^/vtg-fi: /'
+
+# The first session of this guest (the host checks its ctl file), with
+# kptr_restrict=1: kallsyms' addresses must be hidden.  The guest was booted
+# with maxcpus=1: CPU 1 is possible but never online, so its APIC id must
+# come from the kernel's map.  A port opened by path must be the port:
+# /dev/null bind-mounted over cpu1's node is refused (cpu1 not streamed,
+# which also keeps a drain thread off the never-online CPU); cpu0 is used.
+echo 1 > /proc/sys/kernel/kptr_restrict
+c1=$(port_dev vtrace.cpu1)
+mount -o bind /dev/null "$c1" && insmod $KO && st && echo 1 > $D/enable && echo 0 > $D/enable
+r=$?
+umount "$c1"
+rmmod vtrace_guest
+echo 0 > /proc/sys/kernel/kptr_restrict
+t $r session_kptr_restrict
+[ $r = 0 ] && [ "$(col 0 2) $(col 1 2)" = "yes no" ] && dmesg | grep -q 'vtrace.cpu1: .* not that port'
+t $? port_is_verified
+dmesg | grep 'not that port' | sed 's/^/vtg-fi: /'
+echo 1 > /sys/devices/system/cpu/cpu1/online && [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]
+t $? cpu1_online_late
+
 [ -f $FI ] || { echo "vtg: ok 1 failinj # SKIP vtrace_failinj.ko not built for this kernel"; exit 0; }
 
+# Any error looking the instance up (not only "no such instance") leaves
+# a user's instance in place: the module's first file_open_root() fails.
+mkdir $I && insmod $FI func=file_open_root ret=-12 gfp_arg=0 comm='*' caller=vtrace_guest nth=1 &&
+	insmod $KO send_kallsyms=0 && inj=$(cat $FP/injected) && rmmod vtrace_guest
+r=$?
+rmmod vtrace_failinj
+[ $r = 0 ] && [ "$inj" = 1 ] && [ -d $I ]
+t $? user_instance_kept_after_lookup_error
+rmdir $I
+
 # sweep FUNC RET GFP_ARG: part A for one function
-bad=0 points=0
+bad=0 points=0 kept=$(dmesg | grep -c 'kept at unload')
 sweep() {
 	k=1
 	while [ $k -le "$MAX" ]; do
@@ -67,6 +115,10 @@ sweep() {
 		fi
 		inj=$(cat $FP/injected) hits=$(cat $FP/hits)
 		rmmod vtrace_failinj
+		# a failed lookup of the instance: the module kept it, as a user's (right)
+		k2=$(dmesg | grep -c 'kept at unload')
+		[ "$k2" = "$kept" ] || rmdir $I 2> /dev/null
+		kept=$k2
 		gone || { echo "vtg-fi: $1 call $k: left behind"; bad=$((bad + 1)); rmmod vtrace_guest 2> /dev/null; }
 		[ "$inj" -gt 0 ] || break
 		points=$((points + 1))
