@@ -246,7 +246,23 @@ for l in open(sys.argv[1]):
 ' $R/tsc_offsets > "$T/other-boot"
 expect_error offsets_of_another_boot "$T/other-boot: its first record is at host TSC 524779508311, after the host trace's last event (314899522169): the offsets of another boot of the host" "${RH[@]}" --guest g=$R --offsets "$T/other-boot"
 
-# ---- the offsets file's "# end" line
+# ---- the offsets file's "# end" line: a copy without it is incomplete
+grep -v '^# end ' $R/tsc_offsets > "$T/no-end"
+expect_error offsets_without_end_incomplete 'offset history of guest g cpu 0 ends at host TSC 139733051358 (its last record: the copy has no "# end" line, it may have been cut), its event at fixtures/real-l2/cpu0 byte 16 is later (--assume-constant-offset extrapolates)' --guest g=$R --offsets "$T/no-end" --raw-tsc
+grep -qF "$T/no-end: no \"# end\" line: an incomplete copy (cut short, or read from a vtrace_host without it); the history of every vCPU is taken to end at its last record (host TSC 139733051358)" "$T/err"
+ok $? offsets_without_end_warned "$(head -c 300 "$T/err")"
+run --guest g=$R --offsets "$T/no-end" --raw-tsc --assume-constant-offset
+[ $rc -eq 0 ] && [ "$(grep -c . "$T/out")" -eq 533 ]
+ok $? offsets_without_end_assume_constant "rc $rc"
+# "# vm_dropped PID VM N": that VM's history stops at its last record, the others' do not
+sed 's/^# end /# vm_dropped 131 131-12 5\n# end /' $R/tsc_offsets > "$T/vm-dropped"
+expect_error offsets_vm_dropped_cuts_its_vm 'offset history of guest g cpu 0 ends at host TSC 139733051358 (vtrace_host dropped the records after it)' --guest g=$R --offsets "$T/vm-dropped" --raw-tsc
+grep -qF "$T/vm-dropped: VM 131-12 (pid 131) lost 5 records (its vm_share of vtrace_host's capacity was full): its history stops at its last record" "$T/err"
+ok $? offsets_vm_dropped_warned "$(head -c 300 "$T/err")"
+sed 's/^# end /# vm_dropped 4000 4000-13 5\n# end /' $R/tsc_offsets > "$T/other-dropped"
+run --guest g=$R --offsets "$T/other-dropped" --raw-tsc
+[ $rc -eq 0 ] && [ "$(grep -c . "$T/out")" -eq 533 ]
+ok $? offsets_vm_dropped_other_vm_not_cut "rc $rc: $(head -c 300 "$T/err")"
 run --guest g=$R --offsets $R/tsc_offsets --raw-tsc
 [ $rc -eq 0 ] && [ "$(grep -c . "$T/out")" -eq 533 ] && ! grep -q warning "$T/err"
 ok $? offsets_with_end_complete "rc $rc: $(head -c 300 "$T/err")"

@@ -20,6 +20,9 @@
 #include "vtrace-tsc.h"
 #include "vtrace-util.h"
 
+/* "# vm_dropped" lines kept, at most (one per VM of the host) */
+#define VM_CUT_MAX		256
+
 /* Biggest offsets file accepted: ~85,000 records in 5 minutes is the worst seen */
 #define OFFSETS_MAX_BYTES	(1ULL << 31)
 
@@ -40,6 +43,8 @@ struct vtrace_offsets {
 	uint64_t			anomalies;
 	bool				dropped;
 	bool				has_end;	/* the "# end" line */
+	int				vm_cut[VM_CUT_MAX];	/* pids of "# vm_dropped" */
+	int				nr_vm_cut;
 	uint64_t			end_tsc;	/* its host_tsc */
 	uint64_t			first_tsc;	/* host_tsc of the earliest record */
 	uint64_t			last_tsc;	/* of the latest */
@@ -152,9 +157,29 @@ static int cmp_rec(const void *a, const void *b)
 	return 0;
 }
 
+/* "# vm_dropped PID VM N": that VM's history stops at its last record */
+static int parse_vm_dropped(struct vtrace_offsets *o, const struct line_ctx *c, const char *line)
+{
+	unsigned long long n;
+	int pid, len = 0;
+	char vm[32];
+
+	if (sscanf(line, VTRACE_OFFSETS_VM_DROPPED " %d %31s %llu%n", &pid, vm, &n, &len) != 3 ||
+	    line[len] || pid <= 0) {
+		vtrace_set_error("%s: line %lu (byte %zu): expected \"%s PID VM N\", got \"%.60s\"",
+				 c->path, c->line, c->offset, VTRACE_OFFSETS_VM_DROPPED, line);
+		return -1;
+	}
+	if (o->nr_vm_cut < VM_CUT_MAX)
+		o->vm_cut[o->nr_vm_cut++] = pid;
+	vtrace_warn("%s: VM %s (pid %d) lost %llu records (its vm_share of vtrace_host's capacity"
+		    " was full): its history stops at its last record", c->path, vm, pid, n);
+	return 0;
+}
+
 /* "# end host_tsc=T records=R dropped=D": the copy is whole; R must be the records read */
 static int parse_end(struct vtrace_offsets *o, const struct line_ctx *c, const char *line,
-		     size_t nr, uint64_t anomalies, bool *dropped)
+		     size_t nr, uint64_t anomalies)
 {
 	unsigned long long t, r, d;
 	int n = 0;
@@ -172,12 +197,7 @@ static int parse_end(struct vtrace_offsets *o, const struct line_ctx *c, const c
 				 c->offset, VTRACE_OFFSETS_END, r, nr + anomalies);
 		return -1;
 	}
-	if (d) {
-		*dropped = true;
-		vtrace_warn("%s: %llu records dropped: vtrace_host's capacity was full, the history"
-			    " stops at its last record (reload vtrace_host with a larger capacity=)",
-			    c->path, d);
-	}
+	/* D counts every drop: "# dropped" and "# vm_dropped" said whose histories stop */
 	o->has_end = true;
 	o->end_tsc = t;
 	return 0;
@@ -215,7 +235,11 @@ static long parse_lines(struct vtrace_offsets *o, const char *path, char *text,
 			}
 			header = 1;
 		} else if (!strncmp(line, VTRACE_OFFSETS_END " ", strlen(VTRACE_OFFSETS_END " "))) {
-			if (parse_end(o, &c, line, nr, *anomalies, dropped))
+			if (parse_end(o, &c, line, nr, *anomalies))
+				goto error;
+		} else if (!strncmp(line, VTRACE_OFFSETS_VM_DROPPED " ",
+				    strlen(VTRACE_OFFSETS_VM_DROPPED " "))) {
+			if (parse_vm_dropped(o, &c, line))
 				goto error;
 		} else if (!strncmp(line, VTRACE_OFFSETS_DROPPED " ",
 				    strlen(VTRACE_OFFSETS_DROPPED " "))) {
@@ -408,6 +432,35 @@ static uint64_t cut_histories(struct vtrace_offsets *o, const struct offset_rec 
 	return end;
 }
 
+/* A VM of a "# vm_dropped" line: its histories stop at its last record */
+static void cut_vms(struct vtrace_offsets *o, const struct offset_rec *recs, size_t nr)
+{
+	for (int k = 0; k < o->nr_vm_cut; k++) {
+		uint64_t end = 0;
+
+		for (size_t i = 0; i < nr; i++)
+			if (recs[i].pid == o->vm_cut[k] && recs[i].iv.host_tsc > end)
+				end = recs[i].iv.host_tsc;
+		for (size_t i = 0; i < o->nr_hist; i++)
+			if (o->hist[i].pid == o->vm_cut[k] &&
+			    (!o->hist[i].end_tsc || end < o->hist[i].end_tsc)) {
+				o->hist[i].end_tsc = end;
+				o->hist[i].end_why = VTRACE_END_DROPPED;
+			}
+	}
+}
+
+/* No "# end" line: the copy may have been cut anywhere after its last record */
+static void incomplete(struct vtrace_offsets *o, const char *path, const struct offset_rec *recs,
+		       size_t nr)
+{
+	uint64_t end = cut_histories(o, recs, nr, VTRACE_END_CUT);
+
+	vtrace_warn("%s: no \"%s\" line: an incomplete copy (cut short, or read from a"
+		    " vtrace_host without it); the history of every vCPU is taken to end at its"
+		    " last record (host TSC %llu)", path, VTRACE_OFFSETS_END,
+		    (unsigned long long)end);
+}
 
 struct vtrace_offsets *vtrace_offsets_open(const char *path)
 {
@@ -450,6 +503,9 @@ struct vtrace_offsets *vtrace_offsets_open(const char *path)
 		cut_histories(o, recs, nr, VTRACE_END_DROPPED);
 	else if (o->has_end)
 		end_histories(o, o->end_tsc, VTRACE_END_READ);
+	else if (nr)
+		incomplete(o, path, recs, nr);
+	cut_vms(o, recs, nr);
 	free(recs);
 	free(text);
 	return o;
