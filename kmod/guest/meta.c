@@ -101,18 +101,20 @@ static bool vtg_kptr_restricted(void)
 {
 	struct file *f = vtg_open_path("/proc/sys/kernel/kptr_restrict", O_RDONLY);
 	unsigned int v = 2;
-	size_t len;
-	char *buf;
+	char buf[16];
+	loff_t pos = 0;
+	ssize_t len;
 
 	if (IS_ERR(f))
 		return true;
-	buf = vtg_read_whole(f, &len);
+	/* a sysctl file has ->read_iter only: kernel_read(), not ->read */
+	len = kernel_read(f, buf, sizeof(buf) - 1, &pos);
 	vtg_close(f);
-	if (IS_ERR(buf))
+	if (len <= 0)
 		return true;
+	buf[len] = '\0';
 	if (kstrtouint(strim(buf), 10, &v))
 		v = 2;
-	kvfree(buf);
 	return v != 0;
 }
 
