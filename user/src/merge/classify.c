@@ -150,26 +150,7 @@ static void lookup(struct cl_fields *f, struct tep_handle *tep)
 static int64_t num(const struct cl_fields *f, struct tep_format_field *field,
 		   const struct tep_record *rec)
 {
-	unsigned long long v;
-	int32_t v32;
-	int64_t v64;
-
-	if (!field || field->offset + field->size > rec->size)
-		return 0;
-	/* sched_switch's pids, every event: no library call in the common case */
-	if (f->native && field->size == 4) {
-		memcpy(&v32, (const char *)rec->data + field->offset, 4);
-		return field->flags & TEP_FIELD_IS_SIGNED ? v32 : (int64_t)(uint32_t)v32;
-	}
-	if (f->native && field->size == 8) {
-		memcpy(&v64, (const char *)rec->data + field->offset, 8);
-		return v64;
-	}
-	if (tep_read_number_field(field, rec->data, &v))
-		return 0;
-	if ((field->flags & TEP_FIELD_IS_SIGNED) && field->size == 4)
-		return (int32_t)v;
-	return (int64_t)v;
+	return machine_field_num(f->native, field, rec);
 }
 
 struct classify *classify_open(struct machine **machines, int nr)

@@ -570,3 +570,33 @@ int source_advance(struct source *s, const struct merge_opts *opts)
 			return 1;
 	}
 }
+
+/*
+ * A number field of @rec, 0 when the field is missing or outside the
+ * record.  @native: the trace's byte order is this machine's; the 4- and
+ * 8-byte fields (sched_switch's pids, every event of a merge) are then read
+ * in place, without a library call.
+ */
+int64_t machine_field_num(bool native, struct tep_format_field *field,
+			  const struct tep_record *rec)
+{
+	unsigned long long v;
+	int32_t v32;
+	int64_t v64;
+
+	if (!field || field->offset + field->size > rec->size)
+		return 0;
+	if (native && field->size == 4) {
+		memcpy(&v32, (const char *)rec->data + field->offset, 4);
+		return field->flags & TEP_FIELD_IS_SIGNED ? v32 : (int64_t)(uint32_t)v32;
+	}
+	if (native && field->size == 8) {
+		memcpy(&v64, (const char *)rec->data + field->offset, 8);
+		return v64;
+	}
+	if (tep_read_number_field(field, rec->data, &v))
+		return 0;
+	if ((field->flags & TEP_FIELD_IS_SIGNED) && field->size == 4)
+		return (int32_t)v;
+	return (int64_t)v;
+}

@@ -11,6 +11,7 @@
 #include "vtrace-tsc.h"
 
 struct tep_handle;
+struct tep_format_field;
 struct tep_record;
 struct tracecmd_input;
 struct source;
@@ -129,6 +130,8 @@ int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 int machine_select(struct machine *m, const struct merge_opts *opts);
 int source_advance(struct source *s, const struct merge_opts *opts);
 struct tracecmd_input *machine_dat_open_raw(const char *path);
+int64_t machine_field_num(bool native, struct tep_format_field *field,
+			  const struct tep_record *rec);
 
 /* check.c: the self-check */
 struct check *check_open(struct machine **machines, int nr, const struct merge_opts *opts);
