@@ -49,6 +49,32 @@ void vtg_close(struct file *f)
 		__fput_sync(f);
 }
 
+/*
+ * vtg_read_text - read a small text file (sysfs, a sysctl) into @buf
+ * @path: absolute path
+ * @buf: where the text goes, NUL-terminated and trimmed
+ * @size: bytes of @buf; a longer text is cut
+ *
+ * Such files have ->read_iter only: kernel_read(), not ->read.
+ * Returns 0 or a negative errno.
+ */
+int vtg_read_text(const char *path, char *buf, size_t size)
+{
+	struct file *f = vtg_open_path(path, O_RDONLY);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, size - 1, &pos);
+	vtg_close(f);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	strim(buf);
+	return 0;
+}
+
 /* ->write of user bytes, looping over short writes */
 ssize_t vtg_write_user(struct file *f, const char __user *ubuf, size_t len)
 {

@@ -99,22 +99,12 @@ static int vtg_meta_file_send(u32 kind, const char *name, const void *data, size
  */
 static bool vtg_kptr_restricted(void)
 {
-	struct file *f = vtg_open_path("/proc/sys/kernel/kptr_restrict", O_RDONLY);
-	unsigned int v = 2;
+	unsigned int v;
 	char buf[16];
-	loff_t pos = 0;
-	ssize_t len;
 
-	if (IS_ERR(f))
+	if (vtg_read_text("/proc/sys/kernel/kptr_restrict", buf, sizeof(buf)) ||
+	    kstrtouint(buf, 10, &v))
 		return true;
-	/* a sysctl file has ->read_iter only: kernel_read(), not ->read */
-	len = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	vtg_close(f);
-	if (len <= 0)
-		return true;
-	buf[len] = '\0';
-	if (kstrtouint(strim(buf), 10, &v))
-		v = 2;
 	return v != 0;
 }
 

@@ -60,21 +60,9 @@ static bool vtg_dir_actor(struct dir_context *ctx, const char *name, int len,
 static int vtg_port_name(const char *dev, char *name, size_t size)
 {
 	char path[96];
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), VTG_SYSFS_PORTS "/%s/name", dev);
-	f = vtg_open_path(path, O_RDONLY);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_read(f, name, size - 1, &pos);
-	vtg_close(f);
-	if (n < 0)
-		return n;
-	name[n] = '\0';
-	strim(name);
-	return 0;
+	return vtg_read_text(path, name, size);
 }
 
 /* The port's device number from sysfs ("MAJ:MIN") */
@@ -82,19 +70,12 @@ static int vtg_port_devt(const char *dev, dev_t *devt)
 {
 	unsigned int major, minor;
 	char path[96], text[32];
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
+	int ret;
 
 	snprintf(path, sizeof(path), VTG_SYSFS_PORTS "/%s/dev", dev);
-	f = vtg_open_path(path, O_RDONLY);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_read(f, text, sizeof(text) - 1, &pos);
-	vtg_close(f);
-	if (n < 0)
-		return n;
-	text[n] = '\0';
+	ret = vtg_read_text(path, text, sizeof(text));
+	if (ret)
+		return ret;
 	if (sscanf(text, "%u:%u", &major, &minor) != 2)
 		return -EINVAL;
 	*devt = MKDEV(major, minor);

@@ -237,6 +237,7 @@ struct file *vtg_open_path(const char *path, int flags);
 struct file *vtg_open_instance(const char *rel, int flags);
 struct file *vtg_open_tracefs(const char *rel, int flags);
 void vtg_close(struct file *f);
+int vtg_read_text(const char *path, char *buf, size_t size);
 ssize_t vtg_write_user(struct file *f, const char __user *ubuf, size_t len);
 ssize_t vtg_write_kbuf(struct file *f, const void *buf, size_t len);
 void *vtg_read_whole(struct file *f, size_t *lenp);
