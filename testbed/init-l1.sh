@@ -64,7 +64,32 @@ if ! mount --bind /proj "/host$proj"; then
 fi
 
 # the bed's heartbeat (testbed/run-l1.sh): uptime on the second serial port
-(while :; do cut -d' ' -f1 /proc/uptime; sleep 5; done 2>/dev/null > /dev/ttyS1 &)
+# every 5 s.  Also where this boot put the kernel and each module (KASLR),
+# again when modules come and go, and, once per kernel and set of modules,
+# a copy of /proc/kallsyms (about 1 s of L1's time): testbed/l1-cpus.py
+# names the functions a stalled L1's CPUs are in with them.  Our own modules
+# change with every build: they are named, not looked up.
+ks=/proj/build/testbed/l1-kallsyms-$(uname -r)
+( (
+	sed -n 's/^\([0-9a-f]*\) T _text$/text \1/p' /proc/kallsyms
+	seen=
+	while :; do
+		mods=$(sed -n 's/^\([a-z0-9_]*\) \([0-9]*\) .* 0x\([0-9a-f]*\).*$/module \1 \3 \2/p' /proc/modules)
+		if [ "$mods" != "$seen" ]; then
+			echo "$mods"
+			seen=$mods
+			for m in $(echo "$mods" | cut -d' ' -f2 | grep -v '^vtrace_'); do
+				grep -qs "^module $m " "$ks" && continue
+				{ echo "$mods"; cat /proc/kallsyms; } > /tmp/ks &&
+					dd if=/tmp/ks of="$ks.new" bs=1M 2>/dev/null && mv "$ks.new" "$ks"
+				rm -f /tmp/ks
+				break
+			done
+		fi
+		cut -d' ' -f1 /proc/uptime
+		sleep 5
+	done
+) 2>/dev/null > /dev/ttyS1 &)
 
 rc=1
 if [ -n "$run" ]; then

@@ -105,8 +105,11 @@ l1_watch() {
 		if [ "$now" != "$size" ]; then
 			size=$now hb=$SECONDS
 		elif [ $((SECONDS - hb)) -ge "$wd" ]; then
+			# where L1's CPUs are, a few samples, before the kill
+			python3 "$here/l1-cpus.py" "$mon" "$proj/build/testbed/l1-kallsyms-$kver" \
+				"$out/l1-heartbeat.log" > "$out/l1-cpus.txt" 2>&1
 			if "$here/splat-check.sh" "$out/l1-console.log" > /dev/null; then
-				echo "l1 stalled: no output from L1 for ${wd}s ($f) and no kernel message; L1 killed" |
+				echo "l1 stalled: no output from L1 for ${wd}s ($f) and no kernel message; L1 killed; its CPUs (l1-cpus.txt): $(sed -n 's/^summary: //p' "$out/l1-cpus.txt")" |
 					tee "$out/l1-stalled.log" >&2
 			else
 				echo "run-l1: no output from L1 for ${wd}s ($f) after a kernel report; L1 killed" >&2
@@ -119,11 +122,15 @@ l1_watch() {
 	done
 }
 
-rm -f "$out/l1-heartbeat.log" "$out/l1-reset.log" "$out/l1-stalled.log"
+rm -f "$out/l1-heartbeat.log" "$out/l1-reset.log" "$out/l1-stalled.log" "$out/l1-cpus.txt"
+# L1's QMP socket, for testbed/l1-cpus.py (a short path: a unix socket's has
+# at most 107 bytes, a clone's results folder may be deeper)
+mon=$(mktemp -u /tmp/vtrace-l1mon.XXXXXX)
+trap 'rm -f "$mon"' EXIT
 rc=0
 timeout -k 10 "$timeout" "${VTRACE_QEMU:-qemu-system-x86_64}" \
 	-accel tcg,thread=multi -cpu "$cpu" -smp 2 -m "$mem" \
-	-display none -no-reboot -monitor none \
+	-display none -no-reboot -monitor none -qmp "unix:$mon,server=on,wait=off" \
 	-serial "file:$out/l1-console.log" -serial "file:$out/l1-heartbeat.log" \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-} vtrace_l2wd=${L2_BOOT_WATCHDOG:-} vtrace_qemu=${VTRACE_QEMU:-}" \

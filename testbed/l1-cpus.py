@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Where are L1's CPUs?  Asked of a stalled L1 before run-l1.sh kills it.
+
+    l1-cpus.py QMP_SOCKET KALLSYMS HEARTBEAT_LOG [SAMPLES]
+
+Connects to L1's QEMU (QMP, a unix socket), reads every vCPU's registers
+SAMPLES times (default 5) a second apart (the monitor's "info registers -a")
+and prints, per sample and CPU, RIP with the L1 kernel symbol it falls in,
+the privilege level and whether the CPU is halted.  L1's kernel and modules
+are loaded at random addresses (KASLR): L1's init writes this boot's address
+of _text and of each module ("text ADDR", "module NAME ADDR") into the
+heartbeat log, and once per kernel and set of modules a copy of
+/proc/kallsyms after the module addresses of that boot (KALLSYMS,
+build/testbed/l1-kallsyms-KVER); the symbols are moved by the difference.
+Modules missing from the copy (vtrace's own, rebuilt often) are named
+without their functions.  A RIP outside them is an L2 guest's
+(a vCPU in guest mode shows the nested guest's registers under TCG) or
+user space.
+"""
+import bisect
+import json
+import re
+import socket
+import sys
+import time
+
+
+class Qmp:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(10)
+        self.sock.connect(path)
+        self.buf = b""
+        self.reply()  # the greeting
+        self.call("qmp_capabilities")
+
+    def reply(self):
+        while True:
+            while b"\n" not in self.buf:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    raise OSError("QMP connection closed")
+                self.buf += chunk
+            line, self.buf = self.buf.split(b"\n", 1)
+            msg = json.loads(line)
+            if "event" not in msg:
+                return msg
+
+    def call(self, cmd, **args):
+        self.sock.sendall(json.dumps({"execute": cmd, "arguments": args}).encode() + b"\n")
+        msg = self.reply()
+        if "error" in msg:
+            raise OSError(msg["error"].get("desc", "QMP error"))
+        return msg["return"]
+
+
+def layout(lines):
+    """{"": (_text address, 0), NAME: (module address, size)} from the
+    "text ADDR" and "module NAME ADDR SIZE" lines"""
+    where = {}
+    for line in lines:
+        p = line.split()
+        if len(p) == 2 and p[0] == "text":
+            where[""] = (int(p[1], 16), 0)
+        elif len(p) == 4 and p[0] == "module":
+            where[p[1]] = (int(p[2], 16), int(p[3]))
+    return where
+
+
+def load_symbols(kallsyms, now):
+    """(addresses, names) of L1's text symbols moved to this boot's layout;
+    modules missing from the copy (ours) as one name each"""
+    with open(kallsyms) as f:
+        lines = f.read().splitlines()
+    then = layout(l for l in lines if l.startswith("module "))
+    then = {m: a for m, a in then.items() if not m.startswith("vtrace_")}
+    out = []
+    for line in lines:
+        p = line.split()
+        if len(p) < 3 or p[1] not in ("t", "T"):
+            continue
+        mod = p[3].strip("[]") if len(p) > 3 else ""
+        addr = int(p[0], 16)
+        if mod == "" and p[2] == "_text":
+            then[""] = (addr, 0)
+        out.append((addr, p[2], mod))
+    syms = [(a - then[m][0] + now[m][0], n + ("[%s]" % m if m else ""))
+            for a, n, m in out if m in then and m in now]
+    for m, (addr, size) in now.items():
+        if m and m not in then:
+            syms += [(addr, "[%s]" % m), (addr + size, "(after [%s])" % m)]
+    syms.sort()
+    return [a for a, _ in syms], [n for _, n in syms]
+
+
+def symbolize(syms, rip):
+    if not syms or not syms[0]:
+        return "?"
+    addrs, names = syms
+    i = bisect.bisect_right(addrs, rip) - 1
+    if i < 0 or rip - addrs[i] > 0x10000 or names[i].startswith("(after"):
+        return "(not L1's kernel: an L2 guest or user space)"
+    return "%s+0x%x" % (names[i], rip - addrs[i])
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__.strip().split("\n")[2].strip(), file=sys.stderr)
+        return 2
+    sockpath, kallsyms, heartbeat = sys.argv[1:4]
+    samples = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+    try:
+        with open(heartbeat) as f:
+            now = layout(f.read().splitlines())
+        syms = load_symbols(kallsyms, now)
+    except (OSError, ValueError) as e:
+        print("l1-cpus: no symbols (%s): %s" % (kallsyms, e))
+        syms = None
+    seen = {}
+    try:
+        qmp = Qmp(sockpath)
+        for n in range(samples):
+            regs = qmp.call("human-monitor-command", **{"command-line": "info registers -a"})
+            regs = regs.replace("\r", "")
+            for cpu, block in re.findall(r"CPU#(\d+)\n(.*?)(?=CPU#|\Z)", regs, re.S):
+                rip = re.search(r"RIP=([0-9a-f]+)", block)
+                cpl = re.search(r"CPL=(\d)", block)
+                hlt = re.search(r"HLT=(\d)", block)
+                rip = int(rip.group(1), 16) if rip else 0
+                halted = bool(hlt and hlt.group(1) == "1")
+                where = symbolize(syms, rip).split("+")[0]
+                seen.setdefault(cpu, []).append(where + (" halted" if halted else ""))
+                print("sample %d cpu %s: rip %016x %s cpl %s%s" % (
+                    n, cpu, rip, symbolize(syms, rip),
+                    cpl.group(1) if cpl else "?", " halted" if halted else ""))
+            if n + 1 < samples:
+                time.sleep(1)
+    except (OSError, ValueError) as e:
+        print("l1-cpus: cannot ask L1's QEMU (%s): %s" % (sockpath, e))
+        return 1
+    # one line for the finding: each CPU's places, most seen first
+    parts = []
+    for cpu, places in sorted(seen.items()):
+        counts = sorted({p: places.count(p) for p in places}.items(), key=lambda x: -x[1])
+        parts.append("cpu %s %s" % (cpu, ", ".join("%s (%d/%d)" % (p, c, len(places))
+                                                    for p, c in counts)))
+    print("summary: " + "; ".join(parts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
