@@ -6,6 +6,9 @@
 #     MODE boot    the guest boots to its init and powers off
 #          stream  vtrace_guest streams while CPU 1 goes offline and online 10 times
 #          plain   the same hotplug loop and markers, vtrace_guest not loaded
+#          tsc     the align suite's guest g1: markers around hypercalls, CPU 1's
+#                  TSC moved half-way, vtrace_guest streaming
+#          tscplain the same, vtrace_guest not loaded
 #
 # L1 records every kvm_exit of its guests in an overwriting trace instance;
 # when a guest ends without its init's "L2 script exit" (a reset, a hang),

@@ -91,13 +91,14 @@ fi
 
 # l1_watch PID: L1's init writes its uptime to a second serial port every
 # 5 s (l1-heartbeat.log); when that stops for L1_HEARTBEAT_WATCHDOG seconds
-# (default 120; before it starts: its console) with no kernel report on
+# (default 60: ten times the longest gap in healthy runs; before it starts:
+# its console) with no kernel report on
 # L1's console, L1 is stuck as a whole (its timer interrupts lost under
 # TCG, seen as an idle CPU's soft lockup): "l1 stalled", a finding of
 # testbed/bed-glitch.sh, and L1 is killed instead of holding the run until
 # its bound.
 l1_watch() {
-	local q=$1 hb=$SECONDS size=0 now wd=${L1_HEARTBEAT_WATCHDOG:-120} f=l1-console.log
+	local q=$1 hb=$SECONDS size=0 now wd=${L1_HEARTBEAT_WATCHDOG:-60} f=l1-console.log
 	while kill -0 "$q" 2>/dev/null; do
 		# the console until the heartbeat starts (a hang in L1's boot)
 		[ ! -s "$out/l1-heartbeat.log" ] || f=l1-heartbeat.log

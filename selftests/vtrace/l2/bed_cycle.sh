@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # L2: one cycle of testbed/l1-glitch-rate.sh: boot and power off, or CPU 1 hotplug
-# while markers are written, with vtrace_guest streaming them ("stream") or not ("plain").
+# while markers are written, with vtrace_guest streaming them ("stream") or not ("plain"),
+# or the align suite's guest g1: markers around hypercalls on both CPUs with 3e9 cycles
+# added to CPU 1's TSC half-way, vtrace_guest streaming ("tsc") or not ("tscplain").
 . /tests/lib.sh
 mode=$1
 C1=/sys/devices/system/cpu/cpu1/online
@@ -17,6 +19,13 @@ hotplug_loop() {	# 10 times: markers on both CPUs, CPU 1 offline, markers, onlin
 	done
 }
 
+align_half() {	# 1000 numbered samples per CPU, from $1 on
+	for c in 0 1; do
+		/bin/e2e_align $c 1000 /sys/kernel/tracing/instances/vtrace/trace_marker 0x7654 100 1 "$1" > /dev/null &
+	done
+	wait
+}
+
 case "$mode" in
 boot)	t 0 booted ;;
 stream)	insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 && echo 1 > $D/enable
@@ -25,6 +34,19 @@ stream)	insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 && echo 1 > $D/enable
 	t $? hotplug_loop_streaming
 	echo 0 > $D/enable && rmmod vtrace_guest
 	t $? stream_stopped ;;
+tsc|tscplain)
+	if [ "$mode" = tsc ]; then
+		insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 && echo 1 > $D/enable
+	else
+		mkdir -p /sys/kernel/tracing/instances/vtrace
+	fi
+	t $? started
+	align_half 0 && /bin/e2e_tscwrite 1 3000000000 && align_half 1000
+	t $? align_with_tsc_write
+	if [ "$mode" = tsc ]; then
+		echo 0 > $D/enable && rmmod vtrace_guest
+		t $? stream_stopped
+	fi ;;
 plain)	# the same markers into the instance, no reader
 	mkdir -p /sys/kernel/tracing/instances/vtrace
 	hotplug_loop
