@@ -18,6 +18,7 @@ That comparison is printed, not asserted on.
 Exit status: 0 when every expected sample is present and ordered.
 """
 import argparse
+import bisect
 import json
 import re
 import sys
@@ -67,11 +68,10 @@ def load_offsets(path):
 
 
 def in_force(h, tsc):
-    off = h[0][1]
-    for t, o in h:
-        if t <= tsc:
-            off = o
-    return off
+    """the offset in force at host TSC @tsc: the last record at or before it
+    (the first record's before any); @h oldest first"""
+    i = bisect.bisect_right([t for t, _ in h], tsc)
+    return h[max(i - 1, 0)][1]
 
 
 def naive_check(samples, hist, rng, pids):
@@ -92,13 +92,16 @@ def naive_check(samples, hist, rng, pids):
                 a, b = span.get((guest, cpu), (g, g))
                 span[(guest, cpu)] = (min(a, g), max(b, g))
     wrong = total = 0
+    ends = {}  # (pid, cpu) -> the offsets in force at the start and at the end
     for (guest, cpu, n), s in samples.items():
         if not all(k in s for k in ("before", "host", "after")):
             continue
-        if (pids.get(guest), cpu) not in hist:
+        key = (pids.get(guest), cpu)
+        if key not in hist:
             continue
-        h = hist[(pids[guest], cpu)]
-        start, end = in_force(h, lo), in_force(h, hi)
+        if key not in ends:
+            ends[key] = (in_force(hist[key], lo), in_force(hist[key], hi))
+        start, end = ends[key]
         g0, g1 = span[(guest, cpu)]
 
         def naive(ev):
