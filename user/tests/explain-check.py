@@ -8,9 +8,16 @@
 # cuts the window again from the merged events alone, with the rules of
 # Documentation/vtrace-merge.rst (--explain), and checks the parts, then the
 # summary's counts, totals, maxima and shares.  EXPECT, "cause[:task]=N,...",
-# also checks the count of wake-ups per cause.  Prints KTAP-free lines:
-# "ok"/"FAIL ..." and exits 1 on a difference.
+# also checks the count of wake-ups per cause.  With the host's kvm_entry and
+# kvm_exit, each window is also cut by the vCPU thread's mode (guest mode, or
+# in the host for an exit of a reason until the next entry), and the
+# wake-ups' and the summary's modes are checked; the reasons' names are read
+# here from kvm_exit's print format (fixtures/debian-6.1, the one gen.py
+# writes), not from vtrace-merge.  Prints KTAP-free lines: "ok"/"FAIL ..."
+# and exits 1 on a difference.
 import json
+import os
+import re
 import sys
 
 evs = [json.loads(line) for line in open(sys.argv[1])]
@@ -22,6 +29,38 @@ fails = []
 
 host_evs = [e for e in evs if e['machine'] == 'host']
 host_last = max((e['host_ns'] for e in host_evs), default=None)
+kvm_evs = [e for e in host_evs if e['event'] in ('kvm_entry', 'kvm_exit')]
+have_modes = (any(e['event'] == 'kvm_entry' for e in kvm_evs) and
+              any(e['event'] == 'kvm_exit' for e in kvm_evs))
+
+
+def exit_names():
+    """{(isa, exit_reason): name} from the two __print_symbolic() tables of kvm_exit's format"""
+    fmt = open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            'fixtures/debian-6.1/kvm/kvm_exit.format')).read()
+    tables = re.findall(r'__print_symbolic\(REC->exit_reason[^,]*,(.*?)\) *[:,]', fmt)
+    names = {}
+    for isa, table in zip((1, 2), tables):      # VMX's first, then SVM's
+        for expr, name in re.findall(r'\{ *([^,{}]+?) *, *"([^"]+)" *\}', table):
+            names[(isa, eval(expr) & 0xffffffff)] = name
+    return names
+
+
+NAMES = exit_names() if have_modes else {}
+
+
+def modes_of(vtid):
+    """[(t, mode)] of vCPU thread vtid: 'guest' after an entry, the reason's name after an exit"""
+    ml = []
+    for e in kvm_evs:
+        if e['pid'] != vtid:
+            continue
+        if e['event'] == 'kvm_entry':
+            ml.append((e['host_ns'], 'guest'))
+        else:
+            f = e['fields']
+            ml.append((e['host_ns'], NAMES[(f['isa'], f['exit_reason'])]))
+    return ml
 
 
 def timeline(machine, cpu):
@@ -69,8 +108,23 @@ def cut(gcpu, pid, a, b):
         if n:
             parts[key] = parts.get(key, 0) + n
 
-    hi, gi = state_at(ht, a), state_at(gt, a)
+    ml = modes_of(vtid) if have_modes and vtid > 0 else []
+    use_modes = bool(ml)
+    hi, gi, xi = state_at(ht, a), state_at(gt, a), state_at(ml, a)
     blocked = False
+    modes = {}      # mode -> [count, ns, max]
+    cur = [None, 0]     # the mode being timed, its time so far
+    begins = True
+
+    def add_mode(mode, n):
+        m = modes.setdefault(mode, [0, 0, 0])
+        if begins or cur[0] != mode:
+            if mode != 'unknown':
+                m[0] += 1
+            cur[0], cur[1] = mode, 0
+        m[1] += n
+        cur[1] += n
+        m[2] = max(m[2], cur[1])
 
     def step():
         nonlocal blocked
@@ -88,9 +142,15 @@ def cut(gcpu, pid, a, b):
             nxt = ht[hi + 1][0]
         if gi + 1 < len(gt) and gt[gi + 1][0] < nxt:
             nxt = gt[gi + 1][0]
+        if xi + 1 < len(ml) and ml[xi + 1][0] < nxt:
+            nxt = ml[xi + 1][0]
         hs = ht[hi] if hi >= 0 else None
         gs = gt[gi] if gi >= 0 else None
         n = nxt - t
+        mode = ml[xi][1] if xi >= 0 and (end is None or t < end) else 'unknown'
+        if use_modes and n:
+            add_mode(mode, n)
+            begins = False
         if known and (hs is None or (end is not None and t >= end)):
             add(('unknown', ''), n)
         elif hs and hs[1] != 'task':
@@ -102,10 +162,14 @@ def cut(gcpu, pid, a, b):
                 add(('host_softirq', hs[3]), n)
             else:
                 add(('host_task', hs[3]), n)
+        elif mode not in ('unknown', 'guest'):
+            add(('vcpu_exit', mode), n)
         elif gs and gs[1] != 'task':
             add(('guest_' + gs[1], ''), n)
         elif gs and gs[2] and gs[2] != pid:
             add(('guest_task', gs[3]), n)
+        elif mode == 'guest':
+            add(('vcpu_guest', ''), n)
         else:
             add(('vcpu_running' if known else 'unknown', ''), n)
         t = nxt
@@ -114,13 +178,17 @@ def cut(gcpu, pid, a, b):
             step()
         while gi + 1 < len(gt) and gt[gi + 1][0] <= t:
             gi += 1
-    return parts
+        while xi + 1 < len(ml) and ml[xi + 1][0] <= t:
+            xi += 1
+            begins = True
+    return parts, (modes if use_modes else None)
 
 
 summary_guest = late[0]['guest'] if late else None
 if len(late) != summary['late']:
     fails.append('--worst did not list every late wake-up: %d of %d' % (len(late), summary['late']))
 total = {}
+mode_total = {}
 for w in late:
     ran = [e for e in evs if e['machine'] == w['guest'] and e['cpu'] == w['cpu'] and
            e['host_ns'] == w['running_ns'] and e['event'] == 'sched_switch' and
@@ -128,7 +196,7 @@ for w in late:
     if not ran:
         fails.append('rank %d: no sched_switch to pid %d at %d' % (w['rank'], w['pid'],
                                                                     w['running_ns']))
-    parts = cut(w['cpu'], w['pid'], w['expected_ns'], w['running_ns'])
+    parts, modes = cut(w['cpu'], w['pid'], w['expected_ns'], w['running_ns'])
     got = {(p['cause'], p['task']): p['ns'] for p in w['parts']}
     if got != parts:
         fails.append('rank %d parts: C %s, here %s' % (w['rank'], sorted(got.items()),
@@ -138,12 +206,30 @@ for w in late:
     c[0] += 1
     c[1] += w['delay_ns']
     c[2] = max(c[2], w['delay_ns'])
+    got = None
+    if 'modes' in w:
+        got = {m['reason'] if m['mode'] == 'exit' else m['mode']: [m['count'], m['ns'],
+               m['max_ns']] for m in w['modes']}
+    if got != modes:
+        fails.append('rank %d modes: C %s, here %s' % (w['rank'], got, modes))
+    for mode, v in (modes or {}).items():
+        m = mode_total.setdefault((main, mode), [0, 0, 0])
+        m[0] += v[0]
+        m[1] += v[1]
+        m[2] = max(m[2], v[2])
 delay = sum(w['delay_ns'] for w in late)
 if delay != summary['delay_ns']:
     fails.append('delay %d, here %d' % (summary['delay_ns'], delay))
 got = {(c['cause'], c['task']): [c['wakeups'], c['total_ns'], c['max_ns']] for c in causes}
 if got != total:
     fails.append('causes: C %s, here %s' % (sorted(got.items()), sorted(total.items())))
+got = {((m['cause'], m['task']), m['reason'] if m['mode'] == 'exit' else m['mode']):
+       [m['count'], m['total_ns'], m['max_ns']] for m in out if m['type'] == 'mode'}
+if got != mode_total:
+    fails.append('modes: C %s, here %s' % (sorted(got.items()), sorted(mode_total.items())))
+if have_modes != (summary['kvm_exits'] > 0 and summary['kvm_entries'] > 0):
+    fails.append('kvm_exits %d, kvm_entries %d in the summary' % (summary['kvm_exits'],
+                                                                  summary['kvm_entries']))
 for c in causes:
     if abs(c['share'] - c['total_ns'] / delay) > 0.00006:
         fails.append('share of %s: %s' % (c['cause'], c['share']))

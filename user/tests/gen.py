@@ -95,9 +95,9 @@ def ev_kvm_entry(tid, vcpu):
     return common('kvm_entry', tid) + struct.pack('<IIQ?7x', vcpu, 0, 0xffffffff81000000, False)
 
 
-def ev_kvm_exit(tid, vcpu):
-    return common('kvm_exit', tid) + struct.pack('<IIQIIQQIII4x', 1, 0, 0xffffffff81000000, 0, 0,
-                                                 0, 0, 0, 0, vcpu)
+def ev_kvm_exit(tid, vcpu, reason=1, isa=0):
+    return common('kvm_exit', tid) + struct.pack('<IIQIIQQIII4x', reason, 0, 0xffffffff81000000,
+                                                 isa, 0, 0, 0, 0, 0, vcpu)
 
 
 def ev_wakeup(pid, comm, target_cpu, waker=0):
@@ -477,6 +477,73 @@ def scenario(name, rng, nev):
                 ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
             t = run + tsc(3_000)
         # the host trace covers the whole guest capture
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+    elif name in ('explain_exits', 'explain_exits_vmx'):
+        # as 'explain_mix', the host recording kvm_entry/kvm_exit of tid 900 (vCPU 1, host
+        # cpu 1), which is in guest mode but for these exits inside the late windows
+        # (times from the due time, us; the wake-up runs 12 us after the timer fires):
+        #   IO:  5 io exits of 200 us, every 220 us from +10; fires at +1120
+        #   MSR: 8 msr exits of 100 us, every 125 us from +10; fires at +1000
+        #   NPF: 1 npf exit from +10 to +1510, e2e_hog (777) holds the cpu +500..+1000;
+        #        fires at +1530
+        #   HOG: an interrupt exit at -2, e2e_hog holds the cpu -1..+2000, the entry at
+        #        +2003; fires at +2030
+        # SVM's reasons (isa 2), or VMX's (isa 1) for explain_exits_vmx
+        io_, msr_, npf_, hog = (10, 20, 30, 40), (50, 60, 70), (80, 90), (5, 95)
+        if name == 'explain_exits':
+            isa, r_io, r_msr, r_npf, r_intr = 2, 0x7b, 0x7c, 0x400, 0x60
+        else:
+            isa, r_io, r_msr, r_npf, r_intr = 1, 30, 32, 48, 1
+        host.events = [[] for _ in range(2)]
+        g = guest('g1', 2, [0, 1], 4252)
+        khz = host.khz
+        tsc = lambda ns: ns * khz // 1000000
+        mono = lambda h: h * 1000000 // khz - 3_000_000_000
+        wake = sym('hrtimer_wakeup')
+        timer = 0xff73fcb84039bc60
+        he = host.events[1]
+        entry = lambda t: he.append((t, ev_kvm_entry(900, 1), '', 0))
+        kexit = lambda t, r: he.append((t, ev_kvm_exit(900, 1, r, isa), '', 0))
+        switch = lambda t, a, ap, b, bp: he.append((t, ev_switch(a, ap, b, bp), '', 0))
+        switch(base, b'swapper/1', 0, b'CPU 1/KVM', 900)
+        entry(base + 1)
+        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
+        ev = g.events[1]
+        t = base + tsc(1_000_000)
+        us = lambda n: tsc(n * 1000)
+        for i in range(nev):
+            expires = mono(t) + 1_000_000
+            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
+            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
+            due = t + tsc(1_000_000)
+            fire = due + us(20)
+            if i in io_:
+                for k in range(5):
+                    kexit(due + us(10 + 220 * k), r_io)
+                    entry(due + us(210 + 220 * k))
+                fire = due + us(1120)
+            elif i in msr_:
+                for k in range(8):
+                    kexit(due + us(10 + 125 * k), r_msr)
+                    entry(due + us(110 + 125 * k))
+                fire = due + us(1000)
+            elif i in npf_:
+                kexit(due + us(10), r_npf)
+                switch(due + us(500), b'CPU 1/KVM', 900, b'e2e_hog', 777)
+                switch(due + us(1000), b'e2e_hog', 777, b'CPU 1/KVM', 900)
+                entry(due + us(1510))
+                fire = due + us(1530)
+            elif i in hog:
+                kexit(due - us(2), r_intr)
+                switch(due - us(1), b'CPU 1/KVM', 900, b'e2e_hog', 777)
+                switch(due + us(2000), b'e2e_hog', 777, b'CPU 1/KVM', 900)
+                entry(due + us(2003))
+                fire = due + us(2030)
+            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+            ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
+            run = fire + tsc(12_000)
+            ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            t = run + tsc(3_000)
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name == 'kvm':
         # the host recorded its vCPU threads' kvm_entry/kvm_exit: every guest event is

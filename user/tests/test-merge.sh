@@ -391,7 +391,7 @@ ok $? explain_nothing_found "rc $rc $(cat "$T/out" "$T/err" | head -c 300)"
 run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --task cyclictest
 [ "$(head -1 "$T/out")" = "Late wake-ups of cyclictest (later than 0.100 ms): 1 of 100, 4.747 ms of delay in all, each counted under the cause that took most of it:" ] &&
 	grep -qE "^  host task e2e_hog on the vCPU's host cpu +1 +4\.747 +4\.747 +100\.0%$" "$T/out" &&
-	grep -q '^Not told apart: the host trace has no kvm:kvm_exit events' "$T/out" &&
+	grep -q '^Not told apart: the host trace has no kvm:kvm_entry/kvm_exit events, so "vCPU thread running" is guest mode and exits the host handled together.$' "$T/out" &&
 	grep -q '^Causes: host task e2e_hog on the vCPU.s host cpu 4.705 ms; not covered by the host trace 0.042 ms.$' "$T/out"
 ok $? explain_summary_first "$(head -4 "$T/out" | tr '\n' '|')"
 run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --task cyclictest \
@@ -430,12 +430,83 @@ R=fixtures/real-l2
 REAL=(--host $R/host.dat --guest l2=$R --offsets $R/tsc_offsets)
 run "${REAL[@]}" --explain --worst 1000 --format jsonl
 cp "$T/out" "$T/real-explain.jsonl"
-head -1 "$T/out" | grep -q '"wakeups":71,"late":61,"delay_ns":188869271,"host":true,"kvm_exits":0,"not_told_apart":"guest mode, exit handling"}'
+head -1 "$T/out" | grep -q '"wakeups":71,"late":61,"delay_ns":188869271,"host":true,"kvm_exits":0,"kvm_entries":0,"not_told_apart":"guest mode, exit handling"}'
 ok $? explain_real_l2_jsonl_summary "$(head -1 "$T/out")"
 run "${REAL[@]}" --format jsonl
 python3 explain-check.py "$T/out" "$T/real-explain.jsonl" \
 	"vcpu_running=32,unknown=25,guest_task:vtrace-cpu1=2,guest_task:vtrace-cpu0=2"
 ok $? explain_real_l2_recomputed_from_the_events
+# exit reasons (gen.py explain_exits, SVM's names): 4 wake-ups of 1.132 ms through 5 io
+# exits of 0.2 ms, 3 of 1.012 ms through 8 msr exits of 0.1 ms, 2 of 1.542 ms in one npf
+# exit of 1.5 ms (e2e_hog preempting it for 0.5 ms), 2 of 2.042 ms under e2e_hog with the
+# vCPU in an interrupt exit; guest mode between the exits
+XE=$T/explain-exits
+$GEN make "$XE" explain_exits --events 100
+EXITS=(--host "$XE/host" --guest g1="$XE/g1" --offsets "$XE/tsc_offsets" --task cyclictest)
+run "${EXITS[@]}" --explain --worst 1
+sed -n '/^vCPU modes in/,/^$/p' "$T/out" > "$T/modes"
+cat > "$T/modes.want" <<'EOM'
+vCPU modes in the late wake-ups' windows, by main cause (48 kvm_exit, 49 kvm_entry in the host trace):
+  cause / mode                                           count   total ms     max ms
+  vCPU in the host: exit io
+    exit io                                                  20      4.000      0.200
+    guest mode                                               24      0.528      0.042
+  host task e2e_hog on the vCPU's host cpu
+    exit interrupt                                            2      4.006      2.003
+    guest mode                                                2      0.078      0.039
+  vCPU in the host: exit npf
+    exit npf                                                  2      3.000      1.500
+    guest mode                                                4      0.084      0.032
+  vCPU in the host: exit msr
+    exit msr                                                 24      2.400      0.100
+    guest mode                                               27      0.636      0.027
+
+EOM
+grep -q '^Late wake-ups of cyclictest (later than 0.100 ms): 11 of 100, 14.732 ms of delay' "$T/out" &&
+	grep -qE '^  vCPU in the host: exit io +4 +4\.528 +1\.132 +30\.7%$' "$T/out" &&
+	grep -qE "^  host task e2e_hog on the vCPU's host cpu +2 +4\.084 +2\.042 +27\.7%$" "$T/out" &&
+	grep -qE '^  vCPU in the host: exit npf +2 +3\.084 +1\.542 +20\.9%$' "$T/out" &&
+	grep -qE '^  vCPU in the host: exit msr +3 +3\.036 +1\.012 +20\.6%$' "$T/out" &&
+	! grep -q '^Not told apart' "$T/out" && diff "$T/modes.want" "$T/modes" > /dev/null &&
+	grep -q '^Causes: host task e2e_hog on the vCPU.s host cpu 2.000 ms; vCPU in guest mode, guest idle 0.039 ms; vCPU in the host: exit interrupt 0.003 ms.$' "$T/out" &&
+	grep -q '^vCPU modes (kvm_entry/kvm_exit of tid 900): exit interrupt 2.003 ms (1 exit, longest 2.003 ms); guest mode 0.039 ms (1 entry, longest 0.039 ms).$' "$T/out"
+ok $? explain_exit_reasons_summary_and_story "$(diff "$T/modes.want" "$T/modes" | head -5 | tr '\n' '|')"
+run "${EXITS[@]}" --explain --worst 1000 --format jsonl
+cp "$T/out" "$T/exits-explain.jsonl"
+head -1 "$T/out" | grep -q '"late":11,"delay_ns":14732000,"host":true,"kvm_exits":48,"kvm_entries":49,"not_told_apart":""}' &&
+	grep -qx '{"type":"mode","cause":"vcpu_exit","task":"io","mode":"exit","reason":"io","count":20,"total_ns":4000000,"max_ns":200000}' "$T/out" &&
+	grep -qx '{"type":"mode","cause":"vcpu_exit","task":"npf","mode":"guest","reason":"","count":4,"total_ns":84000,"max_ns":32000}' "$T/out" &&
+	grep -q '"delay_ns":1542000,.*"parts":\[{"cause":"vcpu_exit","task":"npf","ns":1000000},{"cause":"host_task","task":"e2e_hog","ns":500000},{"cause":"vcpu_guest","task":"","ns":42000}\],"vcpu_tid":900,"modes":\[{"mode":"exit","reason":"npf","count":1,"ns":1500000,"max_ns":1500000},{"mode":"guest","reason":"","count":2,"ns":42000,"max_ns":32000}\]}' "$T/out"
+ok $? explain_exit_reasons_jsonl "$(head -1 "$T/out")"
+run "${EXITS[@]}" --format jsonl
+python3 explain-check.py "$T/out" "$T/exits-explain.jsonl" \
+	"vcpu_exit:io=4,host_task:e2e_hog=2,vcpu_exit:npf=2,vcpu_exit:msr=3"
+ok $? explain_exit_reasons_recomputed_from_the_events
+# the same on VMX: the names come from kvm_exit's print format, by its isa field
+$GEN make "$XE-vmx" explain_exits_vmx --events 100
+run --host "$XE-vmx/host" --guest g1="$XE-vmx/g1" --offsets "$XE-vmx/tsc_offsets" --task cyclictest \
+	--explain --worst 0
+grep -qE '^  vCPU in the host: exit IO_INSTRUCTION +4 +4\.528 +1\.132 +30\.7%$' "$T/out" &&
+	grep -qE '^  vCPU in the host: exit EPT_VIOLATION +2 +3\.084 +1\.542 +20\.9%$' "$T/out" &&
+	grep -qE '^  vCPU in the host: exit MSR_WRITE +3 +3\.036 +1\.012 +20\.6%$' "$T/out" &&
+	grep -qE '^    exit EXTERNAL_INTERRUPT +2 +4\.006 +2\.003$' "$T/out"
+ok $? explain_exit_reasons_vmx_names "$(grep 'exit ' "$T/out" | head -4 | tr '\n' '|')"
+# the same capture without the host's kvm events (--event): the 9 wake-ups the exits
+# delayed are "vCPU thread running", and the summary says what it cannot tell apart;
+# with kvm_exit alone (no kvm_entry) too
+SCHED=sched_switch,sched_wakeup,hrtimer_start,hrtimer_expire_entry
+run "${EXITS[@]}" --explain --worst 0 --event $SCHED
+grep -qE '^  vCPU thread running, guest idle \(guest mode or exits\) +9 +10\.648 +1\.542 +72\.3%$' \
+	"$T/out" && [ "$(tail -1 "$T/out")" = 'Not told apart: the host trace has no kvm:kvm_entry/kvm_exit events, so "vCPU thread running" is guest mode and exits the host handled together.' ] &&
+	! grep -q 'vCPU modes' "$T/out"
+ok $? explain_without_kvm_events_says_what_it_cannot_tell "$(tail -3 "$T/out" | tr '\n' '|')"
+run "${EXITS[@]}" --explain --worst 0 --event $SCHED,kvm_exit
+[ "$(tail -1 "$T/out")" = 'Not told apart: the host trace has kvm:kvm_exit or kvm:kvm_entry but not both, so "vCPU thread running" is guest mode and exits the host handled together.' ]
+ok $? explain_kvm_exit_alone_says_so "$(tail -1 "$T/out")"
+# no late wake-up: said so, also with exits recorded
+run "${EXITS[@]}" --explain --threshold 2.1ms
+[ $rc -eq 0 ] && [ "$(cat "$T/out")" = "No late wake-up: none of the 100 wake-ups of cyclictest was later than 2.100 ms (--threshold)." ]
+ok $? explain_exits_no_late_wakeup_says_so "rc $rc $(head -c 300 "$T/out")"
 run --guest l2=$R --offsets $R/tsc_offsets --explain --worst 0
 grep -q "^No host trace (--host): the host's causes cannot be told apart.$" "$T/out" &&
 	grep -qE '^  not covered by the host trace +51 +162\.576 +47\.900 +86\.1%$' "$T/out"

@@ -18,13 +18,28 @@
  *   nothing                      -                       host_idle
  *   the vCPU thread              an irq / softirq        guest_irq / guest_softirq
  *   the vCPU thread              another task            guest_task (its name)
- *   the vCPU thread              idle (or nothing seen)  vcpu_running
+ *   the vCPU thread, in an exit  -                       vcpu_exit (its reason)
+ *   the vCPU thread              an irq / softirq        guest_irq / guest_softirq
+ *   the vCPU thread              another task            guest_task (its name)
+ *   the vCPU thread, guest mode  idle (or nothing seen)  vcpu_guest
+ *   the vCPU thread              idle (or nothing seen)  vcpu_running (no kvm_exit)
  *   (not in the host trace)                              unknown
  *
  * The wake-up is counted under the cause that took most of its window.
- * The time the vCPU thread ran while the guest showed nothing is guest mode
- * or exits the host handled: without kvm:kvm_entry/kvm_exit in the host
- * trace the two cannot be told apart, and the summary says so.
+ *
+ * Exits: when the host recorded kvm:kvm_entry and kvm:kvm_exit, each vCPU
+ * thread keeps a ring of its last EXIT_RING changes of mode (kvm_entry:
+ * guest mode; kvm_exit: in the host for that exit's reason, until the next
+ * kvm_entry, whether the thread runs or sleeps meanwhile, as perf kvm stat
+ * counts it).  The window is cut at these changes too: the vCPU thread's
+ * time on its host cpu inside an exit is vcpu_exit, and the whole window is
+ * also split by mode (guest mode, each exit reason: count, time, longest),
+ * per wake-up and summed per main cause.  The reason's name is the one
+ * kvm_exit's print format gives (its __print_symbolic() of exit_reason,
+ * VMX or SVM as the host's KVM recorded it), printed once per reason by
+ * libtraceevent with plugins left out.  Without kvm_entry/kvm_exit the
+ * time the vCPU thread ran while the guest showed nothing is guest mode or
+ * exits the host handled, not told apart, and the summary says so.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -32,6 +47,7 @@
 #include <string.h>
 
 #include <event-parse.h>
+#include <trace-seq.h>
 
 #include "merge-local.h"
 
@@ -39,6 +55,9 @@
 #define RING		2048	/* slices kept per CPU: how far a late wake-up looks back */
 #define MAX_VCPUS	256
 #define TASK_D		2	/* sched_switch prev_state: TASK_UNINTERRUPTIBLE */
+#define EXIT_RING	8192	/* changes of mode kept per vCPU thread */
+#define MAX_XTHREADS	256	/* vCPU threads whose exits are kept */
+#define REASON_LEN	32
 
 enum slice_kind { SL_TASK, SL_IRQ, SL_SOFTIRQ };
 
@@ -60,8 +79,34 @@ struct ring {
 
 struct cl_fields {
 	bool			native;		/* the trace's byte order is ours */
-	int			switch_id, irq_in, irq_out, sirq_in, sirq_out, exit_id;
+	int			switch_id, irq_in, irq_out, sirq_in, sirq_out, exit_id, entry_id;
 	struct tep_format_field	*prev_pid, *prev_state, *next_pid, *next_comm;
+	struct tep_format_field	*exit_reason, *exit_isa;
+};
+
+/* a vCPU thread's changes of mode: X_GUEST from a kvm_entry, reason + 1 from a kvm_exit */
+struct xmark {
+	uint64_t	t;
+	int		state;
+};
+
+struct xring {
+	int		tid;
+	size_t		n;		/* ever pushed: the newest is m[(n - 1) % EXIT_RING] */
+	struct xmark	m[EXIT_RING];
+};
+
+/* an exit reason as kvm_exit's print format names it */
+struct reason {
+	uint64_t	key;		/* exit_reason, isa << 32 */
+	char		name[REASON_LEN];
+};
+
+/* a mode's share of the late wake-ups' windows, per main cause */
+struct xstat {
+	uint64_t	count;
+	uint64_t	total;
+	uint64_t	max;
 };
 
 /* where vCPU N's thread ("CPU N/KVM") was switched in, the last VCPU_SEEN times */
@@ -77,10 +122,11 @@ struct vcpu_loc {
 
 struct cause {
 	int		kind;
-	char		task[COMM_LEN + 1];
+	char		task[REASON_LEN];	/* a task's name, or an exit's reason */
 	uint64_t	count;
 	uint64_t	total;
 	uint64_t	max;
+	struct xstat	*x;		/* [X_STATES], by mode + 1: allocated on first use */
 };
 
 struct classify {
@@ -92,6 +138,13 @@ struct classify {
 	struct ring		***rings;	/* [machine][cpu], allocated on first use */
 	struct vcpu_loc		vcpus[MAX_VCPUS];
 	uint64_t		exits;		/* kvm_exit events seen in the host trace */
+	uint64_t		entries;	/* kvm_entry events */
+	struct xring		*xr[MAX_XTHREADS];
+	int			nr_xr;
+	int			last_xr;	/* the last one used: the next is likely the same */
+	struct reason		reasons[MAX_REASONS];
+	int			nr_reasons;
+	struct trace_seq	seq;
 	uint64_t		host_last;	/* the host's last event so far */
 	struct cause		*causes;
 	int			nr_causes;
@@ -103,6 +156,7 @@ static const char *const kind_key[] = {
 	[C_HOST_TASK] = "host_task", [C_HOST_IRQ] = "host_irq",
 	[C_HOST_SOFTIRQ] = "host_softirq", [C_HOST_IDLE] = "host_idle",
 	[C_VCPU_BLOCKED] = "vcpu_blocked", [C_VCPU_RUNNING] = "vcpu_running",
+	[C_VCPU_EXIT] = "vcpu_exit", [C_VCPU_GUEST] = "vcpu_guest",
 	[C_GUEST_IRQ] = "guest_irq", [C_GUEST_SOFTIRQ] = "guest_softirq",
 	[C_GUEST_TASK] = "guest_task", [C_UNKNOWN] = "unknown",
 };
@@ -114,6 +168,8 @@ static const char *const kind_text[] = {
 	[C_HOST_IDLE] = "host cpu idle, the vCPU waiting (host not running)",
 	[C_VCPU_BLOCKED] = "vCPU thread blocked in the host (D state)",
 	[C_VCPU_RUNNING] = "vCPU thread running, guest idle (guest mode or exits)",
+	[C_VCPU_EXIT] = "vCPU in the host: exit %s",
+	[C_VCPU_GUEST] = "vCPU in guest mode, guest idle",
 	[C_GUEST_IRQ] = "guest interrupts",
 	[C_GUEST_SOFTIRQ] = "guest softirq work",
 	[C_GUEST_TASK] = "guest task %s",
@@ -144,7 +200,10 @@ static void lookup(struct cl_fields *f, struct tep_handle *tep)
 	f->irq_out = event_id(tep, "irq", "irq_handler_exit", NULL);
 	f->sirq_in = event_id(tep, "irq", "softirq_entry", NULL);
 	f->sirq_out = event_id(tep, "irq", "softirq_exit", NULL);
-	f->exit_id = event_id(tep, "kvm", "kvm_exit", NULL);
+	f->exit_id = event_id(tep, "kvm", "kvm_exit", &ev);
+	f->exit_reason = ev ? tep_find_field(ev, "exit_reason") : NULL;
+	f->exit_isa = ev ? tep_find_field(ev, "isa") : NULL;
+	f->entry_id = event_id(tep, "kvm", "kvm_entry", NULL);
 }
 
 static int64_t num(const struct cl_fields *f, struct tep_format_field *field,
@@ -165,6 +224,7 @@ struct classify *classify_open(struct machine **machines, int nr)
 	c->fields = calloc(nr, sizeof(*c->fields));
 	c->rings = calloc(nr, sizeof(*c->rings));
 	c->nr_cpus = calloc(nr, sizeof(*c->nr_cpus));
+	trace_seq_init(&c->seq);
 	if (!c->fields || !c->rings || !c->nr_cpus)
 		goto error;
 	for (int i = 0; i < nr; i++) {
@@ -194,7 +254,12 @@ void classify_close(struct classify *c)
 	free(c->rings);
 	free(c->nr_cpus);
 	free(c->fields);
+	for (int i = 0; i < c->nr_xr; i++)
+		free(c->xr[i]);
+	for (int i = 0; i < c->nr_causes; i++)
+		free(c->causes[i].x);
 	free(c->causes);
+	trace_seq_destroy(&c->seq);
 	free(c);
 }
 
@@ -250,6 +315,100 @@ static void vcpu_seen(struct classify *c, const char *comm, int tid, int cpu, ui
 	l->n++;
 }
 
+/* the ring of vCPU thread @tid's changes of mode */
+static struct xring *xring_of(struct classify *c, int tid, bool create)
+{
+	struct xring *x;
+
+	if (c->last_xr < c->nr_xr && c->xr[c->last_xr]->tid == tid)
+		return c->xr[c->last_xr];
+	for (int i = 0; i < c->nr_xr; i++) {
+		if (c->xr[i]->tid == tid) {
+			c->last_xr = i;
+			return c->xr[i];
+		}
+	}
+	if (!create || c->nr_xr == MAX_XTHREADS)
+		return NULL;
+	x = malloc(sizeof(*x));
+	if (!x)
+		return NULL;
+	x->tid = tid;
+	x->n = 0;
+	c->last_xr = c->nr_xr;
+	c->xr[c->nr_xr++] = x;
+	return x;
+}
+
+/*
+ * The name kvm_exit's print format gives this record's reason: what
+ * libtraceevent prints between "reason " and " rip " (the kernel's
+ * "vcpu %u reason %s%s%s rip 0x%lx ...", older ones "reason %s rip ..."),
+ * the kvm plugin's own table left out (TEP_EVENT_FL_NOHANDLE).
+ */
+static void reason_name(struct classify *c, struct tep_handle *tep, struct tep_record *rec,
+			uint64_t key, char *name)
+{
+	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, rec));
+	const char *p = NULL, *end = NULL;
+	int flags;
+
+	if (ev) {
+		flags = ev->flags;
+		ev->flags |= TEP_EVENT_FL_NOHANDLE;
+		trace_seq_reset(&c->seq);
+		tep_print_event(tep, &c->seq, rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&c->seq);
+		ev->flags = flags;
+		p = strstr(c->seq.buffer, "reason ");
+		end = p ? strstr(p + 7, " rip ") : NULL;
+	}
+	if (p && end && end > p + 7 && end - (p + 7) < REASON_LEN)
+		snprintf(name, REASON_LEN, "%.*s", (int)(end - (p + 7)), p + 7);
+	else
+		snprintf(name, REASON_LEN, "0x%" PRIx64, key & 0xffffffff);
+}
+
+/* the reason index of a kvm_exit record, its name learnt on first sight */
+static int reason_of(struct classify *c, const struct cl_fields *f, struct source *s)
+{
+	uint64_t key = (uint32_t)num(f, f->exit_reason, s->rec);
+	struct reason *r;
+
+	if (f->exit_isa)
+		key |= (uint64_t)(uint32_t)num(f, f->exit_isa, s->rec) << 32;
+	for (int i = 0; i < c->nr_reasons; i++)
+		if (c->reasons[i].key == key)
+			return i;
+	if (c->nr_reasons == MAX_REASONS)
+		return MAX_REASONS - 1;
+	r = &c->reasons[c->nr_reasons];
+	r->key = key;
+	if (c->nr_reasons == MAX_REASONS - 1)
+		snprintf(r->name, REASON_LEN, "other");
+	else
+		reason_name(c, s->m->tep, s->rec, key, r->name);
+	return c->nr_reasons++;
+}
+
+/* a host kvm_entry (@exit false) or kvm_exit: the vCPU thread's mode from @ns */
+static void vcpu_mode(struct classify *c, const struct cl_fields *f, struct source *s,
+		      uint64_t ns, bool exit)
+{
+	struct xring *x = xring_of(c, tep_data_pid(s->m->tep, s->rec), true);
+	struct xmark *m;
+
+	if (exit)
+		c->exits++;
+	else
+		c->entries++;
+	if (!x)
+		return;
+	m = &x->m[x->n++ % EXIT_RING];
+	m->t = ns;
+	m->state = exit ? reason_of(c, f, s) + 1 : X_GUEST;
+}
+
 /**
  * classify_event - one event of the merged stream, in time order
  */
@@ -263,8 +422,8 @@ void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns)
 		c->host_last = ns;
 	if (id != f->switch_id && id != f->irq_in && id != f->irq_out &&
 	    id != f->sirq_in && id != f->sirq_out) {
-		if (id == f->exit_id && mi == c->host)
-			c->exits++;
+		if ((id == f->exit_id || id == f->entry_id) && mi == c->host)
+			vcpu_mode(c, f, s, ns, id == f->exit_id);
 		return;
 	}
 	r = ring_of(c, mi, s->cpu, true);
@@ -340,18 +499,56 @@ static long slice_at(struct ring *r, uint64_t t)
 
 struct walk {
 	struct ring	*h, *g;
-	long		hi, gi;
+	struct xring	*x;		/* the vCPU thread's changes of mode, NULL: none */
+	long		hi, gi, xi;
 	int		vtid, target;
 	bool		blocked;
 	bool		host_known;
 	uint64_t	host_end;	/* the host trace ended there */
+	int		mode;		/* the one being timed (late_mode index), -1 none */
+	uint64_t	mode_ns;	/* its time in the window so far */
 };
 
+static size_t xoldest(struct xring *x)
+{
+	return x->n > EXIT_RING ? x->n - EXIT_RING : 0;
+}
+
+static struct xmark *xat(struct xring *x, size_t i)
+{
+	return &x->m[i % EXIT_RING];
+}
+
+/* the mark of @x at @t: its index, or xoldest(x) - 1 (before the ring); marks are in time order */
+static long x_at(struct xring *x, uint64_t t)
+{
+	long lo = (long)xoldest(x), hi = (long)x->n;	/* the answer + 1 is in [lo, hi] */
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (xat(x, mid)->t > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo - 1;
+}
+
+/* the vCPU's mode at the walk's place (X_UNKNOWN: before its ring, or not recorded) */
+static int xstate(struct walk *w, uint64_t t)
+{
+	if (!w->x || w->xi < (long)xoldest(w->x) || t >= w->host_end)
+		return X_UNKNOWN;
+	return xat(w->x, w->xi)->state;
+}
+
 /* one piece of the window: the host's and the guest's state -> a cause */
-static int piece_cause(struct walk *w, uint64_t t, const char **task)
+static int piece_cause(struct classify *c, struct walk *w, uint64_t t, const char **task)
 {
 	struct slice *hs = w->h && w->hi >= (long)oldest(w->h) ? at(w->h, w->hi) : NULL;
 	struct slice *gs = w->g && w->gi >= (long)oldest(w->g) ? at(w->g, w->gi) : NULL;
+	int mode = xstate(w, t);
 
 	*task = "";
 	if (w->host_known && (!hs || t >= w->host_end))
@@ -364,12 +561,19 @@ static int piece_cause(struct walk *w, uint64_t t, const char **task)
 		*task = hs->comm;
 		return strncmp(hs->comm, "ksoftirqd/", 10) ? C_HOST_TASK : C_HOST_SOFTIRQ;
 	}
+	/* the vCPU thread runs: in the host for an exit, whatever the guest last showed */
+	if (mode > X_GUEST) {
+		*task = c->reasons[mode - 1].name;
+		return C_VCPU_EXIT;
+	}
 	if (gs && gs->kind != SL_TASK)
 		return gs->kind == SL_IRQ ? C_GUEST_IRQ : C_GUEST_SOFTIRQ;
 	if (gs && gs->pid && gs->pid != w->target) {
 		*task = gs->comm;
 		return C_GUEST_TASK;
 	}
+	if (mode == X_GUEST)
+		return C_VCPU_GUEST;
 	return w->host_known ? C_VCPU_RUNNING : C_UNKNOWN;
 }
 
@@ -384,13 +588,42 @@ static void host_step(struct walk *w)
 		w->blocked = s->prev_state & TASK_D;
 }
 
+/* the window's time in mode @state: one more exit (entry) when @begins */
+static void mode_add(struct walk *w, struct late_parts *p, int state, uint64_t ns, bool begins)
+{
+	int i = 0;
+
+	while (i < p->nr_modes && p->mode[i].state != state)
+		i++;
+	if (i == p->nr_modes) {
+		if (p->nr_modes == LATE_EXITS)
+			return;		/* more modes than LATE_EXITS in one window: left out */
+		memset(&p->mode[i], 0, sizeof(p->mode[i]));
+		p->mode[i].state = state;
+		p->nr_modes++;
+	}
+	if (begins || w->mode != i) {
+		if (state != X_UNKNOWN)
+			p->mode[i].count++;
+		w->mode = i;
+		w->mode_ns = 0;
+	}
+	p->mode[i].ns += ns;
+	w->mode_ns += ns;
+	if (w->mode_ns > p->mode[i].max)
+		p->mode[i].max = w->mode_ns;
+}
+
 static void walk_window(struct classify *c, struct walk *w, uint64_t a, uint64_t b,
 			struct late_parts *p)
 {
 	uint64_t t = a;
+	bool begins = true;
 
 	w->hi = w->h ? slice_at(w->h, t) : -1;
 	w->gi = w->g ? slice_at(w->g, t) : -1;
+	w->xi = w->x ? x_at(w->x, t) : -1;
+	w->mode = -1;
 	if (w->h && w->hi >= (long)oldest(w->h))
 		host_step(w);
 	while (t < b) {
@@ -400,11 +633,16 @@ static void walk_window(struct classify *c, struct walk *w, uint64_t a, uint64_t
 			next = at(w->h, w->hi + 1)->from;
 		if (w->g && w->gi + 1 < (long)w->g->n && at(w->g, w->gi + 1)->from < next)
 			next = at(w->g, w->gi + 1)->from;
+		if (w->x && w->xi + 1 < (long)w->x->n && xat(w->x, w->xi + 1)->t < next)
+			next = xat(w->x, w->xi + 1)->t;
 		if (next > t) {
 			const char *task;
-			int kind = piece_cause(w, t, &task);
+			int kind = piece_cause(c, w, t, &task);
 
 			add_part(c, p, kind, task, next - t);
+			if (w->x)
+				mode_add(w, p, xstate(w, t), next - t, begins);
+			begins = false;
 		}
 		t = next;
 		while (w->h && w->hi + 1 < (long)w->h->n && at(w->h, w->hi + 1)->from <= t) {
@@ -413,6 +651,10 @@ static void walk_window(struct classify *c, struct walk *w, uint64_t a, uint64_t
 		}
 		while (w->g && w->gi + 1 < (long)w->g->n && at(w->g, w->gi + 1)->from <= t)
 			w->gi++;
+		while (w->x && w->xi + 1 < (long)w->x->n && xat(w->x, w->xi + 1)->t <= t) {
+			w->xi++;
+			begins = true;
+		}
 	}
 }
 
@@ -446,6 +688,42 @@ static int vcpu_cpu(struct classify *c, int idx, uint64_t t, int *tid)
 	return l->seen[i % VCPU_SEEN].cpu;
 }
 
+/* a late wake-up's parts and modes, largest first */
+static void sort_late(struct late_parts *p)
+{
+	for (int i = 1; i < p->nr; i++) {
+		struct late_part v = p->part[i];
+		int j = i;
+
+		for (; j > 0 && p->part[j - 1].ns < v.ns; j--)
+			p->part[j] = p->part[j - 1];
+		p->part[j] = v;
+	}
+	for (int i = 1; i < p->nr_modes; i++) {
+		struct late_mode v = p->mode[i];
+		int j = i;
+
+		for (; j > 0 && p->mode[j - 1].ns < v.ns; j--)
+			p->mode[j] = p->mode[j - 1];
+		p->mode[j] = v;
+	}
+}
+
+/* a late wake-up's modes into its main cause's */
+static void add_modes(struct cause *cz, const struct late_parts *p)
+{
+	if (!cz->x)
+		cz->x = calloc(X_STATES, sizeof(*cz->x));
+	for (int i = 0; cz->x && i < p->nr_modes; i++) {
+		struct xstat *x = &cz->x[p->mode[i].state + 1];
+
+		x->count += p->mode[i].count;
+		x->total += p->mode[i].ns;
+		if (p->mode[i].max > x->max)
+			x->max = p->mode[i].max;
+	}
+}
+
 /**
  * classify_wakeup - what a late wake-up waited for; adds it to the summary
  * @s:		the guest CPU the task ran on (its source)
@@ -473,15 +751,10 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
 	}
 	p->host_cpu = hcpu;
 	p->vcpu_tid = w.vtid;
+	w.x = w.vtid > 0 ? xring_of(c, w.vtid, false) : NULL;
+	p->exits = w.x;
 	walk_window(c, &w, expected, running, p);
-	for (int i = 1; i < p->nr; i++) {	/* largest first */
-		struct late_part v = p->part[i];
-		int j = i;
-
-		for (; j > 0 && p->part[j - 1].ns < v.ns; j--)
-			p->part[j] = p->part[j - 1];
-		p->part[j] = v;
-	}
+	sort_late(p);
 	if (!p->nr)
 		add_part(c, p, C_UNKNOWN, "", 0);
 	c->late++;
@@ -493,6 +766,8 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
 	cz->total += delay;
 	if (delay > cz->max)
 		cz->max = delay;
+	if (p->exits)
+		add_modes(cz, p);
 }
 
 /**
@@ -554,11 +829,133 @@ static void print_ms(FILE *out, uint64_t ns, int width)
 }
 
 static const char *const no_exits =
-	"the host trace has no kvm:kvm_exit events, so \"vCPU thread running\" is guest mode"
-	" and exits the host handled together";
-static const char *const with_exits =
-	"the host recorded kvm_exit, but \"vCPU thread running\" is not split by exit reason"
-	" yet: guest mode and exits the host handled together";
+	"the host trace has no kvm:kvm_entry/kvm_exit events, so \"vCPU thread running\" is guest"
+	" mode and exits the host handled together";
+static const char *const half_exits =
+	"the host trace has kvm:kvm_exit or kvm:kvm_entry but not both, so \"vCPU thread"
+	" running\" is guest mode and exits the host handled together";
+
+static bool have_modes(const struct classify *c)
+{
+	return c->exits && c->entries;
+}
+
+/**
+ * classify_mode_name - "guest mode", an exit's reason ("hlt", "io"), "not recorded"
+ */
+const char *classify_mode_name(struct classify *c, int state)
+{
+	if (state == X_UNKNOWN)
+		return "not recorded";
+	if (state == X_GUEST)
+		return "guest mode";
+	return c->reasons[state - 1].name;
+}
+
+static const char *mode_key(int state)
+{
+	return state == X_UNKNOWN ? "unknown" : state == X_GUEST ? "guest" : "exit";
+}
+
+/**
+ * classify_print_modes - a late wake-up's window by the vCPU's mode, one line
+ */
+void classify_print_modes(struct classify *c, FILE *out, const struct late_parts *p)
+{
+	if (!have_modes(c))
+		return;
+	if (!p->exits) {
+		fprintf(out, "vCPU modes: no kvm_entry/kvm_exit of the vCPU thread (tid %d) recorded.\n",
+			p->vcpu_tid);
+		return;
+	}
+	fprintf(out, "vCPU modes (kvm_entry/kvm_exit of tid %d):", p->vcpu_tid);
+	for (int i = 0; i < p->nr_modes; i++) {
+		const struct late_mode *m = &p->mode[i];
+
+		fprintf(out, "%s %s%s ", i ? ";" : "", m->state > X_GUEST ? "exit " : "",
+			classify_mode_name(c, m->state));
+		print_ms(out, m->ns, 0);
+		if (m->state == X_UNKNOWN) {
+			fputs(" ms", out);
+			continue;
+		}
+		fprintf(out, " ms (%" PRIu32 " %s, longest ", m->count, m->state == X_GUEST ?
+			(m->count == 1 ? "entry" : "entries") : (m->count == 1 ? "exit" : "exits"));
+		print_ms(out, m->max, 0);
+		fputs(" ms)", out);
+	}
+	fputs(".\n", out);
+}
+
+/**
+ * classify_json_modes - the same as a JSON array's members
+ */
+void classify_json_modes(struct classify *c, FILE *out, const struct late_parts *p)
+{
+	for (int i = 0; i < p->nr_modes; i++) {
+		const struct late_mode *m = &p->mode[i];
+
+		fprintf(out, "%s{\"mode\":\"%s\",\"reason\":\"", i ? "," : "", mode_key(m->state));
+		if (m->state > X_GUEST)
+			classify_json(out, classify_mode_name(c, m->state));
+		fprintf(out, "\",\"count\":%" PRIu32 ",\"ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
+			m->count, m->ns, m->max);
+	}
+}
+
+/* the modes of a cause's wake-ups, most time first: X_STATES indexes, -1 ended */
+static void modes_ordered(const struct cause *z, int *o)
+{
+	int n = 0;
+
+	for (int i = 0; i < X_STATES; i++) {
+		int j;
+
+		if (!z->x[i].total && !z->x[i].count)
+			continue;
+		for (j = n++; j > 0 && z->x[o[j - 1]].total < z->x[i].total; j--)
+			o[j] = o[j - 1];
+		o[j] = i;
+	}
+	o[n] = -1;
+}
+
+static void print_text_modes(struct classify *c, FILE *out, const int *o)
+{
+	int mo[X_STATES + 1];
+	char text[80];
+
+	fprintf(out, "\nvCPU modes in the late wake-ups' windows, by main cause (%" PRIu64
+		" kvm_exit, %" PRIu64 " kvm_entry in the host trace):\n", c->exits, c->entries);
+	fputs("  cause / mode                                           count   total ms"
+	      "     max ms\n", out);
+	for (int i = 0; i < c->nr_causes; i++) {
+		const struct cause *z = &c->causes[o[i]];
+
+		if (!z->count)
+			continue;
+		classify_cause_text(c, o[i], text, sizeof(text));
+		fprintf(out, "  %s\n", text);
+		if (!z->x) {
+			fputs("    (no kvm_entry/kvm_exit of these vCPU threads)\n", out);
+			continue;
+		}
+		modes_ordered(z, mo);
+		for (int k = 0; mo[k] >= 0; k++) {
+			const struct xstat *x = &z->x[mo[k]];
+			int state = mo[k] - 1;
+
+			snprintf(text, sizeof(text), "%s%s", state > X_GUEST ? "exit " : "",
+				 classify_mode_name(c, state));
+			fprintf(out, "    %-50s %8" PRIu64 " ", text, x->count);
+			print_ms(out, x->total, 10);
+			fputc(' ', out);
+			print_ms(out, x->max, 10);
+			fputc('\n', out);
+		}
+	}
+}
 
 static void print_text(struct classify *c, FILE *out, const int *o)
 {
@@ -580,8 +977,28 @@ static void print_text(struct classify *c, FILE *out, const int *o)
 	}
 	if (c->host < 0)
 		fputs("No host trace (--host): the host's causes cannot be told apart.\n", out);
+	else if (!have_modes(c))
+		fprintf(out, "Not told apart: %s.\n", c->exits || c->entries ? half_exits : no_exits);
 	else
-		fprintf(out, "Not told apart: %s.\n", c->exits ? with_exits : no_exits);
+		print_text_modes(c, out, o);
+}
+
+static void print_jsonl_modes(struct classify *c, FILE *out, const struct cause *z)
+{
+	int mo[X_STATES + 1];
+
+	modes_ordered(z, mo);
+	for (int k = 0; mo[k] >= 0; k++) {
+		const struct xstat *x = &z->x[mo[k]];
+
+		fprintf(out, "{\"type\":\"mode\",\"cause\":\"%s\",\"task\":\"", kind_key[z->kind]);
+		classify_json(out, z->task);
+		fprintf(out, "\",\"mode\":\"%s\",\"reason\":\"", mode_key(mo[k] - 1));
+		if (mo[k] - 1 > X_GUEST)
+			classify_json(out, classify_mode_name(c, mo[k] - 1));
+		fprintf(out, "\",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
+			PRIu64 "}\n", x->count, x->total, x->max);
+	}
 }
 
 static void print_jsonl(struct classify *c, FILE *out, const int *o)
@@ -597,6 +1014,9 @@ static void print_jsonl(struct classify *c, FILE *out, const int *o)
 			PRIu64 ",\"share\":%.4f}\n", z->count, z->total, z->max,
 			c->delay ? (double)z->total / c->delay : 0.0);
 	}
+	for (int i = 0; have_modes(c) && i < c->nr_causes; i++)
+		if (c->causes[o[i]].count && c->causes[o[i]].x)
+			print_jsonl_modes(c, out, &c->causes[o[i]]);
 }
 
 /**
@@ -615,10 +1035,10 @@ int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 		classify_json(out, what);
 		fprintf(out, "\",\"threshold_ns\":%" PRIu64 ",\"wakeups\":%" PRIu64
 			",\"late\":%" PRIu64 ",\"delay_ns\":%" PRIu64 ",\"host\":%s"
-			",\"kvm_exits\":%" PRIu64 ",\"not_told_apart\":\"%s\"}\n", threshold,
-			wakeups, c->late, c->delay, c->host >= 0 ? "true" : "false", c->exits,
-			c->host < 0 ? "host causes (no --host)" : c->exits ? "" :
-			"guest mode, exit handling");
+			",\"kvm_exits\":%" PRIu64 ",\"kvm_entries\":%" PRIu64 ",\"not_told_apart\":\"%s\"}\n",
+			threshold, wakeups, c->late, c->delay, c->host >= 0 ? "true" : "false",
+			c->exits, c->entries, c->host < 0 ? "host causes (no --host)" :
+			have_modes(c) ? "" : "guest mode, exit handling");
 		print_jsonl(c, out, o);
 		free(o);
 		return 0;

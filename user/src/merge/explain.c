@@ -549,6 +549,7 @@ static void print_causes(struct explain *x, FILE *out)
 		print_ms(out, x->parts->part[i].ns);
 	}
 	fputs(".\n", out);
+	classify_print_modes(x->cl, out, x->parts);
 }
 
 /* The one-line answer: what took most of the delay (classify.c's main cause). */
@@ -682,7 +683,13 @@ static void print_late_jsonl(struct explain *x, FILE *out, const struct late *l,
 		classify_json(out, task);
 		fprintf(out, "\",\"ns\":%" PRIu64 "}", l->parts.part[i].ns);
 	}
-	fputs("]}\n", out);
+	fputs("]", out);
+	if (l->parts.exits) {
+		fprintf(out, ",\"vcpu_tid\":%d,\"modes\":[", l->parts.vcpu_tid);
+		classify_json_modes(x->cl, out, &l->parts);
+		fputs("]", out);
+	}
+	fputs("}\n", out);
 }
 
 /* The summary, then (jsonl) the worst; returns the number of stories pass 2 tells */

@@ -165,9 +165,16 @@ void explain_free(void *state);
 /* classify.c: a late wake-up's window cut into causes */
 enum cause_kind {
 	C_HOST_TASK, C_HOST_IRQ, C_HOST_SOFTIRQ, C_HOST_IDLE, C_VCPU_BLOCKED,
-	C_VCPU_RUNNING, C_GUEST_IRQ, C_GUEST_SOFTIRQ, C_GUEST_TASK, C_UNKNOWN,
+	C_VCPU_RUNNING, C_VCPU_EXIT, C_VCPU_GUEST, C_GUEST_IRQ, C_GUEST_SOFTIRQ, C_GUEST_TASK,
+	C_UNKNOWN,
 };
+/* a vCPU's mode (kvm_entry/kvm_exit): not known, guest mode, or reason r + 1 */
+#define X_UNKNOWN	(-1)
+#define X_GUEST		0
+#define MAX_REASONS	64	/* exit reasons named; the last stands for all the others */
+#define X_STATES	(MAX_REASONS + 2)
 #define LATE_PARTS	8
+#define LATE_EXITS	12
 struct late_parts {
 	int		nr;
 	int		host_cpu;	/* the vCPU thread's at the expected time, -1 unknown */
@@ -176,6 +183,14 @@ struct late_parts {
 		int		cause;	/* classify's cause index */
 		uint64_t	ns;
 	}		part[LATE_PARTS];	/* the main cause first */
+	bool		exits;		/* the host recorded this vCPU thread's entries and exits */
+	int		nr_modes;
+	struct late_mode {
+		int		state;	/* X_UNKNOWN, X_GUEST, reason + 1 */
+		uint32_t	count;	/* exits (guest mode: entries) in the window */
+		uint64_t	ns;	/* time in the window */
+		uint64_t	max;	/* the longest single one, inside the window */
+	}		mode[LATE_EXITS];	/* most time first */
 };
 struct classify;
 struct classify *classify_open(struct machine **machines, int nr);
@@ -188,6 +203,9 @@ const char *classify_cause_key(struct classify *c, int ci, const char **task);
 int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 		   uint64_t threshold, uint64_t wakeups);
 void classify_json(FILE *out, const char *s);
+const char *classify_mode_name(struct classify *c, int state);
+void classify_print_modes(struct classify *c, FILE *out, const struct late_parts *p);
+void classify_json_modes(struct classify *c, FILE *out, const struct late_parts *p);
 
 /* main.c: the command line, exit status as returned */
 int vtrace_merge_main(int argc, char **argv);
