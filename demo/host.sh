@@ -12,9 +12,10 @@ step() { echo "demo: $*"; }
 modprobe kvm_amd
 insmod "$VTRACE_HOST_KO" || exit 1
 
-step "recording the host with trace-cmd (-C x86-tsc)"
-(cd /tmp && exec trace-cmd record -q -C x86-tsc -e sched:sched_switch -e sched:sched_wakeup \
-	-o /tmp/host.dat) > "$out/trace-cmd.log" 2>&1 &
+step "recording the host with trace-cmd (-C x86-tsc), the vCPUs' kvm_entry/kvm_exit too"
+(cd /tmp && exec trace-cmd record -q -C x86-tsc -b 8192 -e sched:sched_switch \
+	-e sched:sched_wakeup -e kvm:kvm_entry -e kvm:kvm_exit -o /tmp/host.dat) \
+	> "$out/trace-cmd.log" 2>&1 &
 tc=$!
 sleep 3
 
