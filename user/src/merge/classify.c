@@ -340,14 +340,16 @@ static struct xring *xring_of(struct classify *c, int tid, bool create)
 	return x;
 }
 
-/*
- * The name kvm_exit's print format gives this record's reason: what
- * libtraceevent prints between "reason " and " rip " (the kernel's
+/**
+ * classify_exit_name - the name kvm_exit's print format gives @rec's reason
+ * @key:	exit_reason (and isa << 32): the name when the print has none
+ *
+ * What libtraceevent prints between "reason " and " rip " (the kernel's
  * "vcpu %u reason %s%s%s rip 0x%lx ...", older ones "reason %s rip ..."),
  * the kvm plugin's own table left out (TEP_EVENT_FL_NOHANDLE).
  */
-static void reason_name(struct classify *c, struct tep_handle *tep, struct tep_record *rec,
-			uint64_t key, char *name)
+void classify_exit_name(struct trace_seq *seq, struct tep_handle *tep, struct tep_record *rec,
+			uint64_t key, char *name, size_t len)
 {
 	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, rec));
 	const char *p = NULL, *end = NULL;
@@ -356,17 +358,17 @@ static void reason_name(struct classify *c, struct tep_handle *tep, struct tep_r
 	if (ev) {
 		flags = ev->flags;
 		ev->flags |= TEP_EVENT_FL_NOHANDLE;
-		trace_seq_reset(&c->seq);
-		tep_print_event(tep, &c->seq, rec, "%s", TEP_PRINT_INFO);
-		trace_seq_terminate(&c->seq);
+		trace_seq_reset(seq);
+		tep_print_event(tep, seq, rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(seq);
 		ev->flags = flags;
-		p = strstr(c->seq.buffer, "reason ");
+		p = strstr(seq->buffer, "reason ");
 		end = p ? strstr(p + 7, " rip ") : NULL;
 	}
-	if (p && end && end > p + 7 && end - (p + 7) < REASON_LEN)
-		snprintf(name, REASON_LEN, "%.*s", (int)(end - (p + 7)), p + 7);
+	if (p && end && end > p + 7 && (size_t)(end - (p + 7)) < len)
+		snprintf(name, len, "%.*s", (int)(end - (p + 7)), p + 7);
 	else
-		snprintf(name, REASON_LEN, "0x%" PRIx64, key & 0xffffffff);
+		snprintf(name, len, "0x%" PRIx64, key & 0xffffffff);
 }
 
 /* the reason index of a kvm_exit record, its name learnt on first sight */
@@ -387,7 +389,7 @@ static int reason_of(struct classify *c, const struct cl_fields *f, struct sourc
 	if (c->nr_reasons == MAX_REASONS - 1)
 		snprintf(r->name, REASON_LEN, "other");
 	else
-		reason_name(c, s->m->tep, s->rec, key, r->name);
+		classify_exit_name(&c->seq, s->m->tep, s->rec, key, r->name, REASON_LEN);
 	return c->nr_reasons++;
 }
 

@@ -13,6 +13,7 @@
 struct tep_handle;
 struct tep_format_field;
 struct tep_record;
+struct trace_seq;
 struct tracecmd_input;
 struct source;
 struct check;
@@ -50,7 +51,7 @@ struct merge_opts {
 	bool			explain;
 	uint64_t		threshold_ns;	/* --explain: later than this is late */
 	int			worst;		/* --explain: stories of the worst N */
-	char			*explain_text;	/* --explain --format svg: its text */
+	char			*explain_text;	/* --explain --format svg: its text; perfetto: jsonl */
 	/* instead of printing: called for every event in range (--explain) */
 	void			(*hook)(void *priv, struct source *s, uint64_t ns);
 	void			*hook_priv;
@@ -206,6 +207,8 @@ void classify_json(FILE *out, const char *s);
 const char *classify_mode_name(struct classify *c, int state);
 void classify_print_modes(struct classify *c, FILE *out, const struct late_parts *p);
 void classify_json_modes(struct classify *c, FILE *out, const struct late_parts *p);
+void classify_exit_name(struct trace_seq *seq, struct tep_handle *tep, struct tep_record *rec,
+			uint64_t key, char *name, size_t len);
 
 /* main.c: the command line, exit status as returned */
 int vtrace_merge_main(int argc, char **argv);
