@@ -15,16 +15,17 @@
 # and the host alone.  Each command runs --runs (5) times in turn, output to
 # /dev/null; printed are the medians of wall-clock and CPU (user + sys)
 # seconds, events per CPU second, the ratios to trace-cmd report (its
-# seconds / these; higher is faster) and the largest peak RSS of the runs
-# (/usr/bin/time -v).  The CPU ratio is the one to read on a shared machine:
+# seconds / these; higher is faster), the largest peak RSS of the runs (the
+# kernel's, file pages mapped included) and the largest peak anonymous RSS
+# (heap and stacks, sampled: bench/rss.py).  The CPU ratio is the one to read on a shared machine:
 # wall clock also counts the time other processes held the CPU.
 #
 # --scale: the same for each size in the list ("250000 500000 1000000" or
 # "0.25M 1M 10M"), text output and --stats only, one line per size, to show
 # time linear in events and memory flat; plus the peak RSS of vtrace-merge
-# reading the guest's dump alone (--stats), vtrace's own page reader: the
-# host trace.dat goes through libtracecmd, which mmaps each CPU's data in
-# windows about as large as that data (file pages, counted in RSS).
+# reading the guest's dump alone (--stats), and what the self-check costs:
+# the CPU seconds of the text merge with it and without it
+# (VTRACE_MERGE_NO_SELF_CHECK=1), as a share of the merge without it.
 # With --keep DIR the data of each size stays in DIR/data-N, and a later run
 # with the same DIR reuses it.
 # Not a test: no pass/fail (make check runs it once, tiny: bench/check.sh).
@@ -45,8 +46,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 command -v trace-cmd > /dev/null || { echo "bench: trace-cmd not installed" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time not installed (apt-get install time)" >&2; exit 2; }
-M=$here/user/vtrace-merge
+command -v python3 > /dev/null || { echo "bench: python3 not installed" >&2; exit 2; }
+# VTRACE_MERGE=PATH: another build of vtrace-merge (an older one, to compare)
+M=${VTRACE_MERGE:-$here/user/vtrace-merge}
 [ -x "$M" ] || make -s -C "$here/user" vtrace-merge
 if [ -n "$keep" ]; then D=$keep; mkdir -p "$D"; else D=$(mktemp -d /tmp/vtrace-bench.XXXXXX); fi
 [ -n "$keep" ] || trap 'rm -rf "$D"' EXIT
@@ -92,19 +94,19 @@ median() {
 		END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# time_runs CMD...: $runs runs; sets wall, cpu (medians, seconds) and rss (max, KiB)
+# time_runs CMD...: $runs runs; sets wall, cpu (medians, seconds), rss and anon
+# (peak RSS and peak anonymous RSS, the largest of the runs, KiB)
 time_runs() {
-	local r t=$D/time
-	: > "$D/walls"; : > "$D/cpus"; rss=0
+	local r a t=$D/time
+	: > "$D/walls"; : > "$D/cpus"; rss=0; anon=0
 	for r in $(seq "$runs"); do
-		/usr/bin/time -v -o "$t" "$@" > /dev/null 2> "$D/stderr" ||
+		"$here/bench/rss.py" "$t" "$@" > /dev/null 2> "$D/stderr" ||
 			{ echo "bench: $1 failed: $(head -3 "$D/stderr")" >&2; return 1; }
-		sed -n 's/.*Elapsed (wall clock) time.*: //p' "$t" |
-			awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }' \
-			>> "$D/walls"
-		awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$t" >> "$D/cpus"
-		r=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$t")
+		read -r w c r a < "$t"
+		echo "$w" >> "$D/walls"
+		echo "$c" >> "$D/cpus"
 		[ "$r" -gt "$rss" ] && rss=$r
+		[ "$a" -gt "$anon" ] && anon=$a
 	done
 	wall=$(median < "$D/walls")
 	cpu=$(median < "$D/cpus")
@@ -118,15 +120,22 @@ measure() {
 	time_runs "$@" || return 1
 	[ -n "$base_wall" ] || { base_wall=$wall; base_cpu=$cpu; }
 	awk -v name="$name" -v n="$n" -v w="$wall" -v c="$cpu" -v bw="$base_wall" \
-	    -v bc="$base_cpu" -v rss="$rss" 'BEGIN {
+	    -v bc="$base_cpu" -v rss="$rss" -v anon="$anon" 'BEGIN {
 		if (w <= 0) w = 0.005; if (c <= 0) c = 0.005
-		printf "%-32s %9d %7.2f %7.2f %11.0f %7.2fx %7.2fx %9d\n",
-			name, n, w, c, n / c, bw / w, bc / c, rss }'
+		printf "%-32s %9d %7.2f %7.2f %11.0f %7.2fx %7.2fx %9d %9d\n",
+			name, n, w, c, n / c, bw / w, bc / c, rss, anon }'
 }
 
 header() {
-	printf "%-32s %9s %7s %7s %11s %8s %8s %9s\n" run events "wall s" "CPU s" "events/CPUs" \
-		"x wall" "x CPU" "RSS(KiB)"
+	printf "%-32s %9s %7s %7s %11s %8s %8s %9s %9s\n" run events "wall s" "CPU s" "events/CPUs" \
+		"x wall" "x CPU" "RSS(KiB)" "anon(KiB)"
+}
+
+# check_cost EVENTS WITH-CPU WITHOUT-CPU: the self-check's share of a text merge (goal <= 15 %)
+check_cost() {
+	awk -v n="$1" -v w="$2" -v o="$3" 'BEGIN { if (o <= 0) o = 0.005
+		printf "bench: self-check over %d events: text merge %.2f CPU s, without the check %.2f: +%.1f %% (goal <= 15 %%)\n",
+			n, w, o, (w - o) * 100 / o }'
 }
 
 single() {
@@ -142,12 +151,16 @@ single() {
 	# shellcheck disable=SC2086
 	{
 	measure "  vtrace-merge (text)" "$events" "$M" $G
+	text_cpu=$cpu
+	measure "  vtrace-merge, no self-check" "$events" env VTRACE_MERGE_NO_SELF_CHECK=1 "$M" $G
+	nocheck_cpu=$cpu
 	measure "  vtrace-merge --format jsonl" "$events" "$M" $G --format jsonl
 	measure "  vtrace-merge --stats" "$events" "$M" $G --stats
 	stats_cpu=$cpu
 	measure "  vtrace-merge --explain summary" "$events" "$M" $G --explain --worst 0
 	}
 	explain_ratio "$events" "$cpu" "$stats_cpu"
+	check_cost "$events" "$text_cpu" "$nocheck_cpu"
 	echo "host alone:"
 	base_wall=
 	measure "  trace-cmd report" "$((events / 2))" trace-cmd report -i "$d/host.dat"
@@ -163,27 +176,32 @@ explain_ratio() {
 			n, e, s, e / s }'
 }
 
-# One line per size: trace-cmd report, vtrace-merge text, --stats; ns per event and RSS
+# One line per size: trace-cmd report, vtrace-merge text, --stats; ns per event, peak RSS
+# and peak anonymous RSS; the self-check's share of the text merge
 scale_curve() {
-	local n d G tw tc tr vw vc vr sc sr gr ec
-	echo "bench: scale curve, medians of $runs runs; ns/ev = CPU ns per event"
-	printf "%9s | %-25s | %-25s | %-16s | %-8s | %7s %7s\n" "" "trace-cmd report" \
-		"vtrace-merge (text)" "vtrace-merge --stats" "guest" "x wall" "x CPU"
-	printf "%9s | %7s %7s %9s | %7s %7s %9s | %6s %9s | %8s | %7s %7s\n" events "CPU s" \
-		"ns/ev" "RSS(KiB)" "CPU s" "ns/ev" "RSS(KiB)" "ns/ev" "RSS(KiB)" "RSS(KiB)" "" ""
+	local n d G tw tc tr ta vw vc vr va oc sc gr ec
+	echo "bench: scale curve, medians of $runs runs; ns/ev = CPU ns per event; RSS = peak RSS,"
+	echo "bench: anon = peak anonymous RSS (KiB); check = the self-check's share of the text merge"
+	printf "%9s | %-35s | %-35s | %-6s | %-6s | %-8s | %7s\n" "" "trace-cmd report" \
+		"vtrace-merge (text)" "check" "--stats" "guest" "x CPU"
+	printf "%9s | %7s %7s %9s %9s | %7s %7s %9s %9s | %6s | %6s | %8s | %7s\n" events "CPU s" \
+		"ns/ev" "RSS" "anon" "CPU s" "ns/ev" "RSS" "anon" "" "ns/ev" "RSS" ""
 	for n in $scale; do
 		n=$(count "$n")
 		d=$D/data-$n
 		generate "$d" "$n"
 		time_runs trace-cmd report -i "$d/host.dat" -i "$d/guest.dat"
-		tw=$wall tc=$cpu tr=$rss
+		tw=$wall tc=$cpu tr=$rss ta=$anon
 		G="--host $d/host.dat --guest g1=$d/g1 --offsets $d/tsc_offsets --no-progress"
 		# shellcheck disable=SC2086
 		time_runs "$M" $G
-		vw=$wall vc=$cpu vr=$rss
+		vw=$wall vc=$cpu vr=$rss va=$anon
+		# shellcheck disable=SC2086
+		time_runs env VTRACE_MERGE_NO_SELF_CHECK=1 "$M" $G
+		oc=$cpu
 		# shellcheck disable=SC2086
 		time_runs "$M" $G --stats
-		sc=$cpu sr=$rss
+		sc=$cpu
 		# shellcheck disable=SC2086
 		time_runs "$M" $G --explain --worst 0
 		ec=$cpu
@@ -191,15 +209,15 @@ scale_curve() {
 			--no-progress --stats
 		gr=$rss
 		[ -n "$keep" ] || rm -rf "$d"
-		awk -v n="$n" -v tw="$tw" -v tc="$tc" -v tr="$tr" -v vw="$vw" -v vc="$vc" \
-		    -v vr="$vr" -v sc="$sc" -v sr="$sr" -v gr="$gr" 'BEGIN {
-			if (vw <= 0) vw = 0.005; if (vc <= 0) vc = 0.005
-			printf "%9d | %7.2f %7.0f %9d | %7.2f %7.0f %9d | %6.0f %9d | %8d | %6.2fx %6.2fx\n",
-				n, tc, tc * 1e9 / n, tr, vc, vc * 1e9 / n, vr, sc * 1e9 / n, sr, gr,
-				tw / vw, tc / vc }'
+		awk -v n="$n" -v tc="$tc" -v tr="$tr" -v ta="$ta" -v vc="$vc" -v vr="$vr" \
+		    -v va="$va" -v oc="$oc" -v sc="$sc" -v gr="$gr" 'BEGIN {
+			if (vc <= 0) vc = 0.005; if (oc <= 0) oc = 0.005
+			printf "%9d | %7.2f %7.0f %9d %9d | %7.2f %7.0f %9d %9d | %5.1f%% | %6.0f | %8d | %6.2fx\n",
+				n, tc, tc * 1e9 / n, tr, ta, vc, vc * 1e9 / n, vr, va,
+				(vc - oc) * 100 / oc, sc * 1e9 / n, gr, tc / vc }'
 	done
 	explain_ratio "$n" "$ec" "$sc"	# the largest size: the last
-	echo "bench: ratio = trace-cmd report seconds / vtrace-merge (text) seconds (higher is faster)"
+	echo "bench: x CPU = trace-cmd report CPU seconds / vtrace-merge (text) CPU seconds (higher is faster)"
 }
 
 if [ -n "$scale" ]; then scale_curve; else single; fi
