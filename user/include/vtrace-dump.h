@@ -3,6 +3,7 @@
 #ifndef _VTRACE_DUMP_H
 #define _VTRACE_DUMP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/vtrace.h>
 
@@ -44,6 +45,8 @@ struct vtrace_cpu_counts {
 extern unsigned int vtrace_dump_forced_flags;
 
 struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags);
+struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags, bool *compressed);
+const char *vtrace_dump_dat_clock(struct vtrace_dump *dump);
 void vtrace_dump_close(struct vtrace_dump *dump);
 const char *vtrace_dump_dir(struct vtrace_dump *dump);
 struct tep_handle *vtrace_dump_tep(struct vtrace_dump *dump);

@@ -31,6 +31,12 @@
  * whole (VTRACE_DUMP_SKIP_BAD), never half printed.  That walk notes
  * where each event is; the events are then handed out from those notes,
  * without a second walk.
+ *
+ * A host's trace-cmd trace.dat is read with the same readers
+ * (vtrace_dump_open_dat()): libtracecmd reads its headers, tracedat.c finds
+ * where each CPU's pages are, and a reader pread()s them one at a time, so
+ * that memory stays flat however long the trace (libtracecmd's own reader
+ * maps each CPU's whole data).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +56,7 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 
+#include "lib-local.h"
 #include "vtrace-dump.h"
 #include "vtrace-proto.h"
 #include "vtrace-util.h"
@@ -103,6 +110,8 @@ struct vtrace_dump {
 	int				nr_extents;
 	char				*printk_formats;	/* as filtered */
 	struct meta_probe		*probe;		/* in the probe child only */
+	bool				is_dat;		/* a trace.dat: dir is its path */
+	struct dat_layout		dat;
 };
 
 /* An event of the loaded page, as check_events() found it */
@@ -121,6 +130,7 @@ struct vtrace_cpu_reader {
 	char				*path;
 	char				*page;
 	uint64_t			offset;		/* of the next page */
+	uint64_t			end;		/* of the CPU's pages */
 	uint64_t			page_offset;	/* of the loaded page */
 	struct kbuffer			*kbuf;
 	struct page_event		*evs;		/* the loaded page's, see check_events() */
@@ -815,13 +825,66 @@ error:
 	return NULL;
 }
 
+/**
+ * vtrace_dump_open_dat - a host's trace-cmd trace.dat, read as a dump's CPUs
+ * @path:	the trace.dat
+ * @flags:	VTRACE_DUMP_SKIP_BAD
+ * @compressed:	set when the file's pages are compressed (v7): NULL is
+ *		returned without an error, libtracecmd's reader must read it
+ *
+ * The dump has no control stream: no EOS, no fillers, no kallsyms of its
+ * own (the tep has the file's).
+ */
+struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags, bool *compressed)
+{
+	struct vtrace_dump *d = calloc(1, sizeof(*d));
+
+	*compressed = false;
+	if (!d)
+		return NULL;
+	d->is_dat = true;
+	d->flags = flags | vtrace_dump_forced_flags;
+	d->print_id = -1;
+	d->dir = strdup(path);
+	if (!d->dir || dat_layout_read(path, &d->dat))
+		goto error;
+	if (d->dat.compressed) {
+		*compressed = true;
+		goto error;
+	}
+	d->tep = d->dat.tep;
+	d->info.nr_cpus = d->dat.nr_cpus;
+	d->info.page_size = d->dat.page_size;
+	d->info.long_size = d->dat.long_size;
+	if (d->info.page_size < 64 || d->info.page_size > (1U << 24)) {
+		vtrace_set_error("%s: page size %u, expected 64 bytes to 16 MiB", path,
+				 d->info.page_size);
+		goto error;
+	}
+	d->cpus = calloc(d->info.nr_cpus, sizeof(*d->cpus));
+	if (!d->cpus)
+		goto error;
+	return d;
+error:
+	vtrace_dump_close(d);
+	return NULL;
+}
+
+/* A trace.dat's trace clock ("x86-tsc"), NULL if it names none or is not a trace.dat */
+const char *vtrace_dump_dat_clock(struct vtrace_dump *d)
+{
+	return d->is_dat ? dat_layout_clock(&d->dat) : NULL;
+}
+
 void vtrace_dump_close(struct vtrace_dump *d)
 {
 	if (!d)
 		return;
 	if (d->plugins)
 		tep_unload_plugins(d->plugins, d->tep);
-	if (d->tep)
+	if (d->is_dat)
+		dat_layout_free(&d->dat, false);	/* the tep is libtracecmd's */
+	else if (d->tep)
 		tep_free(d->tep);
 	free(d->cpus);
 	free(d->eos);
@@ -912,10 +975,16 @@ struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *d, unsigned
 	r->dump = d;
 	r->cpu = cpu;
 	r->fd = -1;
-	if (asprintf(&r->path, "%s/cpu%u", d->dir, cpu) < 0) {
+	r->end = UINT64_MAX;
+	if (d->is_dat) {
+		r->path = strdup(d->dir);
+		r->offset = d->dat.offset[cpu];
+		r->end = r->offset + d->dat.size[cpu];
+	} else if (asprintf(&r->path, "%s/cpu%u", d->dir, cpu) < 0) {
 		r->path = NULL;
-		goto error;
 	}
+	if (!r->path)
+		goto error;
 	/*
 	 * Slack after the page: kbuffer may read an event header past the
 	 * commit, and libtraceevent reads an event's fields (up to a page,
@@ -923,6 +992,7 @@ struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *d, unsigned
 	 */
 	r->page = calloc(1, 2 * (size_t)d->info.page_size + 64);
 	r->kbuf = kbuffer_alloc(d->info.long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				d->is_dat && tep_is_file_bigendian(d->tep) ? KBUFFER_ENDIAN_BIG :
 				KBUFFER_ENDIAN_LITTLE);
 	/* an event takes at least its 4-byte header */
 	r->max_evs = d->info.page_size / 4 + 1;
@@ -1121,13 +1191,14 @@ static int check_events(struct vtrace_cpu_reader *r)
 /* Read and check the next page; 1 loaded, 0 end of file, -1 error */
 static int load_page(struct vtrace_cpu_reader *r)
 {
-	uint32_t psize = r->dump->info.page_size;
+	uint32_t psize = r->dump->info.page_size, len;
 	ssize_t n;
 
 	for (;;) {
-		if (r->fd < 0)
+		if (r->fd < 0 || r->offset >= r->end)
 			return 0;
-		n = pread(r->fd, r->page, psize, r->offset);
+		len = r->end - r->offset < psize ? r->end - r->offset : psize;
+		n = pread(r->fd, r->page, len, r->offset);
 		if (n < 0) {
 			vtrace_set_error("%s: byte %llu: %s", r->path,
 					 (unsigned long long)r->offset, strerror(errno));

@@ -339,8 +339,11 @@ static int walk_dat(struct check *c, struct machine *host)
 	return ret;
 }
 
+/* A host dump folder, or a trace.dat read page by page (machine.c) */
 static int walk_dump(struct check *c, struct machine *host)
 {
+	struct vtrace_dump *d = host->dump ? host->dump : host->dat_pages;
+
 	struct fields f;
 	int ret = 0;
 
@@ -349,7 +352,7 @@ static int walk_dump(struct check *c, struct machine *host)
 	if (!f.sw)
 		c->unverified = "the host trace has no sched:sched_switch events";
 	for (int cpu = 0; cpu < host->nr_cpus && !ret; cpu++) {
-		struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(host->dump, cpu);
+		struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d, cpu);
 		struct walk w = { 0 };
 		struct tep_record *rec;
 		bool quiet;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* machine.c: open the host and the guests, and step through each CPU's events. */
 /*
- * A machine is the host (a trace-cmd trace.dat read with libtracecmd, or a
- * dump folder) or a guest (a dump folder).  Each CPU of a machine is a
+ * A machine is the host (a trace-cmd trace.dat, or a dump folder) or a
+ * guest (a dump folder).  Every CPU is read page by page with the dumps'
+ * reader (src/lib/dump.c), a trace.dat's too (vtrace_dump_open_dat():
+ * libtracecmd reads its headers); only a compressed v7 trace.dat goes
+ * through libtracecmd's own reader.  Each CPU of a machine is a
  * struct source whose head event carries its host TSC: the host's own
  * time stamps are host TSC already (recorded with -C x86-tsc), a guest's
  * go through its vCPU's offset history (src/lib/tsc.c).
@@ -52,21 +55,27 @@ static int alloc_sources(struct machine *m)
 	return 0;
 }
 
+/* A CPU reader for each CPU of a dump folder or of a trace.dat read page by page */
+static int open_readers(struct machine *m, struct vtrace_dump *d)
+{
+	m->tep = vtrace_dump_tep(d);
+	m->nr_cpus = vtrace_dump_info(d)->nr_cpus;
+	if (alloc_sources(m))
+		return -1;
+	for (int i = 0; i < m->nr_cpus; i++) {
+		m->cpus[i].reader = vtrace_cpu_reader_open(d, i);
+		if (!m->cpus[i].reader)
+			return -1;
+	}
+	return 0;
+}
+
 static int open_dump(struct machine *m, const struct merge_opts *opts)
 {
 	m->dump = vtrace_dump_open(m->path, opts->skip_bad ? VTRACE_DUMP_SKIP_BAD : 0);
 	if (!m->dump)
 		return -1;
-	m->tep = vtrace_dump_tep(m->dump);
-	m->nr_cpus = vtrace_dump_info(m->dump)->nr_cpus;
-	if (alloc_sources(m))
-		return -1;
-	for (int i = 0; i < m->nr_cpus; i++) {
-		m->cpus[i].reader = vtrace_cpu_reader_open(m->dump, i);
-		if (!m->cpus[i].reader)
-			return -1;
-	}
-	return 0;
+	return open_readers(m, m->dump);
 }
 
 /*
@@ -107,10 +116,8 @@ static int check_dat_magic(const char *path)
 }
 
 /* Host time stamps are host TSC values only with trace-cmd's -C x86-tsc */
-static int check_dat_clock(struct machine *m)
+static int check_dat_clock(struct machine *m, const char *clock)
 {
-	const char *clock = tracecmd_get_trace_clock(m->dat);
-
 	if (clock && !strcmp(clock, "x86-tsc"))
 		return 0;
 	if (clock)
@@ -124,7 +131,7 @@ static int check_dat_clock(struct machine *m)
 	return -1;
 }
 
-/* A trace.dat opened for raw time stamps (the self-check opens a second one) */
+/* A compressed trace.dat opened for raw time stamps (the self-check opens a second one) */
 struct tracecmd_input *machine_dat_open_raw(const char *path)
 {
 	struct tracecmd_input *h;
@@ -145,8 +152,9 @@ struct tracecmd_input *machine_dat_open_raw(const char *path)
 	return h;
 }
 
-static int open_dat(struct machine *m)
+static int open_dat(struct machine *m, const struct merge_opts *opts)
 {
+	bool compressed;
 	struct stat st;
 
 	if (stat(m->path, &st)) {
@@ -157,10 +165,21 @@ static int open_dat(struct machine *m)
 		vtrace_set_error("%s: byte 0: empty file, expected a trace-cmd trace.dat", m->path);
 		return -1;
 	}
+	if (check_dat_magic(m->path))
+		return -1;
+	m->dat_pages = vtrace_dump_open_dat(m->path, opts->skip_bad ? VTRACE_DUMP_SKIP_BAD : 0,
+					    &compressed);
+	if (m->dat_pages) {
+		if (check_dat_clock(m, vtrace_dump_dat_clock(m->dat_pages)))
+			return -1;
+		return open_readers(m, m->dat_pages);
+	}
+	if (!compressed)
+		return -1;
 	m->dat = machine_dat_open_raw(m->path);
 	if (!m->dat)
 		return -1;
-	if (check_dat_clock(m))
+	if (check_dat_clock(m, tracecmd_get_trace_clock(m->dat)))
 		return -1;
 	m->tep = tracecmd_get_tep(m->dat);
 	m->nr_cpus = tep_get_cpus(m->tep);
@@ -200,7 +219,7 @@ struct machine *machine_open_host(const char *path, const struct merge_opts *opt
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		ret = open_dump(m, opts);
 	else
-		ret = open_dat(m);
+		ret = open_dat(m, opts);
 	if (ret) {
 		machine_close(m);
 		return NULL;
@@ -245,6 +264,7 @@ void machine_close(struct machine *m)
 	}
 	free(m->cpus);
 	vtrace_dump_close(m->dump);
+	vtrace_dump_close(m->dat_pages);
 	if (m->dat)
 		tracecmd_close(m->dat);
 	free(m->event_ok);

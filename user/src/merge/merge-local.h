@@ -65,8 +65,8 @@ struct source;
  * @rec:	head event (raw ts: the machine's own TSC)
  * @host_tsc:	@rec's time on the host's TSC
  * @map:	guest -> host conversion state (guests only)
- * @reader:	page reader (dump folders)
- * @dat_rec:	record owned by libtracecmd (host trace.dat), freed on advance
+ * @reader:	page reader (dump folders, the host's trace.dat)
+ * @dat_rec:	record owned by libtracecmd (a compressed host trace.dat), freed on advance
  */
 struct source {
 	struct machine			*m;
@@ -108,7 +108,8 @@ struct machine {
 	bool			selected;
 	int			pid;
 	struct vtrace_dump	*dump;
-	struct tracecmd_input	*dat;
+	struct vtrace_dump	*dat_pages;	/* the host's trace.dat, read page by page */
+	struct tracecmd_input	*dat;		/* a compressed one: libtracecmd reads it */
 	struct tep_handle	*tep;
 	int			nr_cpus;
 	struct source		*cpus;

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tracedat.c: where each CPU's ring-buffer pages lie in a trace-cmd trace.dat. */
+/*
+ * libtracecmd reads a trace.dat's headers (formats, kallsyms, cmdlines,
+ * options) into a tep handle.  Its record reader then maps each CPU's data
+ * in windows about as large as that data, so a reader's RSS grows with the
+ * trace.  vtrace reads the pages itself, one at a time, with the page reader
+ * of its dumps (dump.c, vtrace_dump_open_dat()); this file only finds where
+ * they are, after libtracecmd has read the headers:
+ *
+ *   v6: the headers end with "flyrecord\0", then the CPU data table (per
+ *       CPU: u64 offset, u64 size in the file), then the trace clock (u64
+ *       size, the trace_clock file's text)
+ *   v7: the options sections (a chain from the file's header); the top
+ *       instance's BUFFER option (name "") holds per CPU: u32 cpu, u64
+ *       offset, u64 size, and the offset of the flyrecord section
+ *
+ * A v7 file whose options or pages are compressed is not laid out here
+ * (compressed: true): its pages are chunks only libtracecmd decompresses.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+
+#include "lib-local.h"
+#include "vtrace-util.h"
+
+/* libtracecmd 3.1's calls and values that trace-cmd.h does not declare (trace-cmd-private.h) */
+struct tracecmd_input *tracecmd_alloc_fd(int fd, int flags);
+int tracecmd_read_headers(struct tracecmd_input *handle, int state);
+void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
+int tracecmd_get_file_state(struct tracecmd_input *handle);
+void tracecmd_parse_trace_clock(struct tracecmd_input *handle, char *file, int size);
+bool tracecmd_get_use_trace_clock(struct tracecmd_input *handle);
+size_t tracecmd_get_options_offset(struct tracecmd_input *handle);
+unsigned long tracecmd_get_in_file_version(struct tracecmd_input *handle);
+int tracecmd_get_flags(struct tracecmd_input *handle);
+int tracecmd_page_size(struct tracecmd_input *handle);
+int tracecmd_long_size(struct tracecmd_input *handle);
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+#define DAT_FL_RAW_TS		(1 << 3)	/* TRACECMD_FL_RAW_TS */
+#define DAT_FL_COMPRESSION	(1 << 5)	/* TRACECMD_FL_COMPRESSION */
+#define DAT_STATE_FLYRECORD	11		/* TRACECMD_FILE_CPU_FLYRECORD */
+#define DAT_OPTION_DONE		0		/* TRACECMD_OPTION_DONE */
+#define DAT_OPTION_BUFFER	3		/* TRACECMD_OPTION_BUFFER */
+#define DAT_SEC_FL_COMPRESS	1		/* TRACECMD_SEC_FL_COMPRESS */
+
+/* Options sections followed, at most (trace-cmd writes two or three) */
+#define DAT_MAX_SECTIONS	1024
+/* The v6 trace clock text, at most (the kernel's trace_clock file: under 100 bytes) */
+#define DAT_MAX_CLOCK		4096
+
+static int read_at(struct dat_layout *l, void *buf, size_t len, uint64_t at, const char *what)
+{
+	ssize_t n = pread(l->fd, buf, len, at);
+
+	if (n == (ssize_t)len)
+		return 0;
+	if (n < 0)
+		vtrace_set_error("%s: byte %llu: %s", l->path, (unsigned long long)at,
+				 strerror(errno));
+	else
+		vtrace_set_error("%s: byte %llu: %s, expected %zu bytes, the file has %zd there"
+				 " (truncated?)", l->path, (unsigned long long)at, what, len,
+				 n);
+	return -1;
+}
+
+static uint64_t num(struct dat_layout *l, const void *p, int bytes)
+{
+	return tep_read_number(tracecmd_get_tep(l->handle), p, bytes);
+}
+
+static int alloc_cpus(struct dat_layout *l, int nr)
+{
+	l->nr_cpus = nr;
+	l->offset = calloc(nr ? nr : 1, sizeof(*l->offset));
+	l->size = calloc(nr ? nr : 1, sizeof(*l->size));
+	return l->offset && l->size ? 0 : -1;
+}
+
+/* Every CPU's pages inside the file: a cut file is refused here, not half read */
+static int check_extents(struct dat_layout *l)
+{
+	for (int cpu = 0; cpu < l->nr_cpus; cpu++) {
+		uint64_t end = l->offset[cpu] + l->size[cpu];
+
+		if (l->size[cpu] && (end < l->offset[cpu] || end > l->file_size)) {
+			vtrace_set_error("%s: byte %llu: CPU %d's pages, %llu bytes from here, expected"
+					 " within the file's %llu bytes (truncated?)", l->path,
+					 (unsigned long long)l->offset[cpu], cpu,
+					 (unsigned long long)l->size[cpu],
+					 (unsigned long long)l->file_size);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* v6: the CPU data table right after "flyrecord", then the trace clock */
+static int layout_v6(struct dat_layout *l, uint64_t at)
+{
+	int nr = tep_get_cpus(tracecmd_get_tep(l->handle));
+	unsigned char e[16];
+	char *clock;
+	uint64_t len;
+
+	if (tracecmd_get_file_state(l->handle) != DAT_STATE_FLYRECORD) {
+		vtrace_set_error("%s: byte %llu: expected \"flyrecord\" CPU data (a latency trace?)",
+				 l->path, (unsigned long long)at);
+		return -1;
+	}
+	if (nr <= 0 || nr > 65536 || alloc_cpus(l, nr)) {
+		vtrace_set_error("%s: %d CPUs, expected 1 to 65536", l->path, nr);
+		return -1;
+	}
+	for (int cpu = 0; cpu < nr; cpu++, at += sizeof(e)) {
+		if (read_at(l, e, sizeof(e), at, "the CPU data table's entry"))
+			return -1;
+		l->offset[cpu] = num(l, e, 8);
+		l->size[cpu] = num(l, e + 8, 8);
+	}
+	if (!tracecmd_get_use_trace_clock(l->handle))
+		return 0;
+	if (read_at(l, e, 8, at, "the trace clock's size"))
+		return -1;
+	len = num(l, e, 8);
+	if (len > DAT_MAX_CLOCK) {
+		vtrace_set_error("%s: byte %llu: trace clock of %llu bytes, expected at most %d",
+				 l->path, (unsigned long long)at, (unsigned long long)len,
+				 DAT_MAX_CLOCK);
+		return -1;
+	}
+	clock = calloc(1, len + 1);
+	if (!clock || read_at(l, clock, len, at + 8, "the trace clock")) {
+		free(clock);
+		return -1;
+	}
+	tracecmd_parse_trace_clock(l->handle, clock, len);
+	free(clock);
+	return 0;
+}
+
+/* The top instance's BUFFER option: u64 offset, name, clock, u32 page size, u32 cpus, ... */
+static int parse_buffer(struct dat_layout *l, const char *b, uint32_t size, uint64_t at)
+{
+	const char *name = b + 8, *clock, *end = b + size, *p;
+	unsigned char hdr[16];
+	uint32_t cpus;
+	int max = -1;
+
+	clock = size > 8 ? memchr(name, '\0', end - name) : NULL;
+	if (clock)
+		clock++;
+	p = clock ? memchr(clock, '\0', end - clock) : NULL;
+	if (!p || end - ++p < 8)
+		goto bad;
+	if (*name)
+		return 0;	/* another instance's */
+	cpus = num(l, p + 4, 4);
+	p += 8;
+	if (cpus > 65536 || (uint64_t)(end - p) < (uint64_t)cpus * 20)
+		goto bad;
+	for (uint32_t i = 0; i < cpus; i++)
+		if ((int)num(l, p + 20 * i, 4) > max)
+			max = num(l, p + 20 * i, 4);
+	if (max >= 65536 || alloc_cpus(l, max + 1))
+		goto bad;
+	for (uint32_t i = 0; i < cpus; i++, p += 20) {
+		int cpu = num(l, p, 4);
+
+		l->offset[cpu] = num(l, p + 4, 8);
+		l->size[cpu] = num(l, p + 12, 8);
+	}
+	/* the flyrecord section's header says whether its pages are compressed */
+	if (read_at(l, hdr, sizeof(hdr), num(l, b, 8), "the CPU data section's header"))
+		return -1;
+	l->compressed = num(l, hdr + 2, 2) & DAT_SEC_FL_COMPRESS;
+	return 1;
+bad:
+	vtrace_set_error("%s: byte %llu: BUFFER option of %u bytes, expected offset, name, clock,"
+			 " page size, CPU count and 20 bytes per CPU", l->path,
+			 (unsigned long long)at, size);
+	return -1;
+}
+
+/* One options section at @at: its BUFFER options, and the next section's offset */
+static int options_section(struct dat_layout *l, uint64_t at, uint64_t *next)
+{
+	unsigned char hdr[16], oh[8];
+	uint64_t end;
+	int ret;
+
+	if (read_at(l, hdr, sizeof(hdr), at, "an options section's header"))
+		return -1;
+	if (num(l, hdr, 2) != DAT_OPTION_DONE) {
+		vtrace_set_error("%s: byte %llu: section id %llu, expected an options section (0)",
+				 l->path, (unsigned long long)at,
+				 (unsigned long long)num(l, hdr, 2));
+		return -1;
+	}
+	if (num(l, hdr + 2, 2) & DAT_SEC_FL_COMPRESS) {
+		l->compressed = true;
+		return 0;
+	}
+	end = at + sizeof(hdr) + num(l, hdr + 8, 8);
+	for (at += sizeof(hdr); at + 6 <= end; ) {
+		uint32_t id, size;
+		char *buf;
+
+		if (read_at(l, oh, 6, at, "an option's header"))
+			return -1;
+		id = num(l, oh, 2);
+		size = num(l, oh + 2, 4);
+		at += 6;
+		if (id == DAT_OPTION_DONE) {
+			if (size < 8 || read_at(l, oh, 8, at, "the next options section's offset"))
+				return -1;
+			*next = num(l, oh, 8);
+			return 0;
+		}
+		if (id == DAT_OPTION_BUFFER && !l->offset) {
+			buf = size <= end - at ? malloc(size + 1) : NULL;
+			if (!buf) {
+				vtrace_set_error("%s: byte %llu: BUFFER option of %u bytes, past its"
+						 " section's end (byte %llu)", l->path,
+						 (unsigned long long)at, size,
+						 (unsigned long long)end);
+				return -1;
+			}
+			buf[size] = '\0';
+			ret = read_at(l, buf, size, at, "a BUFFER option");
+			if (!ret)
+				ret = parse_buffer(l, buf, size, at);
+			free(buf);
+			if (ret < 0 || l->compressed)
+				return ret < 0 ? -1 : 0;
+		}
+		at += size;
+	}
+	vtrace_set_error("%s: byte %llu: options section without its DONE option", l->path,
+			 (unsigned long long)end);
+	return -1;
+}
+
+/* v7: follow the options sections to the top instance's BUFFER option */
+static int layout_v7(struct dat_layout *l)
+{
+	uint64_t at = tracecmd_get_options_offset(l->handle);
+
+	if (tracecmd_get_flags(l->handle) & DAT_FL_COMPRESSION) {
+		l->compressed = true;
+		return 0;
+	}
+	for (int n = 0; at && n < DAT_MAX_SECTIONS && !l->compressed; n++) {
+		uint64_t next = 0;
+
+		if (options_section(l, at, &next))
+			return -1;
+		at = next;
+	}
+	if (!l->offset && !l->compressed) {
+		vtrace_set_error("%s: no BUFFER option for the top instance: where its CPU data is"
+				 " is not known", l->path);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * dat_layout_read - read a trace.dat's headers and find each CPU's pages
+ *
+ * The headers go through libtracecmd (raw time stamps asked for: nothing
+ * of DATE, OFFSET, TSC2NSEC or TIME_SHIFT is applied).  Returns 0 with
+ * @l filled (l->compressed: no pages laid out), -1 with the error set.
+ */
+int dat_layout_read(const char *path, struct dat_layout *l)
+{
+	struct stat st;
+	int fd;
+
+	memset(l, 0, sizeof(*l));
+	l->fd = -1;
+	l->path = path;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	l->file_size = st.st_size;
+	l->handle = tracecmd_alloc_fd(fd, 0);	/* plugins too: the events print as before */
+	if (!l->handle) {
+		close(fd);
+		goto bad_headers;
+	}
+	tracecmd_set_flag(l->handle, DAT_FL_RAW_TS);
+	if (tracecmd_read_headers(l->handle, 0) < 0)
+		goto bad_headers;
+	/* the handle's fd, as libtracecmd left it: just past the headers for v6 */
+	l->fd = fd;
+	l->page_size = tracecmd_page_size(l->handle);
+	l->long_size = tracecmd_long_size(l->handle);
+	l->tep = tracecmd_get_tep(l->handle);
+	if (tracecmd_get_in_file_version(l->handle) < 7) {
+		if (layout_v6(l, lseek(fd, 0, SEEK_CUR)))
+			return -1;
+	} else if (layout_v7(l)) {
+		return -1;
+	}
+	return l->compressed ? 0 : check_extents(l);
+bad_headers:
+	vtrace_set_error("%s: a trace.dat whose headers libtracecmd cannot read (truncated or"
+			 " damaged?)", path);
+	return -1;
+}
+
+/* The trace clock the file names ("x86-tsc"), NULL if none */
+const char *dat_layout_clock(const struct dat_layout *l)
+{
+	return tracecmd_get_trace_clock(l->handle);
+}
+
+/* The handle (and its fd) stays when @keep_handle: its tep is the file's */
+void dat_layout_free(struct dat_layout *l, bool keep_handle)
+{
+	if (!keep_handle && l->handle)
+		tracecmd_close(l->handle);
+	free(l->offset);
+	free(l->size);
+	l->offset = l->size = NULL;
+}
