@@ -6,6 +6,11 @@
     dat-edit.py clock FILE CLOCK      rewrite it (in place)
     dat-edit.py offset FILE N         add an OFFSET option of N ns (libtracecmd adds N to
                                       every time stamp it returns, unless asked for raw ones)
+    dat-edit.py v6clock FILE CLOCK    a v6 file (trace-cmd convert --file-version 6 writes
+                                      none) gets a trace clock as trace-cmd record writes it:
+                                      a TRACECLOCK option and the trace_clock text after the
+                                      CPU data table (in its padding: no page moves; convert
+                                      writes a clock there, but no option says so)
 
 trace-cmd restore (3.1) writes "local" whatever the tracing folder's
 trace_clock says; the unit tests and fixtures/real-l2/host.dat hold pages
@@ -97,14 +102,41 @@ def set_clock(path, b, clock_arg):
     open(path, 'wb').write(b)
 
 
+def v6_clock(path, b, clock):
+    if not b.startswith(MAGIC) or cstr(b, len(MAGIC))[0] != '6':
+        sys.exit('%s: not a v6 trace.dat' % path)
+    opts = b.index(b'options  \0')
+    ncpu = struct.unpack_from('<I', b, opts - 4)[0]
+    opt = opts + 10
+    while struct.unpack_from('<H', b, opt)[0] != 0:
+        opt += 6 + struct.unpack_from('<I', b, opt + 2)[0]
+    if b[opt + 2:opt + 12] != b'flyrecord\0':
+        sys.exit('%s: expected "flyrecord" after the options' % path)
+    table = opt + 12
+    end = table + 16 * ncpu
+    first = min(o for o, n in (struct.unpack_from('<QQ', b, table + 16 * i)
+                               for i in range(ncpu)) if n)
+    option = struct.pack('<HI', 4, 0)  # TRACECLOCK: the text is after the table
+    text = ('local global counter uptime perf mono mono_raw boot [%s]\n' % clock).encode()
+    data = struct.pack('<Q', len(text)) + text
+    room = first - end - len(option)   # what was there (convert writes a clock no option names)
+    if room < len(data):
+        sys.exit('%s: no room for the trace clock before the first page' % path)
+    b[end:first] = data + bytes(room - len(data))
+    b[opt:opt] = option
+    open(path, 'wb').write(b)
+
+
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ('clock', 'offset'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('clock', 'offset', 'v6clock'):
         sys.exit(__doc__)
     cmd, path = sys.argv[1:3]
     arg = sys.argv[3] if len(sys.argv) > 3 else None
     b = bytearray(open(path, 'rb').read())
     if cmd == 'offset':
         add_offset(path, b, int(arg))
+    elif cmd == 'v6clock':
+        v6_clock(path, b, arg)
     else:
         set_clock(path, b, arg)
 

@@ -165,9 +165,69 @@ run --host "$T/offset.dat" "${RL[@]}"
 [ $rc -eq 0 ] && cmp -s "$T/out" "$T/real-l2-raw" && [[ "$tc" == *" 315.000781625: sched_wakeup:"* ]]
 ok $? host_dat_offset_option_not_applied "rc $rc, trace-cmd: $tc, diff: $(diff "$T/out" "$T/real-l2-raw" | head -2)"
 head -c 30000 $R/host.dat > "$T/cut.dat"
-expect_error host_dat_truncated "$T/cut.dat: a trace.dat whose headers or CPU data libtracecmd cannot read (truncated or damaged?)" --host "$T/cut.dat" --raw-tsc
+expect_error host_dat_truncated "$T/cut.dat: a trace.dat whose headers libtracecmd cannot read (truncated or damaged?)" --host "$T/cut.dat" --raw-tsc
 ! grep -q "see its messages" "$T/err"
 ok $? host_dat_truncated_no_empty_reference "$(cat "$T/err")"
+
+# ---- the host trace.dat read page by page (src/lib/tracedat.c and the dumps' reader):
+# byte for byte what libtracecmd's own reader gives, which still reads compressed v7 files;
+# v7 (trace-cmd restore, the fixture) and v6 (trace-cmd convert, clock as record writes it)
+# same_as_libtracecmd NAME DAT ARGS...: every output mode, stdout and stderr
+same_as_libtracecmd() {
+	local name=$1 dat=$2 mode f bad=
+	shift 2
+	trace-cmd convert -i "$dat" -o "$T/z.dat" --file-version 7 --compression any \
+		> /dev/null 2>&1 &&
+	trace-cmd convert -i "$dat" -o "$T/v6.dat" --file-version 6 --compression none \
+		> /dev/null 2>&1 && ./dat-edit.py v6clock "$T/v6.dat" x86-tsc ||
+		{ ok 1 "$name" "trace-cmd convert or dat-edit.py failed"; return; }
+	if head -c 40 "$T/z.dat" | grep -qa none; then
+		skip "$name" "trace-cmd has no compression: no file for libtracecmd's reader"
+		return
+	fi
+	for mode in "" "--format jsonl" "--stats" "--stats --format jsonl" "--raw-tsc"; do
+		# shellcheck disable=SC2086
+		run --host "$T/z.dat" "$@" $mode
+		cat "$T/out" "$T/err" > "$T/libtracecmd"
+		for f in "$dat" "$T/v6.dat"; do
+			# shellcheck disable=SC2086
+			run --host "$f" "$@" $mode
+			cat "$T/out" "$T/err" | cmp -s - "$T/libtracecmd" ||
+				bad="$bad ${f##*/} '$mode' ($(cat "$T/out" "$T/err" |
+				diff - "$T/libtracecmd" | head -3 | tr '\n' '|'))"
+		done
+	done
+	[ -z "$bad" ] && [ "$(wc -l < "$T/libtracecmd")" -gt 10 ]
+	ok $? "$name" "differs from libtracecmd's reader:$bad"
+}
+same_as_libtracecmd host_dat_pages_real_l2 $R/host.dat --guest g=$R --offsets $R/tsc_offsets
+# the real-l2 capture again, with --explain (its own passes over the host)
+cp $R/host.dat "$T/rl2.dat"
+same_as_libtracecmd host_dat_pages_real_l2_explain "$T/rl2.dat" --guest g=$R \
+	--offsets $R/tsc_offsets --explain
+if [ -s "$T/jump/host.dat" ] && [ -s "$T/real/host.dat" ]; then
+	same_as_libtracecmd host_dat_pages_generated "$T/jump/host.dat" $(guests "$T/jump") \
+		--offsets "$T/jump/tsc_offsets" --tsc-khz 2500000
+	same_as_libtracecmd host_dat_pages_debian_6_1 "$T/real/host.dat" --raw-tsc
+else
+	skip host_dat_pages_generated "no trace.dat made (trace-cmd restore)"
+	skip host_dat_pages_debian_6_1 "no trace.dat made (trace-cmd restore)"
+fi
+# a v6 file cut in its CPU data (libtracecmd's reader crashed on it), a damaged page
+trace-cmd convert -i $R/host.dat -o "$T/v6.dat" --file-version 6 --compression none \
+	> /dev/null 2>&1 && ./dat-edit.py v6clock "$T/v6.dat" x86-tsc
+head -c 40000 "$T/v6.dat" > "$T/cut6.dat"
+expect_error host_dat_v6_cut_in_cpu_data "$T/cut6.dat: byte 32768: CPU 1's pages, 16384 bytes from here, expected within the file's 40000 bytes (truncated?)" --host "$T/cut6.dat" "${RL[@]}"
+[ ! -s "$T/out" ]
+ok $? host_dat_v6_cut_nothing_printed "$(head -2 "$T/out")"
+cp $R/host.dat "$T/bad.dat"
+printf '\x88\x13\x00\x00' | dd of="$T/bad.dat" bs=1 seek=$((32768 + 4096 + 8)) conv=notrunc \
+	2> /dev/null
+expect_error host_dat_bad_page "$T/bad.dat: byte 36872: bad page: commit size 5000, expected at most 4080 (page size mismatch?)" --host "$T/bad.dat" "${RL[@]}"
+run --host "$T/bad.dat" --raw-tsc --skip-bad-pages --stats
+[ $rc -eq 0 ] && grep -q '^host \+1 \+208 \+208 \+0 \+0 \+0 \+1 ' "$T/out" &&
+	grep -q '^host \+0 \+169 ' "$T/out" && grep -qF "byte 36872: bad page" "$T/err"
+ok $? host_dat_bad_page_skipped "rc $rc: $(grep '^host' "$T/out" | tr '\n' '|') $(head -c 300 "$T/err")"
 
 # ---- the self-check: every guest event inside a span where its vCPU's thread ran
 shift_offsets() {	# shift_offsets IN OUT TICKS: every offset + TICKS (guest times - TICKS)
