@@ -295,6 +295,23 @@ run --host "$T/jump/host" $(guests "$T/jump") --offsets "$T/jump/tsc_offsets"
 [ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: guest g1 cpu 0: unverified: no thread "CPU 0/KVM" in the host trace'"'"'s sched_switch events' "$T/err" &&
 grep -q 'record the host while the guests run with trace-cmd record -C x86-tsc -e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit' "$T/err"
 ok $? self_check_unverified_says_what_to_record "$(cat "$T/err")"
+# a host trace of the first 40 ms of real-l2's, before any of the guest's events: no overlap
+if trace-cmd split -i $R/host.dat -o "$T/early.dat" 314.0 314.040 > /dev/null 2>&1 &&
+   [ -s "$T/early.dat.1" ]; then
+	expect_error self_check_no_overlap_fails "self-check: guest g: its events (host TSC 314044135091 to 399150713749) and the host trace (314000781625 to 314026857519) do not overlap, although the host ran its vCPU threads: the timeline is wrong." --host "$T/early.dat.1" --guest g=$R --offsets $R/tsc_offsets
+	run --host "$T/early.dat.1" --guest g=$R --offsets $R/tsc_offsets --force
+	[ $rc -eq 0 ] && [ "$(grep -c . "$T/out")" -eq 549 ] &&
+		grep -qx 'vtrace-merge: self-check: guest g: none of its 539 events falls within the host trace: FAILED' "$T/err" &&
+		! grep -q "to verify, record" "$T/err"
+	ok $? self_check_no_overlap_force "rc $rc, $(grep -c . "$T/out") lines: $(cat "$T/err")"
+else
+	skip self_check_no_overlap_fails "trace-cmd split failed"
+	skip self_check_no_overlap_force "trace-cmd split failed"
+fi
+run --host $R/host.dat --guest g=$R --offsets $R/tsc_offsets --explain --worst 1
+[ $rc -eq 0 ] && grep -q "Worst wake-up" "$T/out" &&
+	grep -qx "vtrace-merge: self-check: not run with --explain (its passes read the inputs their own way): the times are unverified here; the plain merge of the same inputs checks them" "$T/err"
+ok $? explain_says_self_check_not_run "rc $rc: $(cat "$T/err")"
 expect_error host_is_a_guest_dump "--host $R: a guest's dump folder (it holds qemu.pid): give it as --guest NAME=$R, and as --host the host's trace.dat (trace-cmd record -C x86-tsc)" --host $R --offsets $R/tsc_offsets
 python3 -c '
 import sys

@@ -84,6 +84,7 @@ struct check_cpu {
 	struct cand	cand[CHECK_MAX_CAND];
 	uint64_t	unchecked;	/* outside the host trace */
 	uint64_t	seen;
+	uint64_t	first, last;	/* the events' host TSC, smallest and largest */
 	const struct check	*c;
 };
 
@@ -548,7 +549,10 @@ void check_event(struct check_cpu *cc, uint64_t t)
 {
 	const struct check *c = cc->c;
 
-	cc->seen++;
+	if (!cc->seen++ || t < cc->first)
+		cc->first = t;
+	if (t > cc->last)
+		cc->last = t;
 	if (!cc->nr_cand || c->unverified)
 		return;
 	if (t < c->lo || t > c->hi) {
@@ -716,6 +720,47 @@ static void hint(const struct check *c, FILE *f, const struct totals *t)
 			" trace would make the bound much tighter\n");
 }
 
+/*
+ * A guest with events, none of which falls within the host trace, although
+ * the host trace has threads of its vCPUs: host and guest are not of one
+ * capture (or the offsets are another VM's).  Not an unverified timeline:
+ * a wrong one.  Returns how many guests are so, the error set for the last.
+ */
+static int disjoint_guests(const struct check *c, FILE *f)
+{
+	int bad = 0;
+
+	for (int i = 0; i < c->nr_cpus; ) {
+		const struct machine *m = c->cpus[i].s->m;
+		uint64_t seen = 0, unchecked = 0, first = UINT64_MAX, last = 0;
+		int cands = 0;
+
+		for (; i < c->nr_cpus && c->cpus[i].s->m == m; i++) {
+			const struct check_cpu *cc = &c->cpus[i];
+
+			cands += cc->nr_cand;
+			if (!cc->nr_cand || !cc->seen)
+				continue;
+			seen += cc->seen;
+			unchecked += cc->unchecked;
+			first = cc->first < first ? cc->first : first;
+			last = cc->last > last ? cc->last : last;
+		}
+		if (!cands || !seen || unchecked != seen)
+			continue;
+		bad++;
+		fprintf(f, "vtrace-merge: self-check: guest %s: none of its %" PRIu64 " events falls"
+			" within the host trace: FAILED\n", m->name, seen);
+		vtrace_set_error("self-check: guest %s: its events (host TSC %" PRIu64 " to %" PRIu64
+				 ") and the host trace (%" PRIu64 " to %" PRIu64 ") do not overlap,"
+				 " although the host ran its vCPU threads: the timeline is wrong."
+				 " Likely causes: a host trace of another capture or boot, the offsets"
+				 " of another VM (pid=); --force keeps the output", m->name, first,
+				 last, c->lo, c->hi);
+	}
+	return bad;
+}
+
 /**
  * check_report - the self-check's summary (stderr) and verdict
  *
@@ -735,6 +780,8 @@ int check_report(const struct check *c, FILE *f, bool force)
 	}
 	for (int i = 0; i < c->nr_cpus; i++)
 		cpu_line(c, &c->cpus[i], f, false, "vtrace-merge: self-check: ", &t);
+	if (disjoint_guests(c, f))
+		return force ? 0 : -1;
 	hint(c, f, &t);
 	if (!t.verified) {
 		fprintf(f, "vtrace-merge: self-check: unverified: no guest CPU could be checked\n");
