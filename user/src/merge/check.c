@@ -115,7 +115,8 @@ static int vcpu_idx_of(const char *comm, size_t len)
 	int idx, n = 0;
 
 	len = strnlen(comm, len);
-	if (len >= sizeof(buf))
+	/* most tasks are not vCPUs: no sscanf() for them (two per sched_switch) */
+	if (len >= sizeof(buf) || len < 8 || memcmp(comm, "CPU ", 4))
 		return -1;
 	memcpy(buf, comm, len);
 	buf[len] = '\0';
