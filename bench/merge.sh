@@ -24,8 +24,10 @@
 # "0.25M 1M 10M"), text output and --stats only, one line per size, to show
 # time linear in events and memory flat; plus the peak RSS of vtrace-merge
 # reading the guest's dump alone (--stats), and what the self-check costs:
-# the CPU seconds of the text merge with it and without it
-# (VTRACE_MERGE_NO_SELF_CHECK=1), as a share of the merge without it.
+# the CPU seconds of --stats with it and without it
+# (VTRACE_MERGE_NO_SELF_CHECK=1; --stats, not text: the difference of two
+# short runs, less noise on a shared machine), as a share of the text merge
+# without it.
 # With --keep DIR the data of each size stays in DIR/data-N, and a later run
 # with the same DIR reuses it.
 # Not a test: no pass/fail (make check runs it once, tiny: bench/check.sh).
@@ -131,11 +133,12 @@ header() {
 		"x wall" "x CPU" "RSS(KiB)" "anon(KiB)"
 }
 
-# check_cost EVENTS WITH-CPU WITHOUT-CPU: the self-check's share of a text merge (goal <= 15 %)
+# check_cost EVENTS STATS-CPU STATS-NOCHECK-CPU TEXT-NOCHECK-CPU: what the self-check adds to
+# --stats, as a share of the text merge without it (goal <= 15 %)
 check_cost() {
-	awk -v n="$1" -v w="$2" -v o="$3" 'BEGIN { if (o <= 0) o = 0.005
-		printf "bench: self-check over %d events: text merge %.2f CPU s, without the check %.2f: +%.1f %% (goal <= 15 %%)\n",
-			n, w, o, (w - o) * 100 / o }'
+	awk -v n="$1" -v w="$2" -v o="$3" -v t="$4" 'BEGIN { if (t <= 0) t = 0.005
+		printf "bench: self-check over %d events: --stats %.2f CPU s, without the check %.2f: +%.2f s, %.1f %% of the text merge without it (%.2f s; goal <= 15 %%)\n",
+			n, w, o, w - o, (w - o) * 100 / t, t }'
 }
 
 single() {
@@ -151,16 +154,18 @@ single() {
 	# shellcheck disable=SC2086
 	{
 	measure "  vtrace-merge (text)" "$events" "$M" $G
-	text_cpu=$cpu
 	measure "  vtrace-merge, no self-check" "$events" env VTRACE_MERGE_NO_SELF_CHECK=1 "$M" $G
 	nocheck_cpu=$cpu
 	measure "  vtrace-merge --format jsonl" "$events" "$M" $G --format jsonl
 	measure "  vtrace-merge --stats" "$events" "$M" $G --stats
 	stats_cpu=$cpu
+	measure "  vtrace-merge --stats, no check" "$events" env VTRACE_MERGE_NO_SELF_CHECK=1 "$M" $G \
+		--stats
+	stats_nocheck_cpu=$cpu
 	measure "  vtrace-merge --explain summary" "$events" "$M" $G --explain --worst 0
 	}
 	explain_ratio "$events" "$cpu" "$stats_cpu"
-	check_cost "$events" "$text_cpu" "$nocheck_cpu"
+	check_cost "$events" "$stats_cpu" "$stats_nocheck_cpu" "$nocheck_cpu"
 	echo "host alone:"
 	base_wall=
 	measure "  trace-cmd report" "$((events / 2))" trace-cmd report -i "$d/host.dat"
@@ -179,9 +184,10 @@ explain_ratio() {
 # One line per size: trace-cmd report, vtrace-merge text, --stats; ns per event, peak RSS
 # and peak anonymous RSS; the self-check's share of the text merge
 scale_curve() {
-	local n d G tw tc tr ta vw vc vr va oc sc gr ec
+	local n d G tw tc tr ta vw vc vr va oc sc snc gr ec
 	echo "bench: scale curve, medians of $runs runs; ns/ev = CPU ns per event; RSS = peak RSS,"
-	echo "bench: anon = peak anonymous RSS (KiB); check = the self-check's share of the text merge"
+	echo "bench: anon = peak anonymous RSS (KiB); check = what the self-check adds to --stats, as a"
+	echo "bench: share of the text merge without it"
 	printf "%9s | %-35s | %-35s | %-6s | %-6s | %-8s | %7s\n" "" "trace-cmd report" \
 		"vtrace-merge (text)" "check" "--stats" "guest" "x CPU"
 	printf "%9s | %7s %7s %9s %9s | %7s %7s %9s %9s | %6s | %6s | %8s | %7s\n" events "CPU s" \
@@ -203,6 +209,9 @@ scale_curve() {
 		time_runs "$M" $G --stats
 		sc=$cpu
 		# shellcheck disable=SC2086
+		time_runs env VTRACE_MERGE_NO_SELF_CHECK=1 "$M" $G --stats
+		snc=$cpu
+		# shellcheck disable=SC2086
 		time_runs "$M" $G --explain --worst 0
 		ec=$cpu
 		time_runs "$M" --guest "g1=$d/g1" --offsets "$d/tsc_offsets" --tsc-khz 2500000 \
@@ -210,11 +219,11 @@ scale_curve() {
 		gr=$rss
 		[ -n "$keep" ] || rm -rf "$d"
 		awk -v n="$n" -v tc="$tc" -v tr="$tr" -v ta="$ta" -v vc="$vc" -v vr="$vr" \
-		    -v va="$va" -v oc="$oc" -v sc="$sc" -v gr="$gr" 'BEGIN {
+		    -v va="$va" -v oc="$oc" -v sc="$sc" -v snc="$snc" -v gr="$gr" 'BEGIN {
 			if (vc <= 0) vc = 0.005; if (oc <= 0) oc = 0.005
 			printf "%9d | %7.2f %7.0f %9d %9d | %7.2f %7.0f %9d %9d | %5.1f%% | %6.0f | %8d | %6.2fx\n",
 				n, tc, tc * 1e9 / n, tr, ta, vc, vc * 1e9 / n, vr, va,
-				(vc - oc) * 100 / oc, sc * 1e9 / n, gr, tc / vc }'
+				(sc - snc) * 100 / oc, sc * 1e9 / n, gr, tc / vc }'
 	done
 	explain_ratio "$n" "$ec" "$sc"	# the largest size: the last
 	echo "bench: x CPU = trace-cmd report CPU seconds / vtrace-merge (text) CPU seconds (higher is faster)"
