@@ -9,15 +9,15 @@
 #           instance (what trace-cmd record -e kvm:kvm_write_tsc_offset does)
 #   vtrace  vtrace_host.ko loaded (capacity=CAPACITY)
 #   event   vtrace_host.ko loaded and its event vtrace_host:tsc_offset
-#           enabled in a tracefs instance whose trace_pipe a reader
-#           streams to a file (what trace-cmd record -e vtrace_host does):
-#           every write must reach the file (probe-stream line)
+#           recorded by trace-cmd record -C x86-tsc -e vtrace_host (what
+#           the user runs): every write must reach the file (probe-stream
+#           line: events, overrun and lost pages)
 # then once more with vtrace_host and the function_graph tracer on vth_probe
 # alone (its own duration per call).  Writes $VTRACE_OUT/results.txt lines:
 #   probe-run: mode=M run=R count=N ns=T
 #   probe-graph: calls=N median_ns=T mean_ns=T
 #   probe-mem: capacity=N vmalloc_bytes=V bytes_per_record=B kept=K dropped=D
-#   probe-stream: run=R writes=W events=E overrun=O count=N ns=T
+#   probe-stream: run=R writes=W events=E overrun=O lost_pages=L count=N ns=T
 . "$VTRACE_PROJ/testbed/lib.sh"
 set -u
 IFS=, read -r count runs capacity <<< "${1:-1000,3,65536}"
@@ -39,22 +39,32 @@ load_vth() {	# one VM: its share is the whole capacity
 		{ echo "# insmod vtrace_host failed"; return 1; }
 }
 
-# event RUN: a batch with the module's event streamed by a reader; every
-# probe call (kept or dropped by the array) is one event
+# event RUN: a batch with the module's event recorded by trace-cmd record
+# (what a user runs: -C x86-tsc -e vtrace_host); every probe call (kept or
+# dropped by the array) is one event, and none may be lost: the events in
+# the file must equal the probe's calls, with no "EVENTS DROPPED" page and
+# no ring-buffer overrun
 event() {
-	local i=$T/instances/vthev rd out writes
+	local tc out writes dat=/tmp/vthev.dat ev lost ovr
 	load_vth || return 1
-	mkdir $i && echo 1 > $i/events/vtrace_host/tsc_offset/enable || return 1
-	cat $i/trace_pipe > /tmp/vthev.txt & rd=$!
+	rm -f $dat
+	(cd /tmp && exec trace-cmd record -C x86-tsc -e vtrace_host -o $dat) > /tmp/vthev.log 2>&1 &
+	tc=$!
+	for ((w = 0; w < 300; w++)); do	# trace-cmd records once the event is enabled
+		[ "$(cat $T/events/vtrace_host/tsc_offset/enable)" = 1 ] && break
+		sleep 0.1
+	done
+	sleep 1
 	out=$("$TSCSET" "$count") || { echo "# bench_tscset failed (event)"; return 1; }
 	echo "probe-run: mode=event run=$1 ${out#tscset }" >> "$res"
-	sleep 2
-	kill $rd; wait $rd 2> /dev/null
+	sleep 1
+	kill -INT $tc; wait $tc
 	writes=$(($(stat_of kept) + $(stat_of dropped)))
-	echo "probe-stream: run=$1 writes=$writes events=$(grep -c ' tsc_offset: ' /tmp/vthev.txt)" \
-		"overrun=$(cat $i/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')" \
+	ev=$(trace-cmd report -i $dat -F vtrace_host 2> /dev/null | grep -c ' tsc_offset: ')
+	lost=$(trace-cmd report -i $dat 2> /dev/null | grep -c 'EVENTS DROPPED')
+	ovr=$(awk '/^ *overrun:/ { s += $2 } END { print s + 0 }' /tmp/vthev.log)
+	echo "probe-stream: run=$1 writes=$writes events=$ev overrun=$ovr lost_pages=$lost" \
 		"${out#tscset }" >> "$res"
-	rmdir $i
 	rmmod vtrace_host
 }
 

@@ -58,7 +58,7 @@ for line in open(sys.argv[1]):
         stream.append(kv)
 med = {m: statistics.median(v) for m, v in runs.items()}
 names = {'none': 'no recorder', 'ftrace': 'ftrace event (trace-cmd -e)', 'vtrace': 'vtrace_host',
-         'event': 'vtrace_host + its event read'}
+         'event': 'vtrace_host + trace-cmd -e'}
 print()
 print('%-30s %5s %12s %14s %10s' % ('set-up', 'runs', 'ns/write', 'added ns/write', 'x ftrace'))
 base = med.get('none')
@@ -77,8 +77,10 @@ print('per run (ns/write): ' + '; '.join('%s %s' % (m, ' '.join('%.0f' % x for x
                                          if m in runs))
 for kv in stream:
     w, n, ns = int(kv['writes']), int(kv['count']), int(kv['ns'])
-    print('event streamed, run %s: %d writes, %s events read, %s overrun, timed part %.0f writes/s' %
-          (kv['run'], w, kv['events'], kv['overrun'], n * 1e9 / ns if ns else 0))
+    print('event recorded by trace-cmd, run %s: %d writes, %s events in host.dat, %s overrun,'
+          ' %s pages with events dropped, timed part %.0f writes/s' %
+          (kv['run'], w, kv['events'], kv['overrun'], kv.get('lost_pages', '?'),
+           n * 1e9 / ns if ns else 0))
 if graph:
     print('vth_probe alone (function_graph, %s calls): median %s ns, mean %s ns' %
           (graph['calls'], graph['median_ns'], graph['mean_ns']))
