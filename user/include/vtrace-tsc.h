@@ -68,16 +68,69 @@ struct vtrace_vcpu_history {
  * @VTRACE_END_DROPPED:	at the last record: vtrace_host dropped the ones after
  * @VTRACE_END_CUT:	at the last record: the file has no "# end" line (a copy
  *			cut short, or from a vtrace_host without the trailer)
+ * @VTRACE_END_TRACE:	a history read from a trace's vtrace_host:tsc_offset
+ *			events: at the trace's last event (the recording stopped)
+ * @VTRACE_END_LOST:	a history read from a trace: where one of its CPUs lost
+ *			events (any record after that instant may be missing)
  */
 enum vtrace_history_end {
 	VTRACE_END_READ		= 1,
 	VTRACE_END_DROPPED	= 2,
 	VTRACE_END_CUT		= 3,
+	VTRACE_END_TRACE	= 4,
+	VTRACE_END_LOST		= 5,
+};
+
+/**
+ * struct vtrace_offset_record - one vtrace_host record, whatever its source
+ * @host_tsc:	the fields of a tsc_offsets line or of a vtrace_host:tsc_offset
+ * @prev_offset: event (Documentation/vtrace_host.rst), offsets as unsigned
+ * @offset:	64-bit values, @kind an &enum vtrace_tsc_kind (write, snapshot,
+ * @mult:	multiplier)
+ * @frac:
+ * @kind:
+ * @pid:
+ * @vcpu_id:
+ * @vcpu_idx:
+ * @vm:
+ * @seq:	its number: the file's seq, or its place in the trace (host_tsc order)
+ */
+struct vtrace_offset_record {
+	uint64_t	host_tsc;
+	uint64_t	prev_offset;
+	uint64_t	offset;
+	uint64_t	mult;
+	uint32_t	frac;
+	uint32_t	kind;
+	int		pid;
+	uint32_t	vcpu_id;
+	int		vcpu_idx;
+	char		vm[32];
+	uint64_t	seq;
+};
+
+/**
+ * struct vtrace_offsets_trace - where a history read from a trace is known
+ * @end_tsc:	the trace's last time stamp (host TSC): every record before it
+ *		is in the trace, unless a CPU lost events
+ * @lost_tsc:	0, or the host TSC of the last event before the trace's first
+ *		lost events: the histories stop there
+ * @lost_cpu:	the CPU that lost them, @lost_nr how many (-1: not counted)
+ * @lost_nr:
+ */
+struct vtrace_offsets_trace {
+	uint64_t	end_tsc;
+	uint64_t	lost_tsc;
+	int		lost_cpu;
+	long long	lost_nr;
 };
 
 struct vtrace_offsets;
 
 struct vtrace_offsets *vtrace_offsets_open(const char *path);
+struct vtrace_offsets *vtrace_offsets_from_trace(const char *path,
+						 const struct vtrace_offset_record *recs, size_t nr,
+						 const struct vtrace_offsets_trace *trace);
 void vtrace_offsets_close(struct vtrace_offsets *offsets);
 const struct vtrace_vcpu_history *vtrace_offsets_vcpu(struct vtrace_offsets *offsets, int pid,
 						      uint32_t vcpu_id);

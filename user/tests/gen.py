@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # gen.py: write host + guest vtrace dumps with known ground truth, and check merges.
 #
-#   gen.py make OUT SCENARIO [--events N] [--seed S] [--host-dat]
+#   gen.py make OUT SCENARIO [--events N] [--seed S] [--offset-events [--offset-events-from T]
+#              [--lose-at FRAC]]
 #   gen.py check OUT < vtrace-merge --format jsonl output   (KTAP on stdout)
 #   gen.py ctl OUT/DIR [--omit KIND] ...    (rewrite a dump's ctl, for bad-input tests)
 #
@@ -44,6 +45,7 @@ EVENTS = {  # name -> (system, format fixture)
     'sched_switch': ('sched', 'sched/sched_switch.format'),
     'sched_wakeup': ('sched', 'sched/sched_wakeup.format'),
     'kvm_write_tsc_offset': ('kvm', 'kvm/kvm_write_tsc_offset.format'),
+    'tsc_offset': ('vtrace_host', 'vtrace_host/tsc_offset.format'),
     'kvm_entry': ('kvm', 'kvm/kvm_entry.format'),
     'kvm_exit': ('kvm', 'kvm/kvm_exit.format'),
     'hrtimer_start': ('timer', 'timer/hrtimer_start.format'),
@@ -98,6 +100,14 @@ def ev_kvm_entry(tid, vcpu):
 def ev_kvm_exit(tid, vcpu, reason=1, isa=0):
     return common('kvm_exit', tid) + struct.pack('<IIQIIQQIII4x', reason, 0, 0xffffffff81000000,
                                                  isa, 0, 0, 0, 0, 0, vcpu)
+
+
+def ev_tsc_offset(t, pid, vm, vcpu_id, idx, prev, offset, mult, frac, kind):
+    """vtrace_host:tsc_offset (kmod/host/vtrace_host_trace.h), 78 bytes"""
+    kinds = {'write': 0, 'snapshot': 1, 'multiplier': 2}
+    return common('tsc_offset', pid) + struct.pack('<QqqQiIiBB', t, s64(prev), s64(offset), mult,
+                                                   pid, vcpu_id, idx, frac, kinds[kind]) + \
+        vm.encode().ljust(24, b'\0')
 
 
 def ev_wakeup(pid, comm, target_cpu, waker=0):
@@ -672,7 +682,8 @@ def write_machine(out, m, rng, abs_every):
     return truth, stats
 
 
-def write_offsets(out, machines, rng):
+def offset_records(machines):
+    """The records vtrace_host writes, in host_tsc order: (t, pid, vcpu, interval, prev)."""
     recs = []
     for m in machines:
         for v in m.vcpus:
@@ -682,6 +693,11 @@ def write_offsets(out, machines, rng):
                     recs.append((iv['t'], m.pid, v, iv, prev))
                 prev = iv['offset']
     recs.sort(key=lambda r: r[0])
+    return recs
+
+
+def write_offsets(out, machines, rng):
+    recs = offset_records(machines)
     lines = ['# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier'
              ' frac_bits kind']
     for seq, (t, pid, v, iv, prev) in enumerate(recs):
@@ -696,6 +712,25 @@ def write_offsets(out, machines, rng):
         f.write('\n'.join(lines) + '\n')
 
 
+def add_offset_events(machines, since, lose_at):
+    """The records as vtrace_host:tsc_offset events in the host's trace (trace-cmd record
+    -e vtrace_host), from host TSC @since on (a recording started then), alternating
+    host CPUs; @lose_at: host CPU 1 loses 1000 events before its first event at or
+    after that host TSC (0: none)."""
+    host = machines[0]
+    for i, (t, pid, v, iv, prev) in enumerate(offset_records(machines)):
+        if t >= since:
+            host.events[i % 2].append((t + 40, ev_tsc_offset(t, pid, '%d-11' % pid, v.vcpu_id,
+                                                            v.idx, prev, iv['offset'],
+                                                            iv['mult'], iv['frac'],
+                                                            iv['kind']), '', 0))
+    if lose_at:
+        evs = sorted(host.events[1], key=lambda e: e[0])
+        k = next(i for i, e in enumerate(evs) if e[0] >= lose_at)
+        evs[k] = evs[k][:3] + (1000,)
+        host.events[1] = evs
+
+
 IPS = []
 
 
@@ -703,6 +738,10 @@ def cmd_make(a):
     IPS.extend(int(x, 0) for x in a.ips.split(',') if x)
     rng = random.Random(a.seed)
     machines = scenario(a.scenario, rng, a.events)
+    if a.offset_events:
+        base, span = 10_000_000_000, 2_000_000_000      # scenario()'s recording
+        add_offset_events(machines, base + int(span * a.offset_events_from),
+                          base + int(span * a.lose_at) if a.lose_at else 0)
     os.makedirs(a.out, exist_ok=True)
     truth, stats = [], {}
     for mi, m in enumerate(machines):
@@ -789,6 +828,12 @@ def main():
     m.add_argument('--events', type=int, default=300)
     m.add_argument('--seed', type=int, default=1)
     m.add_argument('--ips', default='0x10', help='func: offsets from _text')
+    m.add_argument('--offset-events', action='store_true',
+                   help='the offset records also as vtrace_host:tsc_offset host events')
+    m.add_argument('--offset-events-from', type=float, default=-1.0,
+                   help='only those from this fraction of the recording on (-1: all)')
+    m.add_argument('--lose-at', type=float, default=0.0,
+                   help='host cpu 1 loses events at this fraction of the recording')
     c = sub.add_parser('check')
     c.add_argument('out')
     c.add_argument('name')

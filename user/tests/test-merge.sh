@@ -68,11 +68,12 @@ want=$(for i in $(seq 50); do printf 'host[000] host[001] g2[000] g2[001] g1[000
 ok $? ties_follow_guest_option_order "got: ${order:0:120}"
 
 # ---- the host as a real trace.dat (trace-cmd restore of the same pages)
-make_dat() {	# make_dat DIR: DIR/host.dat from DIR/host/cpu*
+make_dat() {	# make_dat DIR [SYSTEM/EVENT...]: DIR/host.dat from DIR/host/cpu*, with these formats too
 	local d=$1 tr=$1/tracefs
+	shift
 	mkdir -p "$tr/events"
 	cp fixtures/debian-6.1/header_page fixtures/debian-6.1/header_event "$tr/events/"
-	for e in ftrace/print sched/sched_switch ftrace/function; do
+	for e in ftrace/print sched/sched_switch ftrace/function "$@"; do
 		mkdir -p "$tr/events/$e"
 		cp "fixtures/debian-6.1/$e.format" "$tr/events/$e/format"
 	done
@@ -92,6 +93,47 @@ if command -v trace-cmd > /dev/null; then
 	relay < <($GEN check "$T/jump" "trace_dat" < "$T/out")
 else
 	skip merge_host_trace_dat "trace-cmd not installed"
+fi
+
+# ---- the offset history from host.dat's vtrace_host:tsc_offset events (no --offsets)
+# gen_ev NAME ARGS...: the unstable scenario (a write every few ms per vCPU), its
+# records also as host events on both host CPUs, then as a host.dat
+gen_ev() {
+	local d=$T/$1
+	shift
+	$GEN make "$d" unstable --events 300 --offset-events "$@" && make_dat "$d" vtrace_host/tsc_offset
+}
+if command -v trace-cmd > /dev/null && gen_ev ev; then
+	run --host "$T/ev/host.dat" $(guests "$T/ev") --tsc-khz 2500000 --format jsonl
+	ok $rc "merge_offset_events_exit" "$(head -c 300 "$T/err")"
+	relay < <($GEN check "$T/ev" "offset_events" < "$T/out")
+	cp "$T/out" "$T/ev-out"
+	run --host "$T/ev/host.dat" $(guests "$T/ev") --tsc-khz 2500000 --format jsonl \
+		--offsets "$T/ev/tsc_offsets"
+	[ $rc -eq 0 ] && cmp -s "$T/out" "$T/ev-out"
+	ok $? offset_events_same_as_file "rc $rc, $(diff "$T/out" "$T/ev-out" | head -2)"
+	# tsc_khz beside host.dat is found as beside an offsets file
+	cp "$T/ev/tsc_khz" "$T/ev/tsc_khz.bak"
+	echo 2500000 > "$T/ev/tsc_khz"
+	run --host "$T/ev/host.dat" $(guests "$T/ev") --format jsonl
+	[ $rc -eq 0 ] && cmp -s "$T/out" "$T/ev-out"
+	ok $? offset_events_tsc_khz_beside_host_dat "rc $rc, $(head -c 200 "$T/err")"
+	# host cpu 1 loses 1000 events mid-way: any vCPU's record may be among them
+	gen_ev ev-lost --lose-at 0.5
+	expect_error offset_events_lost_refused "(the host trace lost events after it: a record may be missing), its event at $T/ev-lost/g1/cpu" \
+		--host "$T/ev-lost/host.dat" $(guests "$T/ev-lost") --tsc-khz 2500000
+	grep -qF "host.dat: cpu 1 lost 1000 events after host TSC" "$T/err"
+	ok $? offset_events_lost_warned "$(head -c 300 "$T/err")"
+	# the recording began mid-way: the VM's creation records are not in host.dat
+	gen_ev ev-late --offset-events-from 0.5
+	expect_error offset_events_late_start_refused "offset history does not cover guest g1 cpu 0 before host TSC" \
+		--host "$T/ev-late/host.dat" $(guests "$T/ev-late") --tsc-khz 2500000
+	# a host.dat with the event but no record of the guest's VM
+	gen_ev ev-none --offset-events-from 2
+	expect_error offset_events_none_for_pid "pid 4245 has no records in the offsets file" \
+		--host "$T/ev-none/host.dat" $(guests "$T/ev-none") --tsc-khz 2500000
+else
+	skip offset_events "trace-cmd not installed"
 fi
 
 # ---- real pages of a Debian 6.1 kernel: same text as trace-cmd report

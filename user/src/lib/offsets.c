@@ -462,6 +462,25 @@ static void incomplete(struct vtrace_offsets *o, const char *path, const struct 
 		    (unsigned long long)end);
 }
 
+/* What both sources share: the records' range, gaps in their seqs, the histories */
+static int offsets_build(struct vtrace_offsets *o, const char *path, struct offset_rec *recs,
+			 size_t nr)
+{
+	o->records = nr;
+	o->first_tsc = UINT64_MAX;
+	for (size_t i = 0; i < nr; i++) {
+		if (recs[i].iv.host_tsc < o->first_tsc)
+			o->first_tsc = recs[i].iv.host_tsc;
+		if (recs[i].iv.host_tsc > o->last_tsc)
+			o->last_tsc = recs[i].iv.host_tsc;
+	}
+	if (o->anomalies)
+		vtrace_warn("%s: %llu records of writes with no vCPU (vm \"?\") ignored", path,
+			    (unsigned long long)o->anomalies);
+	count_gaps(o, path, recs, nr);
+	return build_histories(o, path, recs, nr);
+}
+
 struct vtrace_offsets *vtrace_offsets_open(const char *path)
 {
 	struct vtrace_offsets *o = NULL;
@@ -484,20 +503,8 @@ struct vtrace_offsets *vtrace_offsets_open(const char *path)
 	nr = parse_lines(o, path, text, &recs, &anomalies, &dropped);
 	if (nr < 0)
 		goto error;
-	o->records = nr;
 	o->anomalies = anomalies;
-	o->first_tsc = UINT64_MAX;
-	for (long i = 0; i < nr; i++) {
-		if (recs[i].iv.host_tsc < o->first_tsc)
-			o->first_tsc = recs[i].iv.host_tsc;
-		if (recs[i].iv.host_tsc > o->last_tsc)
-			o->last_tsc = recs[i].iv.host_tsc;
-	}
-	if (anomalies)
-		vtrace_warn("%s: %llu records of writes with no vCPU (vm \"?\") ignored", path,
-			    (unsigned long long)anomalies);
-	count_gaps(o, path, recs, nr);
-	if (build_histories(o, path, recs, nr))
+	if (offsets_build(o, path, recs, nr))
 		goto error;
 	if (dropped)
 		cut_histories(o, recs, nr, VTRACE_END_DROPPED);
@@ -513,6 +520,78 @@ error:
 	vtrace_offsets_close(o);
 	free(recs);
 	free(text);
+	return NULL;
+}
+
+/* A record of a trace as the file's parser makes it; false for an anomaly (vm "?") */
+static bool from_record(const struct vtrace_offset_record *r, struct offset_rec *out)
+{
+	*out = (struct offset_rec){
+		.pid		= r->pid,
+		.vcpu_id	= r->vcpu_id,
+		.prev_offset	= r->prev_offset,
+		.vcpu_idx	= r->vcpu_idx,
+		.iv		= { .host_tsc = r->host_tsc, .offset = r->offset, .mult = r->mult,
+				    .frac = r->frac, .kind = r->kind, .seq = r->seq },
+	};
+	snprintf(out->vm, sizeof(out->vm), "%s", r->vm);
+	return strcmp(r->vm, "?") != 0;
+}
+
+/*
+ * vtrace_offsets_from_trace - the history of vtrace_host:tsc_offset events
+ *
+ * @recs are the events of a host trace in host_tsc order (@seq numbering
+ * them).  The trace holds every record written while it recorded, unless
+ * one of its CPUs lost events: from the last event before that loss on, a
+ * record of any vCPU may be missing, so every history stops there (and a
+ * guest event after it is refused, as after a file's dropped records).
+ * Otherwise the histories go on to the trace's last event.  What held
+ * before a vCPU's first record is known only when that record is its
+ * creation (a write from offset 0) or a snapshot: a VM created before the
+ * recording began gets an assumed interval, and its guest events before
+ * its first record are refused (the file's rule, Documentation/vtrace_host.rst).
+ */
+struct vtrace_offsets *vtrace_offsets_from_trace(const char *path,
+						 const struct vtrace_offset_record *recs, size_t nr,
+						 const struct vtrace_offsets_trace *trace)
+{
+	struct vtrace_offsets *o = calloc(1, sizeof(*o));
+	struct offset_rec *kept = calloc(nr ? nr : 1, sizeof(*kept));
+	char lost[32] = "an unknown number of";
+	size_t n = 0;
+
+	if (!o || !kept)
+		goto error;
+	for (size_t i = 0; i < nr; i++) {
+		if (trace->lost_tsc && recs[i].host_tsc > trace->lost_tsc)
+			continue;
+		if (from_record(&recs[i], &kept[n]))
+			n++;
+		else
+			o->anomalies++;
+	}
+	if (offsets_build(o, path, kept, n))
+		goto error;
+	o->has_end = true;
+	if (trace->lost_tsc) {
+		o->end_tsc = trace->lost_tsc;
+		end_histories(o, o->end_tsc, VTRACE_END_LOST);
+		if (trace->lost_nr > 0)
+			snprintf(lost, sizeof(lost), "%lld", trace->lost_nr);
+		vtrace_warn("%s: cpu %d lost %s events after host TSC %llu: a vtrace_host:tsc_offset"
+			    " record of any vCPU may be among them, so every offset history stops"
+			    " there (record with a larger trace-cmd -b)", path, trace->lost_cpu, lost,
+			    (unsigned long long)trace->lost_tsc);
+	} else {
+		o->end_tsc = trace->end_tsc;
+		end_histories(o, o->end_tsc, VTRACE_END_TRACE);
+	}
+	free(kept);
+	return o;
+error:
+	vtrace_offsets_close(o);
+	free(kept);
 	return NULL;
 }
 

@@ -403,8 +403,9 @@ int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 	if (m->has_offset)
 		return bind_constant(m, opts);
 	if (!offsets) {
-		vtrace_set_error("guest %s: no --offsets file: cannot put its events on the host's"
-				 " clock", m->name);
+		vtrace_set_error("guest %s: no --offsets file and no vtrace_host:tsc_offset events"
+				 " in the host trace: cannot put its events on the host's clock"
+				 " (record the host with trace-cmd record -e vtrace_host)", m->name);
 		return -1;
 	}
 	if (m->pid < 0 && guess_pid(m, offsets))
@@ -499,6 +500,10 @@ static const char *end_why(int why)
 		return "the copy's \"# end\" line: it was read then";
 	case VTRACE_END_DROPPED:
 		return "vtrace_host dropped the records after it";
+	case VTRACE_END_TRACE:
+		return "the host trace's last event: the recording stopped then";
+	case VTRACE_END_LOST:
+		return "the host trace lost events after it: a record may be missing";
 	default:
 		return "its last record: the copy has no \"# end\" line, it may have been cut";
 	}

@@ -25,9 +25,10 @@ static const char usage_text[] =
 "  --guest NAME=DIR[,pid=PID][,offset=N]  a guest dump folder (ctl, cpuK, qemu.pid);\n"
 "                           repeatable; offset=N: a constant TSC offset (KVM's debugfs\n"
 "                           tsc-offset) for a VM without offset records\n"
-"  --offsets FILE           vtrace_host's tsc_offsets file\n"
-"  --tsc-khz KHZ|FILE       host TSC frequency (default: the offsets folder's tsc_khz,\n"
-"                           or a host dump's META_INFO)\n"
+"  --offsets FILE           vtrace_host's tsc_offsets file (default: the host trace.dat's\n"
+"                           vtrace_host:tsc_offset events, trace-cmd record -e vtrace_host)\n"
+"  --tsc-khz KHZ|FILE       host TSC frequency (default: tsc_khz in the offsets file's or\n"
+"                           the host trace.dat's folder, or a host dump's META_INFO)\n"
 "  --format FMT             text (default), jsonl, perfetto (Chrome JSON trace events for\n"
 "                           ui.perfetto.dev) or svg (a picture of the CPUs' tasks)\n"
 "  --raw-tsc                show host TSC values instead of seconds\n"
@@ -91,6 +92,7 @@ struct cmdline {
 	struct merge_opts	opts;
 	const char		*host;
 	const char		*offsets;
+	const char		*offsets_src;	/* --offsets, or the host trace.dat read for them */
 	const char		*khz;
 	char			**guests;
 	int			nr_guests;
@@ -253,24 +255,34 @@ static int read_khz_file(const char *path, uint64_t *khz)
 	return 0;
 }
 
-/* --tsc-khz, else OFFSETS_DIR/tsc_khz, else a host dump's META_INFO */
+/* FILE's folder has a readable tsc_khz: read it (1), else 0; -1 on a bad one */
+static int khz_beside(const char *file, uint64_t *khz)
+{
+	char path[PATH_MAX], *copy = strdup(file);
+
+	if (!copy)
+		return -1;
+	snprintf(path, sizeof(path), "%s/tsc_khz", dirname(copy));
+	free(copy);
+	if (access(path, R_OK))
+		return 0;
+	return read_khz_file(path, khz) ? -1 : 1;
+}
+
+/* --tsc-khz, else tsc_khz beside the offsets (file or host trace.dat), else a host dump's */
 static int find_khz(struct cmdline *c, struct machine *host)
 {
-	char path[PATH_MAX], *copy;
+	int ret;
 
 	if (c->khz) {
 		if (!vtrace_parse_u64(c->khz, &c->opts.khz) && c->opts.khz)
 			return 0;
 		return read_khz_file(c->khz, &c->opts.khz);
 	}
-	if (c->offsets) {
-		copy = strdup(c->offsets);
-		if (!copy)
-			return -1;
-		snprintf(path, sizeof(path), "%s/tsc_khz", dirname(copy));
-		free(copy);
-		if (!access(path, R_OK))
-			return read_khz_file(path, &c->opts.khz);
+	if (c->offsets_src) {
+		ret = khz_beside(c->offsets_src, &c->opts.khz);
+		if (ret)
+			return ret < 0 ? -1 : 0;
 	}
 	if (host && host->dump) {
 		c->opts.khz = vtrace_dump_info(host->dump)->tsc_khz;
@@ -281,6 +293,28 @@ static int find_khz(struct cmdline *c, struct machine *host)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The offset history: --offsets FILE, else the host trace.dat's own
+ * vtrace_host:tsc_offset events (none: NULL, and guests are refused in
+ * machine_bind_offsets() unless they have offset=N).
+ */
+static int open_offsets(struct cmdline *c, struct machine *host, struct vtrace_offsets **offsets)
+{
+	bool found;
+
+	if (c->offsets) {
+		c->offsets_src = c->offsets;
+		*offsets = vtrace_offsets_open(c->offsets);
+		return *offsets ? 0 : -1;
+	}
+	if (!host || !host->dat)
+		return 0;
+	*offsets = offsets_dat_open(host->path, &found);
+	if (*offsets)
+		c->offsets_src = host->path;
+	return *offsets || !found ? 0 : -1;
 }
 
 /* --vmlinux [NAME=]FILE: NAME defaults to the only guest, else to the host */
@@ -339,11 +373,8 @@ static int open_all(struct cmdline *c, struct machine ***out, int *nr,
 		ms[*nr]->index = *nr;
 		(*nr)++;
 	}
-	if (c->offsets) {
-		*offsets = vtrace_offsets_open(c->offsets);
-		if (!*offsets)
-			return -1;
-	}
+	if (open_offsets(c, c->host ? ms[0] : NULL, offsets))
+		return -1;
 	for (int i = 0; i < *nr; i++)
 		if (machine_bind_offsets(ms[i], *offsets, &c->opts) ||
 		    machine_select(ms[i], &c->opts))
@@ -468,7 +499,7 @@ int vtrace_merge_main(int argc, char **argv)
 			" set): the timeline is unverified\n");
 	} else if (!ret) {
 		chk = check_open(machines, nr, &c.opts);
-		if (!chk || check_offsets(chk, offsets, c.offsets))
+		if (!chk || check_offsets(chk, offsets, c.offsets_src))
 			ret = -1;
 	}
 	if (!ret)

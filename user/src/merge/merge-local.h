@@ -135,6 +135,9 @@ struct tracecmd_input *machine_dat_open_raw(const char *path);
 int64_t machine_field_num(bool native, struct tep_format_field *field,
 			  const struct tep_record *rec);
 
+/* offsets-dat.c: the history in a host trace.dat's vtrace_host:tsc_offset events */
+struct vtrace_offsets *offsets_dat_open(const char *path, bool *found);
+
 /* check.c: the self-check */
 struct check *check_open(struct machine **machines, int nr, const struct merge_opts *opts);
 void check_close(struct check *c);

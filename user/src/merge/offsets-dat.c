@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/* offsets-dat.c: the offset history from a host trace.dat's vtrace_host:tsc_offset events. */
+/*
+ * "trace-cmd record -C x86-tsc -e vtrace_host ..." keeps every record of
+ * vtrace_host in host.dat (Documentation/vtrace_host.rst, "The trace
+ * event"): this reads them into the same records the tsc_offsets parser
+ * makes, and src/lib/offsets.c builds the histories from either source
+ * with the same rules.
+ *
+ * Completeness is the trace's own: a record is missing only where the
+ * ring buffer lost events.  Every CPU of the trace is read in full (the
+ * record of a write is on the CPU that ran the vCPU, which can be any),
+ * and the first loss on any CPU (libtracecmd's missed_events, from the
+ * page header's flag) ends every history at that CPU's last event before
+ * it.  The histories otherwise end at the trace's last event.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <trace-cmd.h>
+
+#include "merge-local.h"
+#include "vtrace-util.h"
+
+struct tsc_fields {
+	struct tep_event	*ev;
+	struct tep_format_field	*host_tsc, *prev_offset, *offset, *multiplier, *pid, *vcpu_id;
+	struct tep_format_field	*vcpu_idx, *frac_bits, *kind, *vm;
+	bool			native;
+};
+
+struct dat_records {
+	struct vtrace_offset_record	*recs;
+	size_t				nr, alloc;
+	struct vtrace_offsets_trace	trace;
+};
+
+/* 1: the trace has the event with every field, 0: it has not the event, -1: a bad format */
+static int find_fields(struct tep_handle *tep, struct tsc_fields *f, const char *path)
+{
+	struct tep_format_field **p[] = { &f->host_tsc, &f->prev_offset, &f->offset,
+		&f->multiplier, &f->pid, &f->vcpu_id, &f->vcpu_idx, &f->frac_bits, &f->kind, &f->vm };
+	static const char * const names[] = { "host_tsc", "prev_offset", "offset", "multiplier",
+		"pid", "vcpu_id", "vcpu_idx", "frac_bits", "kind", "vm" };
+
+	f->ev = tep_find_event_by_name(tep, "vtrace_host", "tsc_offset");
+	if (!f->ev)
+		return 0;
+	f->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		*p[i] = tep_find_field(f->ev, names[i]);
+		if (!*p[i]) {
+			vtrace_set_error("%s: event vtrace_host:tsc_offset has no field %s (a"
+					 " vtrace_host this vtrace-merge does not know)", path,
+					 names[i]);
+			return -1;
+		}
+	}
+	return 1;
+}
+
+static int add_record(struct dat_records *d, const struct tsc_fields *f,
+		      const struct tep_record *rec, const char *path)
+{
+	struct vtrace_offset_record *r;
+	int64_t kind = machine_field_num(f->native, f->kind, rec);
+	const char *vm;
+
+	if (d->nr == d->alloc) {
+		size_t alloc = d->alloc ? 2 * d->alloc : 1024;
+
+		r = realloc(d->recs, alloc * sizeof(*r));
+		if (!r)
+			return -1;
+		d->recs = r;
+		d->alloc = alloc;
+	}
+	if (kind < VTRACE_TSC_WRITE || kind > VTRACE_TSC_MULTIPLIER) {
+		vtrace_set_error("%s: cpu %d byte %llu: vtrace_host:tsc_offset with kind %lld,"
+				 " expected 0 (write), 1 (snapshot) or 2 (multiplier)", path,
+				 rec->cpu, rec->offset, (long long)kind);
+		return -1;
+	}
+	r = &d->recs[d->nr];
+	*r = (struct vtrace_offset_record){
+		.host_tsc	= machine_field_num(f->native, f->host_tsc, rec),
+		.prev_offset	= machine_field_num(f->native, f->prev_offset, rec),
+		.offset		= machine_field_num(f->native, f->offset, rec),
+		.mult		= machine_field_num(f->native, f->multiplier, rec),
+		.frac		= machine_field_num(f->native, f->frac_bits, rec),
+		.kind		= kind,
+		.pid		= machine_field_num(f->native, f->pid, rec),
+		.vcpu_id	= machine_field_num(f->native, f->vcpu_id, rec),
+		.vcpu_idx	= machine_field_num(f->native, f->vcpu_idx, rec),
+	};
+	vm = (const char *)rec->data + f->vm->offset;
+	if (f->vm->offset + f->vm->size > rec->size || !r->mult || r->frac > 63 ||
+	    r->pid <= 0 || r->vcpu_idx < -1) {
+		vtrace_set_error("%s: cpu %d byte %llu: a vtrace_host:tsc_offset event with bad"
+				 " fields (pid %d, vcpu_idx %d, multiplier %llu, frac_bits %u)", path,
+				 rec->cpu, rec->offset, r->pid, r->vcpu_idx,
+				 (unsigned long long)r->mult, r->frac);
+		return -1;
+	}
+	snprintf(r->vm, sizeof(r->vm), "%.*s", (int)strnlen(vm, f->vm->size), vm);
+	d->nr++;
+	return 0;
+}
+
+/* One CPU, in full: its records, its last time stamp, its first loss */
+static int read_cpu(struct tracecmd_input *h, int cpu, const struct tsc_fields *f,
+		    struct dat_records *d, const char *path)
+{
+	struct tep_handle *tep = tracecmd_get_tep(h);
+	uint64_t last = 0, lost;
+	bool seen = false;
+	struct tep_record *rec;
+	int ret = 0;
+
+	while (!ret && (rec = tracecmd_read_data(h, cpu))) {
+		/* a loss before the CPU's first event: nothing is known (1: before all) */
+		lost = seen ? last : 1;
+		if (rec->missed_events && (!d->trace.lost_tsc || lost < d->trace.lost_tsc)) {
+			d->trace.lost_tsc = lost;
+			d->trace.lost_cpu = cpu;
+			d->trace.lost_nr = rec->missed_events;
+		}
+		last = rec->ts;
+		seen = true;
+		if (last > d->trace.end_tsc)
+			d->trace.end_tsc = last;
+		if (tep_data_type(tep, rec) == f->ev->id)
+			ret = add_record(d, f, rec, path);
+		tracecmd_free_record(rec);
+	}
+	return ret;
+}
+
+static int cmp_host_tsc(const void *a, const void *b)
+{
+	const struct vtrace_offset_record *x = a, *y = b;
+
+	if (x->host_tsc != y->host_tsc)
+		return x->host_tsc < y->host_tsc ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/**
+ * offsets_dat_open - the offset history in @path's vtrace_host:tsc_offset events
+ * @path:	the host's trace.dat (already checked: x86-tsc clock)
+ * @found:	set when the trace has the event (recorded with -e vtrace_host)
+ *
+ * Return: the histories, or NULL: with *@found false when the trace has no
+ * such event (not an error), else with the error set.
+ */
+struct vtrace_offsets *offsets_dat_open(const char *path, bool *found)
+{
+	struct dat_records d = { 0 };
+	struct vtrace_offsets *o = NULL;
+	struct tracecmd_input *h;
+	struct tsc_fields f;
+	int cpus, ret;
+
+	*found = false;
+	h = machine_dat_open_raw(path);
+	if (!h)
+		return NULL;
+	ret = find_fields(tracecmd_get_tep(h), &f, path);
+	if (ret <= 0)
+		goto out;
+	*found = true;
+	cpus = tep_get_cpus(tracecmd_get_tep(h));
+	for (int cpu = 0; cpu < cpus; cpu++)
+		if (read_cpu(h, cpu, &f, &d, path))
+			goto out;
+	/* a vCPU's writes are one after the other, each at its own host_tsc */
+	for (size_t i = 0; i < d.nr; i++)
+		d.recs[i].seq = i;
+	if (d.nr)
+		qsort(d.recs, d.nr, sizeof(*d.recs), cmp_host_tsc);
+	for (size_t i = 0; i < d.nr; i++)
+		d.recs[i].seq = i;
+	o = vtrace_offsets_from_trace(path, d.recs, d.nr, &d.trace);
+out:
+	tracecmd_close(h);
+	free(d.recs);
+	return o;
+}
