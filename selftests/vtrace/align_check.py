@@ -15,6 +15,14 @@ sampled when the recording starts and when it ends, the start offset applied
 to the first half of the recording and the end offset to the second half.
 That comparison is printed, not asserted on.
 
+With --offset-events the offset history is the host's vtrace_host:tsc_offset
+events in the same jsonl (vtrace-merge --event ...,tsc_offset): besides the
+comparison, a "history:" line per guest says whether its VM's history in the
+host trace is whole: at least one record per vCPU, every record's
+prev_offset equal to the offset of its vCPU's record before it (a record
+lost breaks the chain), and no creation record (prev_offset 0: the recording
+began after the VM was created, the case a late recording must handle).
+
 Exit status: 0 when every expected sample is present and ordered.
 """
 import argparse
@@ -27,8 +35,8 @@ HC_NR = 0x7654
 MARK = re.compile(r"vtrace-align c=(\d+) n=(\d+) (before|after)")
 
 
-def load(path):
-    """Return (samples, host_range) from the merged jsonl."""
+def load(path, records=None):
+    """Return (samples, host_range) from the merged jsonl; tsc_offset events go to @records."""
     samples = {}  # (guest, cpu, n) -> {"before": ev, "after": ev, "host": ev}
     lo, hi = None, None
     with open(path) as f:
@@ -36,6 +44,9 @@ def load(path):
             ev = json.loads(line)
             fields = ev.get("fields", {})
             machine = ev["machine"]
+            if machine == "host" and ev.get("event") == "tsc_offset" and records is not None:
+                records.append(fields)
+                continue
             if machine == "host":
                 if ev.get("event") != "kvm_hypercall" or int(fields.get("nr", -1)) != HC_NR:
                     continue
@@ -65,6 +76,31 @@ def load_offsets(path):
             w = line.split()
             hist.setdefault((int(w[2]), int(w[4])), []).append((int(w[1]), int(w[7])))
     return hist
+
+
+def events_history(records):
+    """(pid, vcpu_id) -> [(host_tsc, offset)], and the records per (pid, vcpu_id), host_tsc order."""
+    hist, recs = {}, {}
+    for r in sorted(records, key=lambda r: r["host_tsc"]):
+        key = (int(r["pid"]), int(r["vcpu_id"]))
+        hist.setdefault(key, []).append((int(r["host_tsc"]), int(r["offset"])))
+        recs.setdefault(key, []).append(r)
+    return hist, recs
+
+
+def history_report(label, recs, pid, cpus):
+    """One guest's history in the host trace: whole? (see the module docstring)"""
+    mine = {k[1]: v for k, v in recs.items() if k[0] == pid}
+    breaks = sum(1 for v in mine.values() for a, b in zip(v, v[1:])
+                 if int(b["prev_offset"]) != int(a["offset"]))
+    creation = sum(1 for v in mine.values() for r in v
+                   if int(r["prev_offset"]) == 0 and int(r["kind"]) == 0)
+    n = sum(len(v) for v in mine.values())
+    ok = len(mine) == cpus and breaks == 0 and creation == 0
+    print("history: %s pid %d: %d records in the host trace, vCPUs %s, chain breaks %d, "
+          "creation records %d: %s" % (label, pid, n, sorted(mine), breaks, creation,
+                                       "ok" if ok else "FAIL"))
+    return ok
 
 
 def in_force(h, tsc):
@@ -162,18 +198,26 @@ def main():
     ap.add_argument("--guests", type=int, default=1)
     ap.add_argument("--cpus", type=int, default=2)
     ap.add_argument("--offsets", help="tsc_offsets file, for the start/end comparison")
+    ap.add_argument("--offset-events", action="store_true",
+                    help="the history is the jsonl's vtrace_host:tsc_offset events")
     ap.add_argument("--khz", type=int, default=0)
     ap.add_argument("--pid", action="append", default=[],
                     help="NAME=PID: the guest's QEMU pid in the offsets file")
     a = ap.parse_args()
     pids = dict((n, int(p)) for n, p in (x.split("=") for x in a.pid))
 
-    samples, rng = load(a.jsonl)
+    records = [] if a.offset_events else None
+    samples, rng = load(a.jsonl, records)
     hist = load_offsets(a.offsets) if a.offsets else None
+    if a.offset_events:
+        hist, recs = events_history(records)
     ok = True
     for g in range(1, a.guests + 1):
         mine = {k: v for k, v in samples.items() if k[0] == "g%d" % g}
         ok = report("g%d" % g, mine, a.samples * a.cpus, a.khz, hist, rng, pids) and ok
+        if a.offset_events:
+            # printed, asserted by the caller (its own KTAP result)
+            history_report("g%d" % g, recs, pids.get("g%d" % g, -1), a.cpus)
     stray = [k for k in samples if k[0] not in ["g%d" % g for g in range(1, a.guests + 1)]]
     if stray:
         print("samples of unknown guests: %d, first: %s" % (len(stray), stray[:5]))
