@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run in L1 by bench/probe.sh: the cost of one TSC offset write to KVM, with and without a recorder.
-#   ARG: COUNT,RUNS,CAPACITY   (commas: it travels on L1's kernel command line)
+#   ARG: COUNT,RUNS,CAPACITY[,RATES[,SECS]]   (commas: it travels on L1's kernel
+#        command line; RATES: write rates a second for the rate ladder, colon-separated)
 # Each run times COUNT host-initiated IA32_TSC writes (bench_tscset: one
 # kvm_write_tsc_offset tracepoint call each) in three set-ups, interleaved:
 #   none    nothing attached to the tracepoint
@@ -18,9 +19,15 @@
 #   probe-graph: calls=N median_ns=T mean_ns=T
 #   probe-mem: capacity=N vmalloc_bytes=V bytes_per_record=B kept=K dropped=D
 #   probe-stream: run=R writes=W events=E overrun=O lost_pages=L count=N ns=T
+#   probe-rate: rate=R writes=W events=E lost=L count=N ns=T
+# The rate ladder: for each rate of RATES, SECS seconds of writes paced to
+# it (bench_tscset COUNT RATE) while trace-cmd records the event at its
+# default buffer size; the events in host.dat and those its pages say were
+# lost (vtrace-merge --stats) against the probe's calls.
 . "$VTRACE_PROJ/testbed/lib.sh"
 set -u
-IFS=, read -r count runs capacity <<< "${1:-1000,3,65536}"
+IFS=, read -r count runs capacity rates secs <<< "${1:-1000,3,65536}"
+rates=${rates:-10000:20000:40000:70000:100000} secs=${secs:-5}
 T=/sys/kernel/tracing
 TSCSET=$VTRACE_PROJ/build/helpers/bench_tscset
 res=$VTRACE_OUT/results.txt
@@ -68,6 +75,37 @@ event() {
 	rmmod vtrace_host
 }
 
+# tc_record DAT: trace-cmd record -e vtrace_host into DAT, in the
+# background (TC), returning once it records
+tc_record() {
+	local w
+	(cd /tmp && exec trace-cmd record -C x86-tsc -e vtrace_host -o "$1") > "$1.log" 2>&1 &
+	TC=$!
+	for ((w = 0; w < 300; w++)); do	# trace-cmd records once the event is enabled
+		[ "$(cat $T/events/vtrace_host/tsc_offset/enable)" = 1 ] && break
+		sleep 0.1
+	done
+	sleep 1
+}
+
+# rate_step RATE: SECS s of writes paced to RATE while trace-cmd records
+rate_step() {
+	local dat=/tmp/vthrate.dat out st
+	load_vth || return 1
+	rm -f $dat
+	tc_record $dat
+	out=$("$TSCSET" $(($1 * secs)) "$1") || { echo "# bench_tscset failed (rate $1)"; return 1; }
+	sleep 1
+	kill -INT $TC; wait $TC
+	st=$("$VTRACE_PROJ/user/vtrace-merge" --host $dat --stats --raw-tsc 2> /dev/null)
+	echo "$st" | sed 's/^/# rate '"$1"': /'
+	echo "probe-rate: rate=$1 writes=$(($(stat_of kept) + $(stat_of dropped)))" \
+		"events=$(echo "$st" | awk '$1 == "host" { s += $3 } END { print s + 0 }')" \
+		"lost=$(echo "$st" | awk '$1 == "host" { s += $6 } END { print s + 0 }')" \
+		"${out#tscset }" >> "$res"
+	rmmod vtrace_host
+}
+
 stat_of() {	# stat_of NAME: one value of vtrace_host's stats file
 	awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/vtrace/stats
 }
@@ -85,6 +123,9 @@ for ((r = 1; r <= runs; r++)); do
 	tscset vtrace $r || rc=1
 	rmmod vtrace_host
 	event $r || rc=1
+done
+for r in ${rates//:/ }; do
+	rate_step "$r" || rc=1
 done
 
 # the probe's own duration: function_graph on vth_probe (a last batch)

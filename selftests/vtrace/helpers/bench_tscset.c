@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bench_tscset: time host-initiated IA32_TSC writes to an idle vCPU (host probe benchmark). */
 /*
- *   bench_tscset COUNT
+ *   bench_tscset COUNT [RATE]
  *
  * Creates a VM with one vCPU that never runs and issues COUNT KVM_SET_MSRS
  * ioctls, each writing IA32_TSC.  KVM handles a host-initiated IA32_TSC
  * write with kvm_synchronize_tsc(), which writes the vCPU's L1 TSC offset
  * through kvm_vcpu_write_tsc_offset(): one kvm_write_tsc_offset tracepoint
  * call, i.e. one vtrace_host record, per ioctl.  COUNT / 10 writes warm up
- * first (not timed).  Prints "tscset count=N ns=T" (wall time of the COUNT
- * timed writes) and exits 1 if any ioctl failed.
+ * first (not timed).  With RATE, the timed writes are paced to RATE a
+ * second (as many as are due, then a 1 ms sleep; a host too slow for RATE
+ * writes without pause).  Prints "tscset count=N ns=T" (wall time of the
+ * COUNT timed writes) and exits 1 if any ioctl failed.
  */
 #include <fcntl.h>
 #include <linux/kvm.h>
@@ -49,14 +51,34 @@ static int write_tsc(int vcpu, long count)
 	return 0;
 }
 
+/* COUNT writes at RATE a second from @t0 on: those due, then 1 ms of sleep */
+static int write_paced(int vcpu, long count, long rate, long long t0)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	long done = 0, due;
+
+	while (done < count) {
+		due = (now_ns() - t0) * (double)rate / 1e9 + 1;
+		if (due > count)
+			due = count;
+		if (due > done && write_tsc(vcpu, due - done))
+			return 1;
+		done = due > done ? due : done;
+		if (done < count)
+			nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int kvm, vm, vcpu;
 	long long t0, t1;
-	long count;
+	long count, rate = 0;
 
-	if (argc != 2 || (count = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: bench_tscset COUNT\n");
+	if (argc < 2 || argc > 3 || (count = atol(argv[1])) <= 0 ||
+	    (argc == 3 && (rate = atol(argv[2])) <= 0)) {
+		fprintf(stderr, "usage: bench_tscset COUNT [RATE]\n");
 		return 2;
 	}
 	kvm = open("/dev/kvm", O_RDWR);
@@ -77,7 +99,7 @@ int main(int argc, char **argv)
 	if (write_tsc(vcpu, count / 10 + 1))
 		return 1;
 	t0 = now_ns();
-	if (write_tsc(vcpu, count))
+	if (rate ? write_paced(vcpu, count, rate, t0) : write_tsc(vcpu, count))
 		return 1;
 	t1 = now_ns();
 	printf("tscset count=%ld ns=%lld\n", count, t1 - t0);
