@@ -16,7 +16,7 @@ ktap_header 5
 modprobe kvm
 insmod "$VTRACE_HOST_KO" || ktap_diag "insmod vtrace_host failed"
 modprobe kvm_amd
-ALIGN_HISTORY=events ALIGN_DELAY=30 align_case align-unstable 1000 0
+ALIGN_HISTORY=events ALIGN_DELAY=15 align_case align-unstable 1000 0
 save_dmesg l1-dmesg
 "$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/l1-dmesg.log "$VTRACE_OUT"/*/console.log
 ktap_result $? "no_kernel_splat"
