@@ -83,17 +83,20 @@ enum vtrace_history_end {
 
 /**
  * struct vtrace_offset_record - one vtrace_host record, whatever its source
- * @host_tsc:	the fields of a tsc_offsets line or of a vtrace_host:tsc_offset
- * @prev_offset: event (Documentation/vtrace_host.rst), offsets as unsigned
- * @offset:	64-bit values, @kind an &enum vtrace_tsc_kind (write, snapshot,
- * @mult:	multiplier)
- * @frac:
- * @kind:
- * @pid:
- * @vcpu_id:
- * @vcpu_idx:
- * @vm:
+ * @host_tsc:	host TSC of the write (or snapshot)
+ * @prev_offset: offset before it (two's complement of KVM's signed value)
+ * @offset:	offset after it
+ * @mult:	TSC multiplier in force after it
+ * @frac:	its fraction bits
+ * @kind:	&enum vtrace_tsc_kind: write, snapshot or multiplier
+ * @pid:	QEMU's pid
+ * @vcpu_id:	KVM vcpu_id (the APIC id)
+ * @vcpu_idx:	the vCPU's index in its VM, -1 while KVM creates it
+ * @vm:		KVM's debugfs name of the VM, "?" for an anomaly
  * @seq:	its number: the file's seq, or its place in the trace (host_tsc order)
+ *
+ * The fields of a tsc_offsets line and of a vtrace_host:tsc_offset event
+ * (Documentation/vtrace_host.rst).
  */
 struct vtrace_offset_record {
 	uint64_t	host_tsc;
@@ -114,9 +117,9 @@ struct vtrace_offset_record {
  * @end_tsc:	the trace's last time stamp (host TSC): every record before it
  *		is in the trace, unless a CPU lost events
  * @lost_tsc:	0, or the host TSC of the last event before the trace's first
- *		lost events: the histories stop there
- * @lost_cpu:	the CPU that lost them, @lost_nr how many (-1: not counted)
- * @lost_nr:
+ *		lost events (1: before its first event): the histories stop there
+ * @lost_cpu:	the CPU that lost them
+ * @lost_nr:	how many (-1: the trace did not count them)
  */
 struct vtrace_offsets_trace {
 	uint64_t	end_tsc;

@@ -93,16 +93,21 @@ static int add_record(struct dat_records *d, const struct tsc_fields *f,
 		.vcpu_id	= machine_field_num(f->native, f->vcpu_id, rec),
 		.vcpu_idx	= machine_field_num(f->native, f->vcpu_idx, rec),
 	};
+	if (f->vm->offset + f->vm->size > rec->size) {
+		vtrace_set_error("%s: cpu %d byte %llu: a vtrace_host:tsc_offset event shorter than"
+				 " its format", path, rec->cpu, rec->offset);
+		return -1;
+	}
 	vm = (const char *)rec->data + f->vm->offset;
-	if (f->vm->offset + f->vm->size > rec->size || !r->mult || r->frac > 63 ||
-	    r->pid <= 0 || r->vcpu_idx < -1) {
+	snprintf(r->vm, sizeof(r->vm), "%.*s", (int)strnlen(vm, f->vm->size), vm);
+	/* an anomaly (vm "?") is not checked: it is counted and left out */
+	if (strcmp(r->vm, "?") && (!r->mult || r->frac > 63 || r->vcpu_idx < -1 || r->pid <= 0)) {
 		vtrace_set_error("%s: cpu %d byte %llu: a vtrace_host:tsc_offset event with bad"
 				 " fields (pid %d, vcpu_idx %d, multiplier %llu, frac_bits %u)", path,
 				 rec->cpu, rec->offset, r->pid, r->vcpu_idx,
 				 (unsigned long long)r->mult, r->frac);
 		return -1;
 	}
-	snprintf(r->vm, sizeof(r->vm), "%.*s", (int)strnlen(vm, f->vm->size), vm);
 	d->nr++;
 	return 0;
 }
