@@ -4,11 +4,18 @@
 #   ARG: key=value pairs joined by commas (no spaces: it travels on L1's kernel
 #   command line): methods=vtrace:splice:agent size=BYTES rate=PER_CPU
 #   count=PER_CPU runs=N sweep=R1:R2:... scount=PER_CPU settle=SEC bufkb=KIB
+#   prof=0|1 wait=SEC (a method's set-up or stop, at most)
 # Writes $VTRACE_OUT/results.txt: the guests' "vtg-bench:" lines, plus
 # "vtg-bench-file:" lines: the trace data bytes (ring-buffer pages) of the
 # guest trace files L1 received, for the methods agent and net, and
 # "vtg-bench-port:" lines: the bytes the data ports' files (vtrace, splice)
-# grew by in L1 up to each job's end (see port_watch).
+# grew by in L1 up to each job's end (see port_watch), and "vtg-bench-exits:"
+# lines: what each job's window (the guest marks it on bench.ctl) cost L1:
+# the VM's exits (kvm_exit events, by exit reason; KVM's debugfs counters,
+# summed over the vCPUs, which miss the exits KVM's fast path handles) and
+# the run time of QEMU's vCPU threads, its other threads and the vhost
+# kthreads (see ctl_watch). With prof=1 also exits-M-J.hist (L1's kvm_exit
+# by exit reason and guest RIP over the window) and the guest's kallsyms.
 # Every method's data lands in L1's tmpfs (/tmp): the agent's and -N's
 # trace files, and the host ends of the virtio-serial data ports, which
 # QEMU would otherwise write over the 9p share of the results folder
@@ -18,10 +25,11 @@ L2_INITRD=$VTRACE_PROJ/build/bench/initramfs-l2-$(uname -r).cpio.gz
 . "$VTRACE_PROJ/testbed/lib.sh"
 set -u
 methods=vtrace:splice:agent size=256 rate=2000 count=2000 runs=1 sweep= scount=4000 settle=2 bufkb=512
+prof=0 wait=600
 IFS=, read -ra kv <<< "${1:-}"
 for w in "${kv[@]}"; do
 	case "$w" in
-	methods=*|size=*|rate=*|count=*|runs=*|sweep=*|scount=*|settle=*|bufkb=*) eval "${w%%=*}=\${w#*=}" ;;
+	methods=*|size=*|rate=*|count=*|runs=*|sweep=*|scount=*|settle=*|bufkb=*|prof=*|wait=*) eval "${w%%=*}=\${w#*=}" ;;
 	*) echo "l1-transport: unknown $w" >&2; exit 2 ;;
 	esac
 done
@@ -34,7 +42,7 @@ for r in ${sweep//:/ }; do
 	jobs+=",${r}x$c"
 done
 netport=12346
-garg="$size,$settle,$bufkb,$netport$jobs"
+garg="$size,$settle,$bufkb,$netport,$prof,$wait$jobs"
 njobs=$(( runs + $(wc -w <<< "${sweep//:/ }") ))
 res=$VTRACE_OUT/results.txt
 : > "$res"
@@ -93,6 +101,82 @@ port_bytes() {
 	echo $tot
 }
 
+# l1_sample: the VM's exit counters (KVM debugfs, all vCPUs; one VM runs) and
+# the CPU time (ns) of QEMU's vCPU threads, its other threads (process total
+# minus the vCPUs: threads that ended count too) and the vhost kthreads.
+# CPU times in ticks (/proc/PID/stat utime + stime), 10 ms each.
+kvm_stats="kvm_exits io_exits mmio_exits irq_exits halt_exits irq_window_exits irq_injections"
+kvm_stats+=" hypercalls insn_emulation halt_wakeup"
+# ticks FILE: utime + stime of a /proc stat file (the comm may hold spaces)
+ticks() {
+	local l w
+	read -r l < "$1" 2>/dev/null || { echo 0; return; }
+	read -ra w <<< "${l##*) }"
+	echo $(( w[11] + w[12] ))
+}
+l1_sample() {
+	local f v qpid t c all=0 vcpu=0 vhost=0 out=
+	for f in $kvm_stats; do
+		v=0
+		read -r v < /sys/kernel/debug/kvm/${f#kvm_} 2>/dev/null
+		out+="$v "
+	done
+	read -r qpid < "$VTRACE_OUT/$name/qemu.pid" 2>/dev/null
+	if [ -n "$qpid" ]; then
+		all=$(ticks /proc/$qpid/stat)
+		for t in /proc/$qpid/task/*; do
+			read -r c < "$t/comm" 2>/dev/null || continue
+			case "$c" in "CPU "*) vcpu=$((vcpu + $(ticks "$t/stat"))) ;; esac
+		done
+	fi
+	for t in /proc/[0-9]*; do
+		read -r c < "$t/comm" 2>/dev/null || continue
+		case "$c" in vhost-*) vhost=$((vhost + $(ticks "$t/stat"))) ;; esac
+	done
+	echo "$out$((vcpu * 10000000)) $(((all - vcpu) * 10000000)) $((vhost * 10000000))"
+}
+
+# ctl_watch: read the guest's lines on bench.ctl: at "exits-begin M J" and
+# "exits-end M J" sample the counters (l1_sample), count L1's kvm_exit
+# events by exit reason in between (a hist trigger; with prof=1 by guest RIP
+# too, kept in exits-M-J.hist), answer "ack" (the guest waits for it, so
+# that the window holds its work only), and at the end write a
+# "vtg-bench-exits:" line: exits=N (kvm_exit events), xR=N per SVM exit
+# reason R, and the differences of the counters.  The guest's kallsyms
+# (prof=1) go to kallsyms.txt.
+ctl_watch() {
+	local w m j a b i out names ev=/sys/kernel/tracing/events/kvm/kvm_exit
+	local key='hist:keys=exit_reason:sort=hitcount.descending'
+	[ "$prof" != 1 ] || key='hist:keys=exit_reason,guest_rip:sort=hitcount.descending:size=8192'
+	names="$kvm_stats l1_vcpu_ns l1_qemu_ns l1_vhost_ns"
+	while read -r w m j; do
+		case "$w" in
+		exits-begin)
+			echo "$key" > $ev/trigger
+			a=($(l1_sample))
+			echo ack > $fifo.in ;;
+		exits-end)
+			b=($(l1_sample))
+			cat $ev/hist > "$VTRACE_OUT/exits-$m-$j.hist"
+			echo "!$key" > $ev/trigger
+			echo ack > $fifo.in
+			out="vtg-bench-exits: method=$m job=$j $(awk '
+				/^\{ exit_reason:/ { r = $0; sub(/.*exit_reason: */, "", r); sub(/[ ,}].*/, "", r)
+					n = $NF; t += n; x[r] += n }
+				END { printf "exits=%d", t; for (r in x) printf " x%s=%d", r, x[r] }' \
+				"$VTRACE_OUT/exits-$m-$j.hist")"
+			i=0
+			for w in $names; do
+				out+=" $w=$(( ${b[i]:-0} - ${a[i]:-0} ))"
+				i=$((i + 1))
+			done
+			echo "$out" >> "$res" ;;
+		kallsyms-begin)
+			sed '/^kallsyms-end/q' > "$VTRACE_OUT/kallsyms.txt" ;;
+		esac
+	done < $fifo.out
+}
+
 # dat_bytes FILE: bytes of trace data (ring-buffer pages, all CPUs) in a trace.dat
 dat_bytes() {
 	trace-cmd dump --flyrecord -i "$1" 2>/dev/null |
@@ -100,12 +184,13 @@ dat_bytes() {
 }
 
 # agent_jobs: for each agent job the guest announces, run trace-cmd record -A
-# in L1, tell the guest "go" on bench.ctl, stop the recording once it is done
+# in L1, tell the guest "go" on bench.ctl (it then waits for tracing_on),
+# start the recording again if it ends at once, stop it once the job is done
 agent_jobs() {
-	local name=$1 fifo=$2 tdir=/tmp/bench-agent j rec try f
+	local name=$1 fifo=$2 tdir=/tmp/bench-agent j rec try f i
 	for ((j = 1; j <= njobs; j++)); do
-		wait_console $name "vtg-bench-agent-ready: $j\\b" 900 || { echo "# agent job $j: guest not ready"; return 1; }
-		for ((try = 1; try <= 10; try++)); do
+		wait_console $name "vtg-bench-agent-ready: $j\\b" $((wait + 60)) || { echo "# agent job $j: guest not ready"; return 1; }
+		for ((try = 1; try <= 5; try++)); do
 			rm -rf $tdir
 			mkdir -p $tdir
 			# host options before -A, the guest's after it
@@ -115,14 +200,17 @@ agent_jobs() {
 				-A @3 --compression none -C x86-tsc -e sched:sched_process_exec) \
 				> "$VTRACE_OUT/$name/record-$j.log" 2>&1 &
 			rec=$!
-			sleep 5
+			[ $try -gt 1 ] || echo "go $j" > $fifo.in
+			for ((i = 0; i < 10; i++)); do
+				kill -0 $rec 2>/dev/null || break
+				sleep 0.5
+			done
 			kill -0 $rec 2>/dev/null && break
 			wait $rec
 			echo "# agent job $j: trace-cmd record ended at once (try $try): $(tail -2 "$VTRACE_OUT/$name/record-$j.log" | tr '\n' ' ')"
 			sleep 3
 		done
-		echo "go $j" > $fifo.in
-		wait_console $name "vtg-bench-done: $j\\b" 900 || echo "# agent job $j did not finish"
+		wait_console $name "vtg-bench-done: $j\\b" $((wait + 60)) || echo "# agent job $j did not finish"
 		kill -INT $rec 2>/dev/null
 		wait $rec
 		ls -l $tdir >> "$VTRACE_OUT/$name/record-$j.log"
@@ -157,11 +245,13 @@ l2_start $name /tests/bench_transport.sh --hostroot --vtrace-args --cpus 2 --tim
 	--data-dir $pdir --qemu "$qemu" --arg "$methods,$garg"
 port_watch &
 pwatch=$!
-cat $fifo.out > /dev/null &
+ctl_watch &
 drain=$!
 case ":$methods:" in *:agent:*) agent_jobs $name $fifo ;; esac
 rc=0
 l2_wait || rc=$?
+# ctl_watch ends at QEMU's end of bench.ctl; a little time for the kallsyms
+for ((i = 0; i < 20; i++)); do kill -0 $drain 2>/dev/null || break; sleep 0.5; done
 kill $drain 2>/dev/null
 wait $pwatch
 rm -rf $pdir

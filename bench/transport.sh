@@ -3,7 +3,8 @@
 # bench/transport.sh: guest CPU time and events lost moving a guest's trace out, per transport.
 #
 #   bench/transport.sh [--mb N] [--runs R] [--rate R] [--size B] [--sweep R1,R2,...]
-#                      [--methods vtrace,splice,agent,net] [--kver KVER] [--tiny] [--out DIR] [--report]
+#                      [--methods none,vtrace,splice,agent,net] [--kver KVER] [--tiny] [--out DIR]
+#                      [--report] [--prof]
 #
 # Boots the test bed's L1 (testbed/run-l1.sh) and, in it, one L2 (2 vCPUs)
 # that runs each method in turn on the same load: bench_load writes fixed-size
@@ -20,17 +21,27 @@
 #           trace-cmd record -A @3
 #   net     trace-cmd record -N in L2 over TCP on virtio-net (QEMU user
 #           networking), to trace-cmd listen in L1
+#   none    the load alone, nobody reading: the floor of the other rows
+#           (not in --tiny unless asked for)
 # Guest CPU = run time of the method's threads/processes in L2 (schedstat)
-# from the start of the load to 2 s after its end; lost = ring-buffer
-# overruns + drops (+ pages a port refused, for vtrace). Prints a table of
-# medians and the ratios to vtrace. Figures of a real run and the machine:
+# from the start of the load to 2 s after its end, and of the guest's
+# kworker/ksoftirqd threads over the same window (vsock and TCP send from
+# there); lost = ring-buffer overruns + drops (+ pages a port refused, for
+# vtrace). Over the same window L1 counts the guest's VM exits by reason
+# (kvm_exit) and the CPU of QEMU's other threads and of vhost. Prints tables
+# of medians and the ratios to vtrace. --prof: also the function_graph
+# profile of vtrace's and splice's threads (vtg-bench-prof: lines in the
+# guest's console) and L1's exits by guest RIP with the guest's kallsyms
+# (exits-M-J.hist, kallsyms.txt in --out); it perturbs the figures. A
+# method's set-up or stop that takes over 600 s (--tiny: 60 s) is reported
+# stuck and the bench goes on. Figures of a real run and the machine:
 # Documentation/benchmarks.rst. Not a test: no pass/fail on the figures.
 # --report prints the figures of the run already in --out (same --runs,
 # --methods) without running it again.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-mb=50 runs=3 rate=2000 size=256 sweep=4000,8000,16000,32000,0 methods=vtrace,splice,agent,net
-kver=${KVER:-} out=$here/build/bench/transport bufkb=512 report= l1tmo=7200
+mb=50 runs=3 rate=2000 size=256 sweep=4000,8000,16000,32000,0 methods=none,vtrace,splice,agent,net
+kver=${KVER:-} out=$here/build/bench/transport bufkb=512 report= l1tmo=7200 prof=0 wait=600 mset= tiny=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mb)		mb=$2; shift 2 ;;
@@ -38,14 +49,17 @@ while [ $# -gt 0 ]; do
 	--rate)		rate=$2; shift 2 ;;
 	--size)		size=$2; shift 2 ;;
 	--sweep)	sweep=$2; shift 2 ;;
-	--methods)	methods=$2; shift 2 ;;
+	--methods)	methods=$2 mset=1; shift 2 ;;
 	--kver)		kver=$2; shift 2 ;;
 	--out)		out=$2; shift 2 ;;
-	--tiny)		mb=1 runs=1 rate=1000 sweep= bufkb=128 l1tmo=900; shift ;;
+	--tiny)		mb=1 runs=1 rate=1000 sweep= bufkb=128 l1tmo=600 wait=60 tiny=1; shift ;;
 	--report)	report=1; shift ;;
+	--prof)		prof=1; shift ;;
 	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR] [--report]" >&2; exit 2 ;;
 	esac
 done
+# --tiny: no baseline run (none), unless asked for
+[ -z "$tiny" ] || [ -n "$mset" ] || methods=vtrace,splice,agent,net
 # --report: only the figures of the run in --out, from its results.txt
 if [ -z "$report" ]; then
 	[ -n "$kver" ] || kver=$("$here/testbed/default-kver.sh")
@@ -72,7 +86,7 @@ if [ -z "$report" ]; then
 	for f in "$here"/build/helpers/*; do extra+=("$f=bin/$(basename "$f")"); done
 	"$here/testbed/mkinitramfs.sh" "$kver" l2 "$initrd" "${extra[@]}" > /dev/null
 
-	arg="methods=${methods//,/:},size=$size,rate=$rate,count=$count,runs=$runs,sweep=${sweep//,/:},scount=$scount,bufkb=$bufkb"
+	arg="methods=${methods//,/:},size=$size,rate=$rate,count=$count,runs=$runs,sweep=${sweep//,/:},scount=$scount,bufkb=$bufkb,prof=$prof,wait=$wait"
 	echo "bench: transport, L1/L2 kernel $kver, 2 vCPUs, $mb MB of ${size}-byte markers at $rate/s per CPU, $runs runs; sweep ${sweep:-none}/s per CPU (2 s each, at least $scount markers); ring buffer $bufkb KiB per CPU"
 	echo "bench: logs in $out"
 	rc=0
@@ -86,7 +100,7 @@ import sys, statistics
 def med(v):
     return statistics.median(v) if v else 0
 path, runs, methods = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(',')
-rows, files, ports = {}, {}, {}
+rows, files, ports, exits = {}, {}, {}, {}
 for line in open(path):
     line = line.strip()
     kind, _, rest = line.partition(': ')
@@ -95,10 +109,12 @@ for line in open(path):
         rows.setdefault(kv['method'], []).append(kv)
     elif kind == 'vtg-bench-file':
         files[(kv['method'], kv['job'])] = int(kv['bytes'])
+    elif kind == 'vtg-bench-exits':
+        exits[(kv['method'], kv['job'])] = kv
     elif kind == 'vtg-bench-port':
         ports[kv['method']] = ports.get(kv['method'], 0) + int(kv['bytes'])
 names = {'vtrace': 'vtrace_guest (kthreads)', 'splice': 'user splice loop',
-         'agent': 'trace-cmd agent/vsock', 'net': 'trace-cmd -N/TCP'}
+         'agent': 'trace-cmd agent/vsock', 'net': 'trace-cmd -N/TCP', 'none': '(load alone)'}
 summary, broken = {}, []
 for m in methods:
     r = rows.get(m, [])
@@ -109,7 +125,7 @@ for m in methods:
     for kv in r:
         if m in ('agent', 'net'):
             kv['moved'] = str(files.get((m, kv['job']), 0))
-        if int(kv['written']) == 0 or int(kv['moved']) == 0:
+        if int(kv['written']) == 0 or (int(kv['moved']) == 0 and m != 'none'):
             broken.append('%s job %s: %s markers written, %s bytes moved' % (
                 m, kv['job'], kv['written'], kv['moved']))
     mbs = [int(k['written']) * int(k['size']) / 1e6 for k in main]
@@ -129,13 +145,33 @@ for m in methods:
             best = max(best or 0, got)
     drain = [int(k.get('drain_ns', 0)) / 1e6 / x for k, x in zip(main, mbs) if x]
     ctl = [(int(k['cpu_ns']) - int(k.get('drain_ns', 0))) / 1e6 / x for k, x in zip(main, mbs) if x]
-    summary[m] = dict(mb=med(mbs), cpu=med(cpu), cpu_out=med(cpu_out),
+    def per_mb(vals):
+        return med([v / x for v, x in zip(vals, mbs) if x])
+    secs = [(int(k['usec']) / 1e6 + 2) for k in main]  # the window: the load, then 2 s
+    ex = [exits.get((m, k['job'])) for k in main]
+    host = None
+    if all(ex):
+        svm = {'96': 'INTR', '100': 'VINTR', '114': 'CPUID', '120': 'HLT', '123': 'IOIO', '124': 'MSR',
+               '129': 'VMMCALL', '1024': 'NPF', '119': 'PAUSE', '97': 'NMI'}
+        rs = sorted({k for e in ex for k in e if k.startswith('x') and k[1:].isdigit()},
+                    key=lambda k: -int(ex[0].get(k, 0)))
+        host = dict(exits=per_mb([int(e['exits']) for e in ex]),
+                    npf=per_mb([int(e.get('x1024', 0)) for e in ex]),
+                    kinds=' '.join('%s %.0f' % (svm.get(k[1:], k[1:]), per_mb([int(e.get(k, 0)) for e in ex]))
+                                   for k in rs),
+                    qemu=per_mb([int(e['l1_qemu_ns']) / 1e6 for e in ex]),
+                    vhost=per_mb([int(e['l1_vhost_ns']) / 1e6 for e in ex]))
+    wake = med([int(k.get('drain_switches', 0)) / t for k, t in zip(main, secs)])
+    kwork = per_mb([int(k.get('kworker_ns', 0)) / 1e6 for k in main])
+    guest = per_mb([(int(k['cpu_ns']) + int(k.get('kworker_ns', 0))) / 1e6 for k in main])
+    summary[m] = dict(host=host, wake=wake, kwork=kwork, guest=guest,mb=med(mbs), cpu=med(cpu), cpu_out=med(cpu_out),
                       runs=' '.join('%.0f' % c for c in cpu), lost_runs=' '.join(str(x) for x in lost), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
                       rate=med(rate), best=best, clean=clean and bool(sw), sweep=' '.join(steps))
 print()
 print('%-24s %6s %9s %7s %10s %9s %11s %8s %16s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace',
                                                     'ms/MB out', 'lost', 'max ev/s 0-loss'))
 ref = summary.get('vtrace')
+base = summary.pop('none', None)
 for m, s in summary.items():
     ratio = s['cpu'] / ref['cpu'] if ref and ref['cpu'] else float('nan')
     print('%-24s %6.1f %9.1f %7.0f %10.2f %8.2fx %11.2f %8d %16s' % (
@@ -143,6 +179,25 @@ for m, s in summary.items():
         ('>=' if s['clean'] else '') + '%.0f' % s['best'] if s['best'] else '-'))
 print('CPU ms/MB: guest CPU per MB of markers written (medians of %d runs); ms/MB out: per MB that' % runs)
 print('left the guest; lost: events lost (median)')
+print()
+print('%-24s %9s %10s %10s %9s %9s %11s %12s' % ('method', 'wakeups/s', 'kworker', 'guest', 'exits/MB',
+                                                  'NPF/MB', 'L1 QEMU', 'L1 vhost'))
+for m, s in list(summary.items()) + ([('none', base)] if base else []):
+    h = s['host']
+    print('%-24s %9.1f %10.2f %10.2f %9s %9s %11s %12s' % (
+        names.get(m, m), s['wake'], s['kwork'], s['guest'], '%.0f' % h['exits'] if h else '-',
+        '%.0f' % h['npf'] if h else '-',
+        '%.2f' % h['qemu'] if h else '-', '%.2f' % h['vhost'] if h else '-'))
+print('wakeups/s: context switches of the method\'s threads per second of the window; kworker:')
+print('CPU ms/MB of the guest\'s kworker and ksoftirqd threads (vsock sends from there); guest:')
+print('the method\'s threads plus those; exits/MB: L1\'s kvm_exit events of the guest\'s vCPUs per')
+print('MB, NPF/MB: of those, nested page faults, i.e. the MMIO writes that notify a virtio device')
+print('(one per kick that was not suppressed); L1 QEMU, L1 vhost: L1 CPU ms/MB of QEMU\'s threads')
+print('other than the vCPUs, and of the vhost kthreads. All over the same window, medians; (load')
+print('alone): method none, the load with nobody reading, the floor of every other row.')
+for m, s in list(summary.items()) + ([('none', base)] if base else []):
+    if s['host']:
+        print('exits/MB %-8s %s' % (m, s['host']['kinds']))
 for m, s in summary.items():
     print('per run %-8s CPU ms/MB %s; lost %s' % (m, s['runs'], s['lost_runs']))
 print()
@@ -162,8 +217,11 @@ if ref and ref['drain']:
 if ref:
     for m, s in summary.items():
         if m != 'vtrace':
-            print('ratio %s/vtrace: CPU per MB %.2fx, events lost %d vs %d, max ev/s 0-loss %s vs %s' % (
-                m, s['cpu'] / ref['cpu'] if ref['cpu'] else float('nan'), s['lost'], ref['lost'],
+            print('ratio %s/vtrace: CPU per MB %.2fx, guest CPU per MB %.2fx, exits per MB %s, events lost %d vs %d, max ev/s 0-loss %s vs %s' % (
+                m, s['cpu'] / ref['cpu'] if ref['cpu'] else float('nan'),
+                s['guest'] / ref['guest'] if ref['guest'] else float('nan'),
+                '%.2fx' % (s['host']['exits'] / ref['host']['exits'])
+                if s['host'] and ref['host'] and ref['host']['exits'] else '-', s['lost'], ref['lost'],
                 ('>=' if s['clean'] else '') + '%.0f' % s['best'] if s['best'] else '-',
                 ('>=' if ref['clean'] else '') + '%.0f' % ref['best'] if ref['best'] else '-'))
 for b in broken:

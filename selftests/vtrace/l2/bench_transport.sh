@@ -1,18 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # L2: transport benchmark (bench/transport.sh): the same marker load, moved out by each method.
-#   $1: METHOD[:METHOD...],SIZE,SETTLE,BUFKB,NETPORT,JOB[,JOB...]   JOB = RATExCOUNT (per CPU)
+#   $1: METHOD[:METHOD...],SIZE,SETTLE,BUFKB,NETPORT,PROF,WAIT,JOB[,JOB...]
+#   JOB = RATExCOUNT (per CPU); WAIT: the longest a method's set-up or stop
+#   may take (seconds) before the method is reported stuck and skipped
 #   METHOD: vtrace (vtrace_guest), splice (bench_splice, user-space splice loop
 #   into the same ports), agent (trace-cmd agent over vsock; L1 records, and
 #   says "go" on the port bench.ctl before each job), net (trace-cmd record
 #   -N over TCP on virtio-net, QEMU user networking: to a trace-cmd listen in
-#   L1 at 10.0.2.2:PORT, PORT the sixth field of $1).
+#   L1 at 10.0.2.2:PORT, PORT the fifth field of $1), none (the load alone,
+#   nobody reading: the baseline of exits and guest CPU).
 # Per job one line "vtg-bench: method=M job=J rate=R count=C size=S written=W
 #   usec=T cpu_ns=N drain_ns=N lost=L moved=B": cpu_ns is the CPU time of the
 #   method's threads from the start of the load to SETTLE seconds after its
 #   end; drain_ns, for vtrace, that of the drain threads alone (not vtrace-ctl),
-#   ctl_switches the context switches of vtrace-ctl in that time.
-IFS=, read -r methods size settle bufkb netport jobs <<EOF2
+#   ctl_switches the times vtrace-ctl was scheduled in during that time,
+#   drain_switches those of the method's threads (the drain threads for
+#   vtrace); kworker_ns the CPU time of kworker and ksoftirqd threads,
+#   busy_ns the guest's whole busy time (/proc/stat) and load_ns the load's
+#   own CPU time (bench_load) over the same window.
+# Around that same window the guest writes "exits-begin M J" and "exits-end
+# M J" on bench.ctl: L1 reads its VM's exit counters then (l1-transport.sh).
+# "vtg-bench-irq: method=M job=J NAME=N..." lines: the guest's interrupts
+# (/proc/interrupts, both CPUs) in that window. With PROF (seventh field, 1),
+# the guest's /proc/kallsyms goes to bench.ctl at the end, between
+# "kallsyms-begin" and "kallsyms-end" lines (to name the exits' guest RIPs).
+IFS=, read -r methods size settle bufkb netport prof wait jobs <<EOF2
 $1
 EOF2
 IFS=' '
@@ -22,33 +35,106 @@ D=/sys/kernel/debug/vtrace
 
 say() { echo "vtg-bench: $*"; }
 
-# cpu_ns COMM_PATTERN [SUB_PATTERN]: summed run time (ns) of every task of
-# every process whose comm matches (schedstat: run time of each thread, live
-# threads only); with SUB_PATTERN, then that of the ones it matches too, from
-# the same pass (two passes apart would count the time between them in one)
+# cpu_ns COMM_PATTERN [SUB_PATTERN]: prints, from one pass over /proc (two
+# passes apart would count the time between them in one; no command is
+# started, which would add its own exits to the window):
+#   1 the summed run time (ns) of every thread of every process whose comm
+#     matches (schedstat: live threads only)
+#   2 that of the ones SUB_PATTERN matches too
+#   3 that of the kernel's helper threads (kworker, ksoftirqd), which do
+#     some methods' sending (vsock's transmit work runs in a kworker)
+#   4 the guest's busy time (/proc/stat, both CPUs, 10 ms units, in ns)
+#   5 the times the threads of 1 were scheduled in (schedstat), i.e. their
+#     wake-ups and preemptions; 6 the same for the threads of 2
 cpu_ns() {
-	s=0 s2=0
+	s=0 s2=0 k=0 n=0 n2=0
 	for p in /proc/[0-9]*; do
-		c=$(cat "$p/comm" 2>/dev/null) || continue
+		read -r c < "$p/comm" 2>/dev/null || continue
 		case "$c" in
 		$1) for t in "$p"/task/*; do
-			read -r ns _ < "$t/schedstat" 2>/dev/null || continue
-			s=$((s + ns))
-			case "$c" in ${2:-}) s2=$((s2 + ns)) ;; esac
+			read -r ns _ sl < "$t/schedstat" 2>/dev/null || continue
+			s=$((s + ns)) n=$((n + sl))
+			case "$c" in ${2:-}) s2=$((s2 + ns)) n2=$((n2 + sl)) ;; esac
 		    done ;;
+		kworker/*|ksoftirqd/*)
+			read -r ns _ < "$p/schedstat" 2>/dev/null && k=$((k + ns)) ;;
 		esac
 	done
-	echo $s $s2
+	read -r _ u ni sy _ _ hi si _ < /proc/stat
+	echo $s $s2 $k $(( (u + ni + sy + hi + si) * 10000000 )) $n $n2
 }
 
-# switches COMM: context switches (voluntary + not) of the threads named COMM
-switches() {
-	s=0
+# irqs: one line, NAME=COUNT (both CPUs) of every /proc/interrupts line
+irqs() {
+	awk 'NR > 1 { n = 0; for (i = 2; i <= 3; i++) n += $i; k = $1; sub(":", "", k)
+		if ($NF ~ /virtio|vport|input|output|control/) k = k "-" $NF; printf "%s=%d ", k, n }' \
+		/proc/interrupts
+}
+
+# irq_delta BEFORE AFTER: the NAME=N pairs of AFTER minus BEFORE, non-zero only
+irq_delta() {
+	echo "$1" "|" "$2" | awk '{ for (i = 1; i <= NF; i++) { if ($i == "|") { a = 1; continue }
+		split($i, kv, "="); if (a) d[kv[1]] += kv[2]; else d[kv[1]] -= kv[2] } }
+		END { for (k in d) if (d[k]) printf "%s=%d ", k, d[k] }'
+}
+
+# tids COMM_PATTERN: the thread ids of the processes it matches, comma-separated
+tids() {
 	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = "$1" ] || continue
-		s=$((s + $(awk '/ctxt_switches/ { n += $2 } END { print n + 0 }' "$p/status")))
+		read -r c < "$p/comm" 2>/dev/null || continue
+		case "$c" in $1) for t in "$p"/task/*; do printf '%s,' "${t##*/}"; done ;; esac
 	done
-	echo $s
+}
+
+# prof_start COMM_PATTERN / prof_end: with PROF, the function_graph tracer
+# (top-level buffer) on those threads over the window, limited to the
+# functions of the drain path; prints per function its calls and total
+# wall time inside the threads (interrupts included) as "vtg-bench-prof:"
+prof_funcs="vtg_drain vtg_drain_sleep vtg_actor vtg_count_page vtg_port_splice vtg_port_wait
+ vtg_flush_by_read splice_direct_to_actor tracing_buffers_splice_read ring_buffer_read_page
+ ring_buffer_alloc_read_page splice_to_pipe port_fops_splice_write __splice_from_pipe pipe_to_sg
+ __send_to_port virtqueue_kick virtqueue_notify vp_notify alloc_buf free_buf
+ reclaim_consumed_buffers vfs_poll tracing_buffers_poll schedule schedule_timeout
+ vring_interrupt irq_work_run __wake_up sysvec_apic_timer_interrupt sysvec_call_function_single
+ sysvec_reschedule_ipi sysvec_irq_work __common_interrupt do_splice_to splice_read
+ __x64_sys_splice do_splice __x64_sys_nanosleep __x64_sys_clock_nanosleep do_sys_poll
+ __x64_sys_poll __x64_sys_ppoll"
+prof_start() {
+	[ "$prof" = 1 ] || return 0
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	echo 4096 > $T/buffer_size_kb
+	for f in $prof_funcs; do echo "$f" >> $T/set_ftrace_filter 2>/dev/null; done
+	echo > $T/set_ftrace_pid
+	for t in $(tids "$1" | tr , ' '); do echo "$t" >> $T/set_ftrace_pid; done
+	echo funcgraph-tail > $T/trace_options
+	echo 6 > $T/max_graph_depth
+	echo function_graph > $T/current_tracer
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+}
+prof_end() {
+	[ "$prof" = 1 ] || return 0
+	echo 0 > $T/tracing_on
+	awk '/ us +\|/ { d = $0; sub(/ us +\|.*/, "", d); sub(/.*[ +!#*@$]/, "", d)
+		f = $0; sub(/.*\| /, "", f); n = match(f, /[^ ]/); ind = int((n - 1) / 2); f = substr(f, n)
+		sub(/^ *\} \/\* /, "", f); sub(/ \*\/.*/, "", f); sub(/\(\);.*/, "", f)
+		sub(/ \[.*\]/, "", f); k = ind " " f; t[k] += d; c[k]++ }
+		END { for (k in t) printf "%d %.0f %s\n", c[k], t[k], k }' $T/trace |
+		sort -k2 -n -r | head -45 | sed "s/^/vtg-bench-prof: $method: calls,us,depth,func /"
+	grep -c . $T/trace | sed "s/^/vtg-bench-prof: $method: trace lines /"
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_filter
+	echo > $T/set_ftrace_pid
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+}
+
+# mark WORD METHOD JOB: tell L1 (bench.ctl) where a measured window begins or ends
+mark() {
+	echo "$*" >&3
+	# L1 answers once it has sampled (at most 30 s: a bench without it goes on)
+	read -t 30 -r ack <&3 || echo "vtg-bench-info: no ack from L1 for $*"
 }
 
 # ring_lost DIR: overrun + dropped events of every CPU of a tracefs instance
@@ -61,10 +147,22 @@ load() {
 	bench_load "$1" "$2" "$3" "$size" > /tmp/load.out 2>&1
 	written=$(awk -F'[ =]' '/^load/ { s += $5 } END { print s + 0 }' /tmp/load.out)
 	usec=$(awk -F'[ =]' '/^load/ { if ($7 > m) m = $7 } END { print m + 0 }' /tmp/load.out)
+	load_ns=$(awk -F'[ =]' '/^load/ { s += $9 } END { print s * 1000 }' /tmp/load.out)
 }
 
+# bench.ctl: "go" from L1 for the agent, window marks to L1 for every method
+# (a virtio-serial port opens once: one read-write descriptor for both)
+port=
+for v in /sys/class/virtio-ports/*; do
+	[ "$(cat "$v/name")" = bench.ctl ] && port=/dev/${v##*/}
+done
+[ -n "$port" ] || { echo "vtg-bench-error: no bench.ctl port"; exit 1; }
+exec 3<> "$port"
+
 aj=0
+read -r up0 _ < /proc/uptime
 for method in $(echo "$methods" | tr : " "); do
+	read -r upm _ < /proc/uptime
 	echo "vtg-bench-info: method $method, size $size, settle $settle, buffer ${bufkb} KiB, jobs $jobs, $(nproc) CPUs"
 	case "$method" in
 	vtrace)
@@ -76,6 +174,13 @@ for method in $(echo "$methods" | tr : " "); do
 	splice)
 		I=$T/instances/bench
 		;;
+	none)
+		# the load alone, nobody reading: the baseline of the exits and
+		# of the guest's busy time
+		I=$T/instances/bench-none
+		rmdir $I 2>/dev/null
+		mkdir $I && echo "$bufkb" > $I/buffer_size_kb || { echo "vtg-bench-error: none"; exit 1; }
+		;;
 	agent)
 		I=$T
 		chroot /host modprobe vmw_vsock_virtio_transport || { echo "vtg-bench-error: vsock"; exit 1; }
@@ -85,17 +190,11 @@ for method in $(echo "$methods" | tr : " "); do
 		apid=$!
 		# ready once it waits in accept() (it loads from the outer root over 9p)
 		i=0
-		until grep -q accept /proc/$apid/wchan 2>/dev/null || [ $i -ge 1200 ]; do
+		until grep -q accept /proc/$apid/wchan 2>/dev/null || [ $i -ge $((wait * 10)) ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
 		echo "vtg-bench-info: trace-cmd agent pid $apid waits in $(cat /proc/$apid/wchan) after $((i / 10)) s"
-		port=
-		for v in /sys/class/virtio-ports/*; do
-			[ "$(cat "$v/name")" = bench.ctl ] && port=/dev/${v##*/}
-		done
-		[ -n "$port" ] || { echo "vtg-bench-error: no bench.ctl port"; exit 1; }
-		exec 3< "$port"
 		echo 0 > $T/tracing_on
 		;;
 	net)
@@ -135,22 +234,37 @@ for method in $(echo "$methods" | tr : " "); do
 		j=$((j + 1))
 		rate=${job%x*}
 		count=${job#*x}
-		moved=0 d0=0 d1=0 w0=0 w1=0
+		moved=0 d0=0 d1=0 w0=0 w1=0 s0=0 s1=0 k0=0 k1=0 b0=0 b1=0
 		case "$method" in
 		vtrace)
 			echo 1 > $D/enable || { echo "vtg-bench-error: enable"; exit 1; }
 			sleep 1
-			w0=$(switches vtrace-ctl)
+			prof_start 'vtrace-*'
+			mark exits-begin $method $j
+			i0=$(irqs)
 			set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
-			c0=$1 d0=$2
+			c0=$1 d0=$2 k0=$3 b0=$4 w0=$(($5 - $6)) s0=$6
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
 			set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
-			c1=$1 d1=$2
-			w1=$(switches vtrace-ctl)
+			c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6
+			i1=$(irqs)
+			mark exits-end $method $j
+			prof_end
 			echo 0 > $D/enable
 			lost=$(awk '$2 == "yes" || $2 == "no" { s += $9 + $10 } END { print s + 0 }' $D/status)
 			moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)
+			;;
+		none)
+			mark exits-begin $method $j
+			i0=$(irqs)
+			set -- $(cpu_ns 'bench_none'); c0=$1 k0=$3 b0=$4
+			load $I/trace_marker "$rate" "$count"
+			sleep "$settle"
+			set -- $(cpu_ns 'bench_none'); c1=$1 k1=$3 b1=$4
+			i1=$(irqs)
+			mark exits-end $method $j
+			lost=0
 			;;
 		splice)
 			rmdir $I 2>/dev/null
@@ -159,10 +273,16 @@ for method in $(echo "$methods" | tr : " "); do
 			sp=$!
 			sleep 1
 			l0=$(ring_lost $I)
-			set -- $(cpu_ns 'bench_splice'); c0=$1
+			prof_start bench_splice
+			mark exits-begin $method $j
+			i0=$(irqs)
+			set -- $(cpu_ns 'bench_splice'); c0=$1 k0=$3 b0=$4 s0=$5
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
-			set -- $(cpu_ns 'bench_splice'); c1=$1
+			set -- $(cpu_ns 'bench_splice'); c1=$1 k1=$3 b1=$4 s1=$5
+			i1=$(irqs)
+			mark exits-end $method $j
+			prof_end
 			lost=$(( $(ring_lost $I) - l0 ))
 			kill -TERM $sp
 			wait $sp
@@ -171,9 +291,10 @@ for method in $(echo "$methods" | tr : " "); do
 		agent)
 			aj=$((aj + 1))
 			echo "vtg-bench-agent-ready: $aj"
-			read -r cmd <&3
+			read -t $((wait + 60)) -r cmd <&3 ||
+				echo "vtg-bench-error: agent job $aj: no go from L1 in $((wait + 60)) s"
 			t0=$(date +%s)
-			while read -r on < $T/tracing_on; [ "$on" != 1 ] && [ $(($(date +%s) - t0)) -lt 600 ]; do
+			while read -r on < $T/tracing_on; [ "$on" != 1 ] && [ $(($(date +%s) - t0)) -lt $wait ]; do
 				sleep 0.2
 			done
 			[ "$on" = 1 ] || { echo "vtg-bench-error: agent job $aj: tracing_on stayed 0 ($cmd)"
@@ -181,10 +302,14 @@ for method in $(echo "$methods" | tr : " "); do
 			echo "vtg-bench-info: agent job $aj: tracing_on $on after $(($(date +%s) - t0)) s"
 			sleep 1
 			l0=$(ring_lost $I)
-			set -- $(cpu_ns 'trace-cmd'); c0=$1
+			mark exits-begin $method $j
+			i0=$(irqs)
+			set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
-			set -- $(cpu_ns 'trace-cmd'); c1=$1
+			set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
+			i1=$(irqs)
+			mark exits-end $method $j
 			lost=$(( $(ring_lost $I) - l0 ))
 			;;
 		net)
@@ -194,7 +319,7 @@ for method in $(echo "$methods" | tr : " "); do
 				--compression none -C x86-tsc -e sched:sched_process_exec" > /tmp/net.log 2>&1 &
 			rp=$!
 			t0=$(date +%s)
-			while read -r on < $T/tracing_on; [ "$on" != 1 ] && [ $(($(date +%s) - t0)) -lt 600 ] &&
+			while read -r on < $T/tracing_on; [ "$on" != 1 ] && [ $(($(date +%s) - t0)) -lt $wait ] &&
 			      kill -0 $rp 2>/dev/null; do
 				sleep 0.2
 			done
@@ -202,15 +327,19 @@ for method in $(echo "$methods" | tr : " "); do
 			[ "$on" = 1 ] || sed 's/^/vtg-bench-net-log: /' /tmp/net.log
 			sleep 1
 			l0=$(ring_lost $I)
-			set -- $(cpu_ns 'trace-cmd'); c0=$1
+			mark exits-begin $method $j
+			i0=$(irqs)
+			set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
 			load $I/trace_marker "$rate" "$count"
 			sleep "$settle"
-			set -- $(cpu_ns 'trace-cmd'); c1=$1
+			set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
+			i1=$(irqs)
+			mark exits-end $method $j
 			lost=$(( $(ring_lost $I) - l0 ))
 			# stop: the rest is flushed and sent, then the connection closes
 			kill -INT $rp 2>/dev/null
 			i=0
-			while kill -0 $rp 2>/dev/null && [ $i -lt 3000 ]; do
+			while kill -0 $rp 2>/dev/null && [ $i -lt $((wait * 10)) ]; do
 				sleep 0.1
 				i=$((i + 1))
 			done
@@ -220,14 +349,22 @@ for method in $(echo "$methods" | tr : " "); do
 			grep -i "lost\|error\|fail" /tmp/net.log | sed 's/^/vtg-bench-net-log: /'
 			;;
 		esac
-		say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) lost=$lost moved=$moved"
+		say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) drain_switches=$((s1 - s0)) kworker_ns=$((k1 - k0)) busy_ns=$((b1 - b0)) load_ns=$load_ns lost=$lost moved=$moved"
+		echo "vtg-bench-irq: method=$method job=$j $(irq_delta "$i0" "$i1")"
 		[ "$method" = agent ] && echo 0 > $T/tracing_on && echo "vtg-bench-done: $aj"
 	done
 	case "$method" in
 	vtrace)	sed 's/^/vtg-bench-status: /' $D/status
 		rmmod vtrace_guest ;;
-	splice)	rmdir $I ;;
+	splice|none)	rmdir $I ;;
 	agent)	sed 's/^/vtg-bench-agent-log: /' /tmp/agent.log ;;
 	esac
+	read -r up _ < /proc/uptime
+	echo "vtg-bench-time: method=$method s=${upm%.*}..${up%.*} (guest uptime)"
 done
+if [ "$prof" = 1 ]; then
+	mark kallsyms-begin
+	cat /proc/kallsyms >&3
+	mark kallsyms-end
+fi
 echo "vtg-bench-end"
