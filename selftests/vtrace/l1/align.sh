@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # vtrace-l1: --timeout 1200
 # Alignment selftest on a host with a stable TSC, two guests at once: g1's
-# vCPU 1 TSC is written (+3e9 cycles) half-way through, g2's offsets never
-# change.  Every host hypercall must fall between its guest markers: 100%,
+# vCPU 1 TSC is written (+3e9 cycles) half-way through (and its kvm-clock
+# re-registered, which keeps the guest's clock sane: helpers/e2e_tscwrite.c),
+# g2's offsets never change.  Every host hypercall must fall between its guest markers: 100%,
 # for each guest (the checker reports them apart).
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/align-lib.sh"

@@ -5,7 +5,9 @@
 # or the align suite's guest g1: markers around hypercalls on both CPUs with 3e9 cycles
 # added to CPU 1's TSC half-way, vtrace_guest streaming ("tsc") or not ("tscplain").
 . /tests/lib.sh
-mode=$1
+mode=${1%%/*}
+delta=3000000000	# "tsc/DELTA": cycles added to CPU 1's TSC
+case "$1" in */*) delta=${1#*/} ;; esac
 C1=/sys/devices/system/cpu/cpu1/online
 
 hotplug_loop() {	# 10 times: markers on both CPUs, CPU 1 offline, markers, online
@@ -41,8 +43,11 @@ tsc|tscplain)
 		mkdir -p /sys/kernel/tracing/instances/vtrace
 	fi
 	t $? started
-	align_half 0 && /bin/e2e_tscwrite 1 3000000000 && align_half 1000
+	s0=$(cut -d. -f1 /proc/uptime)
+	align_half 0 && s1=$(cut -d. -f1 /proc/uptime) &&
+		/bin/e2e_tscwrite 1 "$delta" && align_half 1000
 	t $? align_with_tsc_write
+	echo "vtg-time: first half $((s1 - s0)) s, second half $(($(cut -d. -f1 /proc/uptime) - s1)) s"
 	if [ "$mode" = tsc ]; then
 		echo 0 > $D/enable && rmmod vtrace_guest
 		t $? stream_stopped
