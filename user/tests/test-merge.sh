@@ -270,6 +270,10 @@ run --host "$T/bad.dat" --raw-tsc --skip-bad-pages --stats
 [ $rc -eq 0 ] && grep -q '^host \+1 \+208 \+208 \+0 \+0 \+0 \+1 ' "$T/out" &&
 	grep -q '^host \+0 \+169 ' "$T/out" && grep -qF "byte 36872: bad page" "$T/err"
 ok $? host_dat_bad_page_skipped "rc $rc: $(grep '^host' "$T/out" | tr '\n' '|') $(head -c 300 "$T/err")"
+# the skipped page held sched_switch events of "CPU 1/KVM": the self-check says why it may fail
+expect_error host_dat_bad_page_self_check "self-check: 32 guest events fall outside" --host "$T/bad.dat" --guest g=$R --offsets $R/tsc_offsets --skip-bad-pages
+grep -qx "vtrace-merge: self-check: 1 damaged pages of the host trace were skipped (--skip-bad-pages): some of its spans may be wrong" "$T/err"
+ok $? host_dat_bad_page_self_check_says_skipped "$(cat "$T/err")"
 
 # ---- the self-check: every guest event inside a span where its vCPU's thread ran
 shift_offsets() {	# shift_offsets IN OUT TICKS: every offset + TICKS (guest times - TICKS)

@@ -94,6 +94,7 @@ struct check {
 	uint64_t		lo, hi;		/* the host trace: first and last event */
 	uint64_t		tol;		/* CHECK_TOLERANCE_NS in TSC ticks */
 	uint64_t		host_lost;
+	uint64_t		host_bad_pages;	/* skipped (--skip-bad-pages) */
 	bool			has_kvm;	/* kvm_entry/kvm_exit in the host's formats */
 	struct vthread		*th;
 	int			nr_th, alloc_th;
@@ -367,6 +368,7 @@ static int walk_dump(struct check *c, struct machine *host)
 			if (!filler)
 				ret = walk_record(c, host->tep, &f, &w, rec);
 		vtrace_set_quiet(quiet);
+		c->host_bad_pages += vtrace_cpu_reader_counts(r)->bad_pages;
 		vtrace_cpu_reader_close(r);
 		if (!ret)
 			ret = walk_end(c, host->tep, &w);
@@ -799,6 +801,10 @@ int check_report(const struct check *c, FILE *f, bool force)
 	if (c->host_lost)
 		fprintf(f, "vtrace-merge: self-check: the host trace lost %" PRIu64 " events:"
 			" some of its spans may be wrong\n", c->host_lost);
+	if (c->host_bad_pages)
+		fprintf(f, "vtrace-merge: self-check: %" PRIu64 " damaged pages of the host trace"
+			" were skipped (--skip-bad-pages): some of its spans may be wrong\n",
+			c->host_bad_pages);
 	vtrace_set_error("self-check: %" PRIu64 " guest events fall outside the times their vCPU"
 			 " could run (worst %" PRIu64 " ns): the timeline is wrong. Likely causes:"
 			 " the offsets or the dump of another VM (pid=), an incomplete offset"
