@@ -309,7 +309,7 @@ static int open_offsets(struct cmdline *c, struct machine *host, struct vtrace_o
 		*offsets = vtrace_offsets_open(c->offsets);
 		return *offsets ? 0 : -1;
 	}
-	if (!host || !host->dat)
+	if (!host || (!host->dat && !host->dat_pages))	/* a dump folder has no such events */
 		return 0;
 	*offsets = offsets_dat_open(host->path, &found);
 	if (*offsets)
