@@ -90,6 +90,69 @@ while IFS= read -r l; do
 	"not ok "*)	n=$((n + 1)); echo "not ok $n ${l#not ok }" ;;
 	esac
 done < "$T/py"
+# ---- perfetto with kvm exits and --explain (gen.py explain_exits: the exit mix of
+# test-merge.sh): one slice per exit on the vCPU thread's own track in the host process,
+# one per late wake-up on its guest CPU's late track with its parts and modes, a flow
+# from each to the host cpu of its vCPU
+XE=$T/explain-exits
+$GEN make "$XE" explain_exits --events 100 || ok 1 gen_explain_exits
+run --host "$XE/host" --guest g1="$XE/g1" --offsets "$XE/tsc_offsets" --task cyclictest \
+	--explain --format perfetto
+ok $rc perfetto_explain_exit "$(head -c 300 "$T/err")"
+python3 - "$T/out" <<'EOF3' > "$T/py"
+import collections, json, sys
+def check(cond, name, why=''):
+    print('%s %s%s' % ('ok' if cond else 'not ok', name, '' if cond else ' # ' + why))
+try:
+    evs = json.load(open(sys.argv[1]))['traceEvents']
+except ValueError as e:
+    check(False, 'perfetto_explain_valid_json', str(e))
+    sys.exit(0)
+meta = {(e['pid'], e['tid'], e['name']): e['args'] for e in evs if e['ph'] == 'M'}
+procs = {a['name']: p for (p, t, n), a in meta.items() if n == 'process_name'}
+threads = {(p, a['name']): t for (p, t, n), a in meta.items() if n == 'thread_name'}
+H, G = procs.get('host'), procs.get('g1 (guest, QEMU pid 4252)')
+xt = threads.get((H, 'CPU 1/KVM (tid 900): exits (kvm_exit..kvm_entry)'))
+check(xt is not None, 'perfetto_exits_track_of_the_vcpu_thread', str(sorted(threads)))
+ex = [e for e in evs if e['ph'] == 'X' and e['pid'] == H and e['tid'] == xt]
+per = collections.defaultdict(list)
+for e in ex:
+    per[e['name']].append(e['dur'])
+# durations in us: io 200, msr 100, npf 1500, interrupt -2 .. +2003 us = 2005
+want = {'io': [200.0] * 20, 'msr': [100.0] * 24, 'npf': [1500.0] * 2, 'interrupt': [2005.0] * 2}
+check({k: sorted(v) for k, v in per.items()} == want and
+      all(e['cat'] == 'kvm_exit' and e['args'] == {'reason': e['name'], 'tid': 900} for e in ex),
+      'perfetto_exit_slices_by_reason', str({k: (len(v), sorted(set(v))) for k, v in per.items()}))
+lt = threads.get((G, 'cpu 1: late wake-ups (--explain)'))
+late = sorted((e for e in evs if e['ph'] == 'X' and e['pid'] == G and e['tid'] == lt),
+              key=lambda e: e['args']['rank'])
+names = collections.Counter(e['name'] for e in late)
+check(len(late) == 11 and names == {'late 1.132 ms: vcpu_exit io': 4,
+                                    'late 2.042 ms: host_task e2e_hog': 2,
+                                    'late 1.542 ms: vcpu_exit npf': 2,
+                                    'late 1.012 ms: vcpu_exit msr': 3},
+      'perfetto_late_wakeups_named_by_cause', str(names))
+npf = [e for e in late if e['name'].endswith('npf')]
+check(npf and npf[0]['dur'] == 1542.0 and npf[0]['args']['parts'] == [
+          {'cause': 'vcpu_exit', 'task': 'npf', 'ns': 1000000},
+          {'cause': 'host_task', 'task': 'e2e_hog', 'ns': 500000},
+          {'cause': 'vcpu_guest', 'task': '', 'ns': 42000}] and
+      npf[0]['args']['modes'][0] == {'mode': 'exit', 'reason': 'npf', 'count': 1,
+                                     'ns': 1500000, 'max_ns': 1500000},
+      'perfetto_late_wakeup_args', str(npf[:1]))
+fs = {e['id']: e for e in evs if e['ph'] == 's'}
+ff = {e['id']: e for e in evs if e['ph'] == 'f'}
+check(sorted(fs) == sorted(e['args']['rank'] for e in late) and sorted(ff) == sorted(fs) and
+      all(fs[i]['ts'] == ff[i]['ts'] and fs[i]['pid'] == G and fs[i]['tid'] == lt and
+          ff[i]['pid'] == H and ff[i]['tid'] == 2 and ff[i]['bp'] == 'e' for i in fs),
+      'perfetto_late_wakeup_flows_to_the_host_cpu', '%d s, %d f' % (len(fs), len(ff)))
+EOF3
+while IFS= read -r l; do
+	case $l in
+	"ok "*)		n=$((n + 1)); echo "ok $n ${l#ok }" ;;
+	"not ok "*)	n=$((n + 1)); echo "not ok $n ${l#not ok }" ;;
+	esac
+done < "$T/py"
 run "${IN[@]}" --format nosuch
 [ $rc -eq 2 ] && grep -q "expected text, jsonl, perfetto or svg" "$T/err"
 ok $? format_unknown_is_usage_error "rc $rc"

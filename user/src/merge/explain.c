@@ -142,6 +142,7 @@ struct late {
 	struct pending		p;
 	uint64_t		running;
 	uint64_t		delay;
+	uint64_t		seq;		/* the order found: ties stay in it */
 	struct late_parts	parts;
 };
 
@@ -149,8 +150,10 @@ struct explain {
 	const struct merge_opts	*opts;
 	const char		*task;
 	struct classify		*cl;
-	struct late		*top;		/* the worst, most delay first */
+	struct late		*top;		/* the worst, most delay first once sorted */
 	int			nr_top;
+	bool			top_sorted;
+	uint64_t		nr_late;
 	/* pass 1 */
 	struct umap		comms;		/* (machine, pid) -> comm */
 	struct umap		timers;		/* (machine, hrtimer) -> struct timer_val */
@@ -297,16 +300,41 @@ static bool task_wanted(struct explain *x, int mi, int pid)
 	return pid > 0 && (!x->task || !fnmatch(x->task, comm_of(x, mi, pid), 0));
 }
 
-/* a late wake-up: among the worst --worst? */
-static void keep_late(struct explain *x, const struct late *l)
+static int late_cmp(const void *a, const void *b)
+{
+	const struct late *l = a, *r = b;
+
+	if (l->delay != r->delay)
+		return l->delay < r->delay ? 1 : -1;
+	return l->seq < r->seq ? -1 : l->seq > r->seq;
+}
+
+static void top_sort(struct explain *x)
+{
+	if (!x->top_sorted)
+		qsort(x->top, x->nr_top, sizeof(*x->top), late_cmp);
+	x->top_sorted = true;
+}
+
+/*
+ * A late wake-up: among the worst --worst?  Until --worst are kept they
+ * are kept as found and sorted once (--explain --format perfetto keeps
+ * 100000: one insertion each into a sorted array was quadratic).
+ */
+static void keep_late(struct explain *x, struct late *l)
 {
 	int n = x->nr_top, i;
 
-	if (n == x->opts->worst && (!n || x->top[n - 1].delay >= l->delay))
+	l->seq = x->nr_late++;
+	if (n < x->opts->worst) {
+		x->top[x->nr_top++] = *l;
+		x->top_sorted = false;
 		return;
-	if (n < x->opts->worst)
-		x->nr_top++;
-	for (i = x->nr_top - 1; i > 0 && x->top[i - 1].delay < l->delay; i--)
+	}
+	top_sort(x);
+	if (!n || x->top[n - 1].delay >= l->delay)
+		return;
+	for (i = n - 1; i > 0 && x->top[i - 1].delay < l->delay; i--)
 		x->top[i] = x->top[i - 1];
 	x->top[i] = *l;
 }
@@ -705,6 +733,7 @@ static int explain_summary(struct explain *x, FILE *out)
 			x->task ? x->task : "any task");
 		return 0;
 	}
+	top_sort(x);
 	if (classify_print(x->cl, out, jsonl, what, x->opts->threshold_ns, x->wakeups))
 		return -1;
 	if (jsonl) {

@@ -444,6 +444,28 @@ static int explain_svg(struct cmdline *c)
 	return ret ? ret : svg_explain_window(&c->opts);
 }
 
+/*
+ * --explain --format perfetto: explain.c's JSON lines of the late wake-ups
+ * (the worst LATE_MAX: 100000) for out-perfetto.c, then the merge as usual
+ */
+static int explain_perfetto(struct cmdline *c)
+{
+	size_t len;
+	FILE *mem = open_memstream(&c->opts.explain_text, &len);
+	int ret, worst = c->opts.worst;
+
+	if (!mem)
+		return -1;
+	c->opts.format = MERGE_JSONL;
+	c->opts.worst = 100000;
+	ret = explain_main(c, mem);
+	fclose(mem);
+	c->opts.format = MERGE_PERFETTO;
+	c->opts.worst = worst;
+	c->opts.explain = false;
+	return ret;
+}
+
 static void free_list(char **list)
 {
 	for (char **p = list; p && *p; p++)
@@ -481,6 +503,11 @@ int vtrace_merge_main(int argc, char **argv)
 	}
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
 	if (c.opts.explain && c.opts.format == MERGE_SVG && explain_svg(&c)) {
+		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
+		free_cmdline(&c);
+		return 1;
+	}
+	if (c.opts.explain && c.opts.format == MERGE_PERFETTO && explain_perfetto(&c)) {
 		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
 		free_cmdline(&c);
 		return 1;

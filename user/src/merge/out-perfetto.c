@@ -18,6 +18,20 @@
  * CPU, a thread (tid 10001 + CPU) shows when the host ran that vCPU's QEMU
  * thread ("CPU N/KVM") and on which host CPU: a guest CPU that does not run
  * there is a vCPU the host preempted.
+ *
+ * Exits: when the host recorded kvm:kvm_entry and kvm:kvm_exit, each vCPU
+ * thread has a thread of its own in the host's process (tid XTID_BASE +
+ * its tid, "CPU N/KVM (tid T): exits") with one slice per exit, from the
+ * kvm_exit to the next kvm_entry, named by its reason as kvm_exit's print
+ * format names it (classify_exit_name(): "hlt", "io", "EPT_VIOLATION").
+ *
+ * Late wake-ups (--explain --format perfetto): explain.c's JSON lines of
+ * every late wake-up (opts->explain_text) become slices on a thread of
+ * their guest CPU (tid LATE_TID + CPU, "cpu N: late wake-ups"), from the
+ * expected time to the task running, named by the delay and the main
+ * cause, with the parts and the vCPU's modes as args, and a flow from each
+ * to what ran on the host CPU of its vCPU at the expected time.
+ *
  * Times are microseconds on the host's timeline, to the nanosecond.
  */
 #include <inttypes.h>
@@ -31,6 +45,20 @@
 #include "vtrace-util.h"
 
 #define VCPU_TID	10001
+#define LATE_TID	20001
+#define XTID_BASE	1000000	/* + the vCPU thread's tid: its exits */
+#define MAX_XT		256	/* vCPU threads whose exits are drawn */
+#define MAX_XNAMES	64
+#define XNAME_LEN	32
+#define LATE_MAX	100000	/* --explain: the worst this many late wake-ups drawn */
+
+/* a vCPU thread's exit in progress */
+struct xthread {
+	int		tid;
+	bool		open;
+	int		reason;		/* index in names */
+	uint64_t	from;
+};
 
 /* a run of a host vCPU thread, kept until the guests are known */
 struct vcpu_run {
@@ -52,6 +80,18 @@ struct perfetto {
 	size_t			max_runs;
 	int			*vcpu_tid;	/* per vCPU index: the host tid seen */
 	int			max_vcpu;
+	/* exits: the host's kvm events, looked up on its first event */
+	struct tep_handle	*host_tep;
+	int			exit_id, entry_id;
+	struct tep_format_field	*exit_reason, *exit_isa;
+	struct xthread		xt[MAX_XT];
+	int			nr_xt;
+	struct {
+		uint64_t	key;
+		char		name[XNAME_LEN];
+	}			names[MAX_XNAMES];
+	int			nr_names;
+	uint64_t		exits;
 };
 
 static void put_str(FILE *out, const char *s)
@@ -139,11 +179,96 @@ static void on_slice(void *priv, const struct sched_slice *sl)
 		vtrace_warn("perfetto: out of memory: vCPU thread runs left out");
 }
 
+static void host_lookup(struct perfetto *p, struct tep_handle *tep)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, "kvm", "kvm_exit");
+
+	p->host_tep = tep;
+	p->exit_id = ev ? ev->id : -1;
+	p->exit_reason = ev ? tep_find_field(ev, "exit_reason") : NULL;
+	p->exit_isa = ev ? tep_find_field(ev, "isa") : NULL;
+	ev = tep_find_event_by_name(tep, "kvm", "kvm_entry");
+	p->entry_id = ev ? ev->id : -1;
+}
+
+static uint64_t field_u32(struct tep_format_field *f, struct tep_record *rec)
+{
+	unsigned long long v = 0;
+
+	if (f && f->offset + f->size <= rec->size)
+		tep_read_number_field(f, rec->data, &v);
+	return (uint32_t)v;
+}
+
+/* the reason's index in p->names, named on its first kvm_exit */
+static int exit_reason(struct perfetto *p, struct source *s)
+{
+	uint64_t key = field_u32(p->exit_reason, s->rec) | field_u32(p->exit_isa, s->rec) << 32;
+
+	for (int i = 0; i < p->nr_names; i++)
+		if (p->names[i].key == key)
+			return i;
+	if (p->nr_names == MAX_XNAMES)
+		return MAX_XNAMES - 1;
+	p->names[p->nr_names].key = key;
+	if (p->nr_names == MAX_XNAMES - 1)
+		snprintf(p->names[p->nr_names].name, XNAME_LEN, "other");
+	else
+		classify_exit_name(&p->seq, s->m->tep, s->rec, key, p->names[p->nr_names].name,
+				   XNAME_LEN);
+	return p->nr_names++;
+}
+
+static struct xthread *xthread_of(struct perfetto *p, int tid)
+{
+	for (int i = 0; i < p->nr_xt; i++)
+		if (p->xt[i].tid == tid)
+			return &p->xt[i];
+	if (p->nr_xt == MAX_XT)
+		return NULL;
+	p->xt[p->nr_xt].tid = tid;
+	p->xt[p->nr_xt].open = false;
+	return &p->xt[p->nr_xt++];
+}
+
+/* a host kvm_exit opens the vCPU thread's exit, the next kvm_entry draws it */
+static void on_kvm(struct perfetto *p, int mi, struct source *s, uint64_t ns, bool exit)
+{
+	struct xthread *x = xthread_of(p, tep_data_pid(s->m->tep, s->rec));
+	const char *name;
+
+	if (!x)
+		return;
+	if (exit) {
+		x->open = true;
+		x->reason = exit_reason(p, s);
+		x->from = ns;
+		return;
+	}
+	if (!x->open)
+		return;
+	x->open = false;
+	name = p->names[x->reason].name;
+	put_slice(p, mi + 1, XTID_BASE + x->tid, name, x->from, ns);
+	fputs(",\"cat\":\"kvm_exit\",\"args\":{\"reason\":", p->out);
+	put_str(p->out, name);
+	fprintf(p->out, ",\"tid\":%d}}", x->tid);
+	p->exits++;
+}
+
 static void on_instant(void *priv, int mi, struct source *s, uint64_t ns)
 {
 	struct perfetto *p = priv;
 	struct tep_handle *tep = s->m->tep;
-	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, s->rec));
+	int id = tep_data_type(tep, s->rec);
+	struct tep_event *ev = tep_find_event(tep, id);
+
+	if (!s->m->guest) {
+		if (p->host_tep != tep)
+			host_lookup(p, tep);
+		if (id == p->exit_id || id == p->entry_id)
+			on_kvm(p, mi, s, ns, id == p->exit_id);
+	}
 
 	begin(p, "i", mi + 1, s->cpu + 1);
 	fputs(",\"s\":\"t\",\"ts\":", p->out);
@@ -186,17 +311,17 @@ static void put_guest_threads(struct perfetto *p, int mi, struct machine *m)
 
 		if (idx < 0) {
 			snprintf(name, sizeof(name), "cpu %d", c);
-			put_meta(p, mi + 1, c + 1, "thread_name", name, 2 * c);
+			put_meta(p, mi + 1, c + 1, "thread_name", name, 3 * c);
 			continue;
 		}
 		snprintf(name, sizeof(name), "cpu %d (vCPU %d, APIC id %u)", c, idx, h->vcpu_id);
-		put_meta(p, mi + 1, c + 1, "thread_name", name, 2 * c);
+		put_meta(p, mi + 1, c + 1, "thread_name", name, 3 * c);
 		if (sched_guest_of_vcpu(p->d.t, idx, &cpu) != mi)
 			continue;
 		snprintf(tname, sizeof(tname), tid ? "tid %d" : "not seen", tid);
 		snprintf(name, sizeof(name), "cpu %d on the host: thread CPU %d/KVM (%s)", c, idx,
 			 tname);
-		put_meta(p, mi + 1, VCPU_TID + c, "thread_name", name, 2 * c + 1);
+		put_meta(p, mi + 1, VCPU_TID + c, "thread_name", name, 3 * c + 1);
 	}
 }
 
@@ -217,12 +342,125 @@ static void put_runs(struct perfetto *p)
 	}
 }
 
+/* the vCPU threads' exit tracks: "CPU 1/KVM (tid 900): exits" in the host's process */
+static void put_exit_threads(struct perfetto *p, int mi)
+{
+	char name[96], vcpu[24];
+
+	for (int i = 0; i < p->nr_xt; i++) {
+		const char *comm = tep_data_comm_from_pid(p->host_tep, p->xt[i].tid);
+
+		for (int v = 0; v < p->max_vcpu; v++) {
+			if (p->vcpu_tid[v] == p->xt[i].tid) {
+				snprintf(vcpu, sizeof(vcpu), "CPU %d/KVM", v);
+				comm = vcpu;
+			}
+		}
+		snprintf(name, sizeof(name), "%.40s (tid %d): exits (kvm_exit..kvm_entry)",
+			 comm ? comm : "<...>", p->xt[i].tid);
+		put_meta(p, mi + 1, XTID_BASE + p->xt[i].tid, "thread_name", name, 1000 + i);
+	}
+}
+
+/* a number after "KEY": in one of explain.c's JSON lines */
+static bool json_num(const char *line, const char *key, long long *v)
+{
+	const char *p = strstr(line, key);
+
+	return p && sscanf(p + strlen(key), "%lld", v) == 1;
+}
+
+static int host_pid(struct perfetto *p)
+{
+	for (int i = 0; i < sched_tracker_machines(p->d.t); i++)
+		if (!sched_tracker_machine(p->d.t, i)->guest)
+			return i + 1;
+	return 0;
+}
+
+/* one late wake-up of explain.c's JSON lines, on its guest CPU's late track */
+static void put_late(struct perfetto *p, const char *line, size_t len)
+{
+	long long rank, cpu, from, to, delay, hcpu;
+	const char *g = strstr(line, "\"guest\":\""), *parts = strstr(line, ",\"parts\":");
+	static const char cause_at[] = "\"parts\":[{\"cause\":\"";
+	const char *cause = strstr(line, cause_at);
+	char name[160], gname[64] = "", key[24] = "", task[48] = "";
+	int mi = -1, n;
+
+	if (!g || !parts || !json_num(line, "\"rank\":", &rank) || !json_num(line, "\"cpu\":", &cpu) ||
+	    !json_num(line, "\"expected_ns\":", &from) || !json_num(line, "\"running_ns\":", &to) ||
+	    !json_num(line, "\"delay_ns\":", &delay) || !json_num(line, "\"host_cpu\":", &hcpu) ||
+	    sscanf(g + 9, "%63[^\"]", gname) != 1)
+		return;
+	for (int i = 0; i < sched_tracker_machines(p->d.t); i++)
+		if (!strcmp(sched_tracker_machine(p->d.t, i)->name, gname))
+			mi = i;
+	if (mi < 0 || from < 0 || to < from)
+		return;
+	if (cause)
+		sscanf(cause + strlen(cause_at), "%23[^\"]\",\"task\":\"%47[^\"]", key, task);
+	snprintf(name, sizeof(name), "late %lld.%03lld ms: %s%s%s", delay / 1000000,
+		 delay % 1000000 / 1000, key, task[0] ? " " : "", task);
+	put_slice(p, mi + 1, LATE_TID + cpu, name, from, to);
+	fprintf(p->out, ",\"cat\":\"late\",\"args\":{\"rank\":%lld,\"delay_ns\":%lld,"
+		"\"host_cpu\":%lld", rank, delay, hcpu);
+	/* the parts (and modes) as explain.c wrote them: JSON already */
+	n = (int)(line + len - parts);
+	while (n > 0 && (parts[n - 1] == '\n' || parts[n - 1] == '}'))
+		n--;
+	fprintf(p->out, "%.*s}}", n, parts);
+	if (hcpu < 0 || !host_pid(p))
+		return;
+	/* a flow from the late wake-up to what ran on its vCPU's host cpu then */
+	begin(p, "s", mi + 1, LATE_TID + cpu);
+	fputs(",\"ts\":", p->out);
+	put_us(p->out, from);
+	fprintf(p->out, ",\"id\":%lld,\"name\":\"late wake-up\",\"cat\":\"late\"}", rank);
+	begin(p, "f", host_pid(p), hcpu + 1);
+	fputs(",\"bp\":\"e\",\"ts\":", p->out);
+	put_us(p->out, from);
+	fprintf(p->out, ",\"id\":%lld,\"name\":\"late wake-up\",\"cat\":\"late\"}", rank);
+}
+
+/* --explain: every late wake-up explain.c listed, and its guest CPUs' late tracks */
+static void put_lates(struct perfetto *p)
+{
+	const char *line = p->opts->explain_text;
+	bool named[64][64] = { { false } };
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		long long cpu;
+		char gname[64];
+		const char *g = strstr(line, "\"guest\":\"");
+
+		if (!strncmp(line, "{\"type\":\"late\",", 15) && end && g &&
+		    json_num(line, "\"cpu\":", &cpu) && sscanf(g + 9, "%63[^\"]", gname) == 1) {
+			put_late(p, line, len);
+			for (int i = 0; i < sched_tracker_machines(p->d.t) && i < 64; i++) {
+				char name[64];
+
+				if (strcmp(sched_tracker_machine(p->d.t, i)->name, gname) || cpu < 0 ||
+				    cpu >= 64 || named[i][cpu])
+					continue;
+				named[i][cpu] = true;
+				snprintf(name, sizeof(name), "cpu %lld: late wake-ups (--explain)", cpu);
+				put_meta(p, i + 1, LATE_TID + cpu, "thread_name", name, 3 * cpu + 2);
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+}
+
 static int perfetto_finish(struct drawn *d)
 {
 	struct perfetto *p = (struct perfetto *)d;
 	char name[96];
 
 	put_runs(p);
+	put_lates(p);
 	for (int i = 0; i < sched_tracker_machines(d->t); i++) {
 		struct machine *m = sched_tracker_machine(d->t, i);
 
@@ -235,6 +473,8 @@ static int perfetto_finish(struct drawn *d)
 			put_guest_threads(p, i, m);
 			continue;
 		}
+		if (p->exits && m->tep == p->host_tep)
+			put_exit_threads(p, i);
 		for (int c = 0; c < m->nr_cpus; c++) {
 			snprintf(name, sizeof(name), "cpu %d", c);
 			put_meta(p, i + 1, c + 1, "thread_name", name, c);
