@@ -22,8 +22,9 @@ sleep 3
 step "starting the guest: 2 vCPUs, cyclictest on vCPU 1 for ${secs}s"
 l2_start guest /tests/e2e_cyclic.sh --hostroot --vtrace-args --cpus 2 --mem 768 --arg "$secs" \
 	--timeout $((secs + 120))
-for ((i = 0; i < 200; i++)); do
-	grep -q "# tracing" "$out/guest/console.log" 2>/dev/null && break
+# the hog must come while cyclictest measures: its binary comes over 9p, slow to start
+for ((i = 0; i < 300; i++)); do
+	grep -q "# cyclictest running" "$out/guest/console.log" 2>/dev/null && break
 	sleep 1
 done
 vcpu=$(l2_vcpu_tid guest 1)

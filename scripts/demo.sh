@@ -40,6 +40,7 @@ merge=(user/vtrace-merge --host "$out/host.dat" --offsets "$out/tsc_offsets"
 "${merge[@]}" --stats > "$out/stats.txt"
 "${merge[@]}" --explain --task cyclictest > "$out/explain.txt"
 "${merge[@]}" --explain --task cyclictest --format svg > "$out/explain.svg"
+"${merge[@]}" --explain --task cyclictest --format perfetto > "$out/explain.json"
 rsvg-convert -o "$out/explain.png" "$out/explain.svg" || true
 echo
 cat "$out/explain.txt"
@@ -52,3 +53,4 @@ echo "  merged.txt         host and guest on one timeline (vtrace-merge)"
 echo "  stats.txt          events, losses and offset intervals per machine and CPU"
 echo "  explain.txt        the explanation above: late wake-ups per cause and exit reason, the worst"
 echo "  explain.svg, .png  the same as a picture: host CPUs and guest vCPUs around the delay"
+echo "  explain.json       for ui.perfetto.dev: every exit, every late wake-up and its causes"
