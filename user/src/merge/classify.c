@@ -158,7 +158,7 @@ static const char *const kind_key[] = {
 	[C_VCPU_BLOCKED] = "vcpu_blocked", [C_VCPU_RUNNING] = "vcpu_running",
 	[C_VCPU_EXIT] = "vcpu_exit", [C_VCPU_GUEST] = "vcpu_guest",
 	[C_GUEST_IRQ] = "guest_irq", [C_GUEST_SOFTIRQ] = "guest_softirq",
-	[C_GUEST_TASK] = "guest_task", [C_UNKNOWN] = "unknown",
+	[C_GUEST_TASK] = "guest_task", [C_UNKNOWN] = "unknown", [C_OTHER] = "other",
 };
 
 static const char *const kind_text[] = {
@@ -174,6 +174,7 @@ static const char *const kind_text[] = {
 	[C_GUEST_SOFTIRQ] = "guest softirq work",
 	[C_GUEST_TASK] = "guest task %s",
 	[C_UNKNOWN] = "not covered by the host trace",
+	[C_OTHER] = "other causes (past 31 in one window)",
 };
 
 static int event_id(struct tep_handle *tep, const char *sys, const char *name,
@@ -481,9 +482,14 @@ static void add_part(struct classify *c, struct late_parts *p, int kind, const c
 			return;
 		}
 	}
-	if (p->nr == LATE_PARTS) {	/* the rest: to the last */
+	if (p->nr == LATE_PARTS) {	/* the last holds the causes past it */
 		p->part[p->nr - 1].ns += ns;
 		return;
+	}
+	if (p->nr == LATE_PARTS - 1) {
+		ci = cause_index(c, C_OTHER, "");
+		if (ci < 0)
+			return;
 	}
 	p->part[p->nr].cause = ci;
 	p->part[p->nr++].ns = ns;

@@ -40,7 +40,7 @@
 #include "vtrace-util.h"
 
 #define COMM_LEN	16
-#define MAX_SLICES	32
+#define MAX_SLICES	64	/* host tasks listed in a story; the causes count them all */
 #define MAX_LINES	80
 
 /* u64 -> fixed-size value, open addressing; key 0 is stored as any other */
@@ -187,6 +187,8 @@ struct explain {
 		char		comm[COMM_LEN + 1];
 	}			slices[MAX_SLICES];
 	int			nr_slices;
+	int			more_slices;	/* past MAX_SLICES, from slices_cut on */
+	uint64_t		slices_cut;
 	FILE			*timeline;
 	char			*timeline_buf;
 	size_t			timeline_len;
@@ -450,8 +452,11 @@ static void explain_hook(void *priv, struct source *s, uint64_t ns)
 
 static void note_slice(struct explain *x, uint64_t from, int pid, const char *comm)
 {
-	if (x->nr_slices == MAX_SLICES)
+	if (x->nr_slices == MAX_SLICES) {
+		if (!x->more_slices++)
+			x->slices_cut = from;
 		return;
+	}
 	x->slices[x->nr_slices].from = from;
 	x->slices[x->nr_slices].pid = pid;
 	memmove(x->slices[x->nr_slices].comm, comm, strnlen(comm, COMM_LEN));
@@ -640,7 +645,8 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 	for (int i = 0; i < x->nr_slices; i++) {
 		uint64_t from = x->slices[i].from < x->worst.expected ? x->worst.expected :
 				x->slices[i].from;
-		uint64_t to = i + 1 < x->nr_slices ? x->slices[i + 1].from : x->running;
+		uint64_t to = i + 1 < x->nr_slices ? x->slices[i + 1].from :
+			      x->more_slices ? x->slices_cut : x->running;
 		bool vcpu = x->slices[i].pid == x->vcpu_tid;
 
 		fputs("  ", out);
@@ -660,7 +666,16 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 			idle += to > from ? to - from : 0;
 		}
 	}
-	fputs("Of the delay, host cpu ", out);
+	if (x->more_slices) {
+		fprintf(out, "  ... %d more changes of task from ", x->more_slices);
+		print_ns(out, x->slices_cut);
+		fputs(" to running (--from/--to to see them; the causes below count them all)\n", out);
+		fputs("Of the delay until ", out);
+		print_ns(out, x->slices_cut);
+		fputs(", host cpu ", out);
+	} else {
+		fputs("Of the delay, host cpu ", out);
+	}
 	fprintf(out, "%d ran other tasks ", x->host_cpu);
 	print_ms(out, other);
 	fputs(", the vCPU ", out);
@@ -800,6 +815,8 @@ static void story_reset(struct explain *x, int rank)
 	x->vcpu_tid = 0;
 	x->crossed = false;
 	x->nr_slices = 0;
+	x->more_slices = 0;
+	x->slices_cut = 0;
 	x->lines = 0;
 	x->more_lines = 0;
 	memset(x->cur_pid, 0, sizeof(x->cur_pid));

@@ -171,14 +171,14 @@ void explain_free(void *state);
 enum cause_kind {
 	C_HOST_TASK, C_HOST_IRQ, C_HOST_SOFTIRQ, C_HOST_IDLE, C_VCPU_BLOCKED,
 	C_VCPU_RUNNING, C_VCPU_EXIT, C_VCPU_GUEST, C_GUEST_IRQ, C_GUEST_SOFTIRQ, C_GUEST_TASK,
-	C_UNKNOWN,
+	C_UNKNOWN, C_OTHER,
 };
 /* a vCPU's mode (kvm_entry/kvm_exit): not known, guest mode, or reason r + 1 */
 #define X_UNKNOWN	(-1)
 #define X_GUEST		0
 #define MAX_REASONS	64	/* exit reasons named; the last stands for all the others */
 #define X_STATES	(MAX_REASONS + 2)
-#define LATE_PARTS	8
+#define LATE_PARTS	32	/* causes kept per wake-up: the last holds all past it (C_OTHER) */
 #define LATE_EXITS	12
 struct late_parts {
 	int		nr;
