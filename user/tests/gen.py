@@ -371,6 +371,83 @@ def scenario(name, rng, nev):
                     else:
                         text = ('%s-c%d-%d' % (m.name, c, i)).encode()
                         m.events[c].append((h, ev_print(1000 + c, text), text.decode(), 0))
+    elif name == 'explain_many':
+        # as 'explain', but the one late wake-up (4 ms) waits while 70 host tasks
+        # (task-0 .. task-69, pid 2000 + k) take host cpu 1 in turn for 50 us each
+        # from its due time, then the vCPU thread runs again
+        host.events = [[] for _ in range(2)]
+        g = guest('g1', 2, [0, 1], 4252)
+        khz = host.khz
+        tsc = lambda ns: ns * khz // 1000000
+        mono = lambda h: h * 1000000 // khz - 3_000_000_000
+        wake = sym('hrtimer_wakeup')
+        timer = 0xff73fcb84039bc60
+        he = host.events[1]
+        he.append((base, ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900), '', 0))
+        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
+        ev = g.events[1]
+        t = base + tsc(1_000_000)
+        for i in range(nev):
+            expires = mono(t) + 1_000_000
+            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
+            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
+            due = t + tsc(1_000_000)
+            fire = due + tsc(20_000)
+            if i == nev // 2:
+                prev, prev_pid = b'CPU 1/KVM', 900
+                for k in range(70):
+                    name = b'task-%d' % k
+                    he.append((due + tsc(50_000 * k), ev_switch(prev, prev_pid, name, 2000 + k),
+                               '', 0))
+                    prev, prev_pid = name, 2000 + k
+                he.append((due + tsc(3_500_000), ev_switch(prev, prev_pid, b'CPU 1/KVM', 900),
+                           '', 0))
+                fire = due + tsc(3_988_000)
+            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+            ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
+            run = fire + tsc(12_000)
+            ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            t = run + tsc(3_000)
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+    elif name == 'bench_explain':
+        # what --explain reads in a real capture, nev periods of 1 ms per CPU: guest cpu c
+        # runs cyclictest (pid 500 + c: hrtimer_start, sched_switch out, the timer's
+        # expiry, sched_wakeup, sched_switch in); its vCPU thread (tid 900 + c, host cpu
+        # c) exits (hlt while the guest idles, then io, msr) and enters again; every 10th
+        # period a host task holds the cpu for 0.3 ms from the expiry (a late wake-up)
+        host.events = [[] for _ in range(2)]
+        g = guest('g1', 2, [0, 1], 6002)
+        khz = host.khz
+        tsc = lambda ns: ns * khz // 1000000
+        mono = lambda h: h * 1000000 // khz - 3_000_000_000
+        wake = sym('hrtimer_wakeup')
+        for c in range(2):
+            he, ev, tid, pid = host.events[c], g.events[c], 900 + c, 500 + c
+            vcpu = b'CPU %d/KVM' % c
+            he.append((base, ev_switch(b'swapper/%d' % c, 0, vcpu, tid), '', 0))
+            he.append((base + 1, ev_kvm_entry(tid, c), '', 0))
+            t = base + tsc(100_000)
+            timer = 0xff73fcb84039bc60 + 64 * c
+            for i in range(nev):
+                ev.append((t, ev_hrtimer_start(pid, timer, wake, mono(t) + 1_000_000), '', 0))
+                ev.append((t + 2, ev_switch(b'cyclictest', pid, b'swapper/%d' % c, 0), '', 0))
+                he.append((t + tsc(5_000), ev_kvm_exit(tid, c, 0x78, 2), '', 0))
+                due = t + tsc(1_000_000)
+                fire = due + tsc(20_000)
+                if i % 10 == 9:
+                    he.append((due, ev_switch(vcpu, tid, b'hog', 777), '', 0))
+                    he.append((due + tsc(300_000), ev_switch(b'hog', 777, vcpu, tid), '', 0))
+                    fire = due + tsc(320_000)
+                he.append((fire - tsc(3_000), ev_kvm_entry(tid, c), '', 0))
+                ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+                ev.append((fire + tsc(5_000), ev_wakeup(pid, b'cyclictest', c), '', 0))
+                run = fire + tsc(12_000)
+                ev.append((run, ev_switch(b'swapper/%d' % c, 0, b'cyclictest', pid), '', 0))
+                he.append((run + tsc(20_000), ev_kvm_exit(tid, c, 0x7b, 2), '', 0))
+                he.append((run + tsc(30_000), ev_kvm_entry(tid, c), '', 0))
+                he.append((run + tsc(40_000), ev_kvm_exit(tid, c, 0x7c, 2), '', 0))
+                he.append((run + tsc(45_000), ev_kvm_entry(tid, c), '', 0))
+                t = run + tsc(50_000)
     elif name == 'ties':
         # every CPU of every machine has an event at each of the same host TSCs:
         # the merge's order is then the tie-break alone (host, guests in
@@ -754,7 +831,7 @@ def cmd_make(a):
     with open(os.path.join(a.out, 'tsc_khz'), 'w') as f:
         f.write('%d\n' % machines[0].khz)
     truth.sort(key=lambda e: (e['tsc'], e['mi'], e['cpu'], e['seq']))
-    if a.scenario == 'bench':
+    if a.scenario in ('bench', 'bench_explain'):
         truth = []
     with open(os.path.join(a.out, 'truth.jsonl'), 'w') as f:
         for e in truth:

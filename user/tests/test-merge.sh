@@ -614,6 +614,28 @@ grep -qE '^  vCPU in the host: exit IO_INSTRUCTION +4 +4\.528 +1\.132 +30\.7%$' 
 	grep -qE '^  vCPU in the host: exit MSR_WRITE +3 +3\.036 +1\.012 +20\.6%$' "$T/out" &&
 	grep -qE '^    exit EXTERNAL_INTERRUPT +2 +4\.006 +2\.003$' "$T/out"
 ok $? explain_exit_reasons_vmx_names "$(grep 'exit ' "$T/out" | head -4 | tr '\n' '|')"
+# a window with more causes than a wake-up keeps (gen.py explain_many: 70 host tasks of
+# 50 us each, then the vCPU 0.5 ms): 31 named, the rest under "other", none lost; the
+# story lists 64 host slices and says how many more
+XN=$T/explain-many
+$GEN make "$XN" explain_many --events 20
+run --host "$XN/host" --guest g1="$XN/g1" --offsets "$XN/tsc_offsets" --task cyclictest \
+	--explain --worst 1 --format jsonl
+tail -1 "$T/out" | python3 -c 'import json, sys
+l = json.load(sys.stdin)
+p = l["parts"]
+named = sorted(x["task"] for x in p if x["cause"] == "host_task")
+sys.exit(not (len(p) == 32 and p[0] == {"cause": "other", "task": "", "ns": 2450000} and
+              named == sorted("task-%d" % k for k in range(31)) and
+              all(x["ns"] == 50000 for x in p[1:]) and sum(x["ns"] for x in p) == 4000000))'
+ok $? explain_causes_past_31_are_other "$(tail -1 "$T/out" | head -c 300)"
+run --host "$XN/host" --guest g1="$XN/g1" --offsets "$XN/tsc_offsets" --task cyclictest \
+	--explain --worst 1
+[ "$(grep -c '<- ran instead of the vCPU$' "$T/out")" -eq 63 ] &&
+	grep -q '^  4.015450000 .. 4.015500000  0.050 ms  task-62 (pid 2062)  <- ran instead of the vCPU$' "$T/out" &&
+	grep -q '^  ... 8 more changes of task from 4.015500000 to running' "$T/out" &&
+	grep -q '^Of the delay until 4.015500000, host cpu 1 ran other tasks 3.150 ms, the vCPU 0.000 ms, nothing 0.000 ms.$' "$T/out"
+ok $? explain_story_says_how_many_slices_more "$(grep -A2 'task-62 ' "$T/out" | tr '\n' '|')"
 # the same capture without the host's kvm events (--event): the 9 wake-ups the exits
 # delayed are "vCPU thread running", and the summary says what it cannot tell apart;
 # with kvm_exit alone (no kvm_entry) too
