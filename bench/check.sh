@@ -34,9 +34,10 @@ tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 mkdir -p build
 echo "KTAP version 1"
-echo "1..4"
+echo "1..5"
 run merge 'ratio|x trace-cmd' bench/merge.sh --events 20000 --runs 1
 run merge-scale '^ +8000 \|.*x$' bench/merge.sh --scale "4000 8000" --runs 1
+run merge-explain '^bench: --explain summary .*goal <= 1.5x' bench/merge.sh --explain 20000 --runs 1
 run transport '^ratio splice/vtrace;^ratio agent/vtrace;^ratio net/vtrace' bench/transport.sh --tiny --out "$PWD/build/bench/check/transport"
 run probe '^ratio vtrace_host/ftrace;^memory: ' bench/probe.sh --tiny --out "$PWD/build/bench/check/probe"
 echo "bench: $pass passed, $fail failed"
