@@ -29,6 +29,8 @@ while kill -0 "$run" 2>/dev/null; do
 		shown=$(wc -l < "$out/l1-script.out")
 	fi
 done
+# what it said after the last look
+[ -f "$out/l1-script.out" ] && tail -n +"$((${shown:-0} + 1))" "$out/l1-script.out" | grep '^demo:' || true
 if ! wait "$run"; then
 	echo "vtrace demo: the capture failed; logs in $out (l1-console.log, l1-script.out, guest/)" >&2
 	exit 1
