@@ -44,6 +44,10 @@ align_case() {
 	fi || {
 		ktap_result 1 "$name"
 		ktap_result 1 "$name-self-check" "not run"
+		if [ "${ALIGN_HISTORY:-file}" = events ]; then
+			ktap_result 1 "$name-history-complete" "not run"
+			ktap_result 1 "$name-old-way-incomplete" "not run"
+		fi
 		return
 	}
 	for ((g = 1; g <= guests; g++)); do
@@ -80,7 +84,10 @@ align_case() {
 	if [ $rc -ne 0 ]; then
 		ktap_result 1 "$name" "vtrace-merge failed ($rc):" "$(head -5 "$dir/merge.err")"
 		align_self_check "$name" "$dir/merge.err"
-		[ "${ALIGN_HISTORY:-file}" = events ] && align_old_way "$name" "$dir" "${args[@]}"
+		if [ "${ALIGN_HISTORY:-file}" = events ]; then
+			ktap_result 1 "$name-history-complete" "not run"
+			align_old_way "$name" "$dir" "${args[@]}"
+		fi
 		return
 	fi
 	local pidargs=()
