@@ -123,7 +123,7 @@ want = {'io': [200.0] * 20, 'msr': [100.0] * 24, 'npf': [1500.0] * 2, 'interrupt
 check({k: sorted(v) for k, v in per.items()} == want and
       all(e['cat'] == 'kvm_exit' and e['args'] == {'reason': e['name'], 'tid': 900} for e in ex),
       'perfetto_exit_slices_by_reason', str({k: (len(v), sorted(set(v))) for k, v in per.items()}))
-lt = threads.get((G, 'cpu 1: late wake-ups (--explain)'))
+lt = threads.get((G, 'cpu 1: late wake-ups of cyclictest (pid 500)'))
 late = sorted((e for e in evs if e['ph'] == 'X' and e['pid'] == G and e['tid'] == lt),
               key=lambda e: e['args']['rank'])
 names = collections.Counter(e['name'] for e in late)
@@ -146,6 +146,12 @@ check(sorted(fs) == sorted(e['args']['rank'] for e in late) and sorted(ff) == so
       all(fs[i]['ts'] == ff[i]['ts'] and fs[i]['pid'] == G and fs[i]['tid'] == lt and
           ff[i]['pid'] == H and ff[i]['tid'] == 2 and ff[i]['bp'] == 'e' for i in fs),
       'perfetto_late_wakeup_flows_to_the_host_cpu', '%d s, %d f' % (len(fs), len(ff)))
+ok = lt is not None
+for key in {(e['pid'], e['tid']) for e in evs if e['ph'] == 'X'}:
+    s = sorted((e['ts'], e['ts'] + e['dur']) for e in evs if e['ph'] == 'X' and
+               (e['pid'], e['tid']) == key)
+    ok &= all(a[1] <= b[0] + 1e-9 for a, b in zip(s, s[1:]))
+check(ok, 'perfetto_explain_slices_do_not_overlap')
 EOF3
 while IFS= read -r l; do
 	case $l in

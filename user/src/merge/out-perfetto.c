@@ -27,10 +27,12 @@
  *
  * Late wake-ups (--explain --format perfetto): explain.c's JSON lines of
  * every late wake-up (opts->explain_text) become slices on a thread of
- * their guest CPU (tid LATE_TID + CPU, "cpu N: late wake-ups"), from the
- * expected time to the task running, named by the delay and the main
- * cause, with the parts and the vCPU's modes as args, and a flow from each
- * to what ran on the host CPU of its vCPU at the expected time.
+ * their guest CPU and task (tid LATE_TID + CPU * LATE_CPU + pid, "cpu N:
+ * late wake-ups of COMM (pid P)": two tasks' windows on one CPU overlap,
+ * and a thread's slices must nest), from the expected time to the task
+ * running, named by the delay and the main cause, with the parts and the
+ * vCPU's modes as args, and a flow from each to what ran on the host CPU
+ * of its vCPU at the expected time.
  *
  * Times are microseconds on the host's timeline, to the nanosecond.
  */
@@ -45,7 +47,8 @@
 #include "vtrace-util.h"
 
 #define VCPU_TID	10001
-#define LATE_TID	20001
+#define LATE_TID	100000000LL	/* + CPU * LATE_CPU + pid: a guest task's late wake-ups */
+#define LATE_CPU	10000000LL	/* above pid_max (2^22) */
 #define XTID_BASE	1000000	/* + the vCPU thread's tid: its exits */
 #define MAX_XT		256	/* vCPU threads whose exits are drawn */
 #define MAX_XNAMES	64
@@ -92,6 +95,8 @@ struct perfetto {
 	}			names[MAX_XNAMES];
 	int			nr_names;
 	uint64_t		exits;
+	long long		*late_tracks;	/* named: tid * 64 + machine index */
+	size_t			nr_late_tracks;
 };
 
 static void put_str(FILE *out, const char *s)
@@ -118,15 +123,15 @@ static void put_us(FILE *out, uint64_t ns)
 	fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
 }
 
-static void begin(struct perfetto *p, const char *ph, int pid, int tid)
+static void begin(struct perfetto *p, const char *ph, int pid, long long tid)
 {
 	fputs(p->comma ? ",\n{\"ph\":\"" : "\n{\"ph\":\"", p->out);
-	fprintf(p->out, "%s\",\"pid\":%d,\"tid\":%d", ph, pid, tid);
+	fprintf(p->out, "%s\",\"pid\":%d,\"tid\":%lld", ph, pid, tid);
 	p->comma = true;
 }
 
-static void put_slice(struct perfetto *p, int pid, int tid, const char *name, uint64_t from,
-		      uint64_t to)
+static void put_slice(struct perfetto *p, int pid, long long tid, const char *name,
+		      uint64_t from, uint64_t to)
 {
 	begin(p, "X", pid, tid);
 	fputs(",\"ts\":", p->out);
@@ -288,8 +293,8 @@ static void on_instant(void *priv, int mi, struct source *s, uint64_t ns)
 	fputs("}}", p->out);
 }
 
-static void put_meta(struct perfetto *p, int pid, int tid, const char *what, const char *name,
-		     int sort)
+static void put_meta(struct perfetto *p, int pid, long long tid, const char *what,
+		     const char *name, int sort)
 {
 	begin(p, "M", pid, tid);
 	fprintf(p->out, ",\"name\":\"%s\",\"args\":{\"name\":", what);
@@ -378,10 +383,10 @@ static int host_pid(struct perfetto *p)
 	return 0;
 }
 
-/* one late wake-up of explain.c's JSON lines, on its guest CPU's late track */
-static void put_late(struct perfetto *p, const char *line, size_t len)
+/* one late wake-up of explain.c's JSON lines, on its guest task's late track; its machine or -1 */
+static int put_late(struct perfetto *p, const char *line, size_t len, long long *tid)
 {
-	long long rank, cpu, from, to, delay, hcpu;
+	long long rank, cpu, pid, from, to, delay, hcpu;
 	const char *g = strstr(line, "\"guest\":\""), *parts = strstr(line, ",\"parts\":");
 	static const char cause_at[] = "\"parts\":[{\"cause\":\"";
 	const char *cause = strstr(line, cause_at);
@@ -389,20 +394,21 @@ static void put_late(struct perfetto *p, const char *line, size_t len)
 	int mi = -1, n;
 
 	if (!g || !parts || !json_num(line, "\"rank\":", &rank) || !json_num(line, "\"cpu\":", &cpu) ||
-	    !json_num(line, "\"expected_ns\":", &from) || !json_num(line, "\"running_ns\":", &to) ||
-	    !json_num(line, "\"delay_ns\":", &delay) || !json_num(line, "\"host_cpu\":", &hcpu) ||
-	    sscanf(g + 9, "%63[^\"]", gname) != 1)
-		return;
+	    !json_num(line, "\"pid\":", &pid) || !json_num(line, "\"expected_ns\":", &from) ||
+	    !json_num(line, "\"running_ns\":", &to) || !json_num(line, "\"delay_ns\":", &delay) ||
+	    !json_num(line, "\"host_cpu\":", &hcpu) || sscanf(g + 9, "%63[^\"]", gname) != 1)
+		return -1;
 	for (int i = 0; i < sched_tracker_machines(p->d.t); i++)
 		if (!strcmp(sched_tracker_machine(p->d.t, i)->name, gname))
 			mi = i;
-	if (mi < 0 || from < 0 || to < from)
-		return;
+	if (mi < 0 || from < 0 || to < from || cpu < 0 || cpu > 4096 || pid < 0 || pid >= LATE_CPU)
+		return -1;
+	*tid = LATE_TID + cpu * LATE_CPU + pid;
 	if (cause)
 		sscanf(cause + strlen(cause_at), "%23[^\"]\",\"task\":\"%47[^\"]", key, task);
 	snprintf(name, sizeof(name), "late %lld.%03lld ms: %s%s%s", delay / 1000000,
 		 delay % 1000000 / 1000, key, task[0] ? " " : "", task);
-	put_slice(p, mi + 1, LATE_TID + cpu, name, from, to);
+	put_slice(p, mi + 1, *tid, name, from, to);
 	fprintf(p->out, ",\"cat\":\"late\",\"args\":{\"rank\":%lld,\"delay_ns\":%lld,"
 		"\"host_cpu\":%lld", rank, delay, hcpu);
 	/* the parts (and modes) as explain.c wrote them: JSON already */
@@ -411,9 +417,9 @@ static void put_late(struct perfetto *p, const char *line, size_t len)
 		n--;
 	fprintf(p->out, "%.*s}}", n, parts);
 	if (hcpu < 0 || !host_pid(p))
-		return;
+		return mi;
 	/* a flow from the late wake-up to what ran on its vCPU's host cpu then */
-	begin(p, "s", mi + 1, LATE_TID + cpu);
+	begin(p, "s", mi + 1, *tid);
 	fputs(",\"ts\":", p->out);
 	put_us(p->out, from);
 	fprintf(p->out, ",\"id\":%lld,\"name\":\"late wake-up\",\"cat\":\"late\"}", rank);
@@ -421,34 +427,46 @@ static void put_late(struct perfetto *p, const char *line, size_t len)
 	fputs(",\"bp\":\"e\",\"ts\":", p->out);
 	put_us(p->out, from);
 	fprintf(p->out, ",\"id\":%lld,\"name\":\"late wake-up\",\"cat\":\"late\"}", rank);
+	return mi;
 }
 
-/* --explain: every late wake-up explain.c listed, and its guest CPUs' late tracks */
+/* a late track's name, once: "cpu 1: late wake-ups of cyclictest (pid 136)" */
+static void name_late_track(struct perfetto *p, int mi, long long tid, const char *line)
+{
+	const char *c = strstr(line, "\"comm\":\"");
+	long long cpu = (tid - LATE_TID) / LATE_CPU, pid = (tid - LATE_TID) % LATE_CPU;
+	char name[96], comm[17] = "";
+	long long *n;
+
+	for (size_t i = 0; i < p->nr_late_tracks; i++)
+		if (p->late_tracks[i] == tid * 64 + mi)
+			return;
+	n = realloc(p->late_tracks, (p->nr_late_tracks + 1) * sizeof(*n));
+	if (!n)
+		return;
+	p->late_tracks = n;
+	n[p->nr_late_tracks++] = tid * 64 + mi;
+	if (c)
+		sscanf(c + 8, "%16[^\"]", comm);
+	snprintf(name, sizeof(name), "cpu %lld: late wake-ups of %s (pid %lld)", cpu, comm, pid);
+	put_meta(p, mi + 1, tid, "thread_name", name, 3 * (int)cpu + 2);
+}
+
+/* --explain: every late wake-up explain.c listed, on its guest task's late track */
 static void put_lates(struct perfetto *p)
 {
 	const char *line = p->opts->explain_text;
-	bool named[64][64] = { { false } };
 
 	while (line && *line) {
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line);
-		long long cpu;
-		char gname[64];
-		const char *g = strstr(line, "\"guest\":\"");
+		long long tid;
+		int mi;
 
-		if (!strncmp(line, "{\"type\":\"late\",", 15) && end && g &&
-		    json_num(line, "\"cpu\":", &cpu) && sscanf(g + 9, "%63[^\"]", gname) == 1) {
-			put_late(p, line, len);
-			for (int i = 0; i < sched_tracker_machines(p->d.t) && i < 64; i++) {
-				char name[64];
-
-				if (strcmp(sched_tracker_machine(p->d.t, i)->name, gname) || cpu < 0 ||
-				    cpu >= 64 || named[i][cpu])
-					continue;
-				named[i][cpu] = true;
-				snprintf(name, sizeof(name), "cpu %lld: late wake-ups (--explain)", cpu);
-				put_meta(p, i + 1, LATE_TID + cpu, "thread_name", name, 3 * cpu + 2);
-			}
+		if (!strncmp(line, "{\"type\":\"late\",", 15) && end) {
+			mi = put_late(p, line, len, &tid);
+			if (mi >= 0 && mi < 64)
+				name_late_track(p, mi, tid, line);
 		}
 		line = end ? end + 1 : NULL;
 	}
@@ -493,6 +511,7 @@ static void perfetto_free(struct drawn *d)
 	trace_seq_destroy(&p->seq);
 	free(p->runs);
 	free(p->vcpu_tid);
+	free(p->late_tracks);
 	free(p);
 }
 
