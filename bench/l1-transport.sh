@@ -95,7 +95,7 @@ port_bytes() {
 		[ -f "$f" ] || continue
 		s=$(stat -c %s "$f")
 		tot=$((tot + s))
-		[ -z "${1:-}" ] || fallocate -p -o 0 -l "$s" "$f" ||
+		[ -z "${1:-}" ] || [ "$s" -eq 0 ] || fallocate -p -o 0 -l "$s" "$f" ||
 			echo "# cannot punch $f" >&2
 	done
 	echo $tot
