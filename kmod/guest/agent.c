@@ -353,7 +353,8 @@ static bool vtg_rx_one(void)
  */
 static void vtg_ctl_reclaim(void)
 {
-	if (vtg.ctl->f_op->poll)
+	/* vtg_rx_fill() closes a hot-unplugged port */
+	if (vtg.ctl && vtg.ctl->f_op->poll)
 		vfs_poll(vtg.ctl, NULL);
 }
 
