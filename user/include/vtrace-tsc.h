@@ -187,6 +187,13 @@ struct vtrace_tsc_drop {
  * @nr_drops:	their number
  * @next_drop:	the first drop not yet passed
  * @index:	number of events converted so far
+ * @in_guest:	NULL, or tells whether the vCPU was in guest mode at a host TSC
+ *		(1 yes, 0 no, -1 not known); set with vtrace_tsc_map_set_windows()
+ * @in_guest_ctx: its first argument
+ * @ambiguous:	events two intervals map inside themselves, not told apart
+ *		(kept where the offsets alone put them)
+ * @told_apart:	such events that @in_guest told apart
+ * @moved:	of those, events it moved off the interval the offsets alone chose
  *
  * Init with vtrace_tsc_map_init(), then vtrace_tsc_map_event() per event.
  */
@@ -207,6 +214,11 @@ struct vtrace_tsc_map {
 	size_t					nr_drops;
 	size_t					next_drop;
 	uint64_t				index;
+	int					(*in_guest)(void *ctx, uint64_t host_tsc);
+	void					*in_guest_ctx;
+	uint64_t				ambiguous;
+	uint64_t				told_apart;
+	uint64_t				moved;
 };
 
 void vtrace_tsc_map_init(struct vtrace_tsc_map *map, const struct vtrace_vcpu_history *hist,
@@ -215,5 +227,7 @@ int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_
 int vtrace_tsc_map_needs_drops(const struct vtrace_tsc_map *map);
 void vtrace_tsc_map_set_drops(struct vtrace_tsc_map *map, const struct vtrace_tsc_drop *drops,
 			      size_t nr);
+void vtrace_tsc_map_set_windows(struct vtrace_tsc_map *map,
+				int (*in_guest)(void *ctx, uint64_t host_tsc), void *ctx);
 
 #endif /* _VTRACE_TSC_H */

@@ -649,6 +649,33 @@ def scenario(name, rng, nev):
                 t += 20_000
             host.events[c].append((t, ev_switch(b'CPU %d/KVM' % c, tid, b'swapper/%d' % c, 0),
                                    '', 0))
+    elif name in ('ambig', 'ambig_nokvm'):
+        # the unstable host sets vCPU 0's offset back (w3, by its 8 ms off the CPU) with
+        # no guest event since an earlier write (w1) that moved it forward: the first
+        # event after w3 reads a guest TSC that w2's interval maps inside itself too
+        # (3 ms after the vCPU's run 2 ended, where it was not in guest mode); the
+        # host's kvm_entry/kvm_exit tell them apart (ambig_nokvm: the same without them)
+        host.events = [[] for _ in range(2)]
+        g = guest('g1', 1, [0], 4256)
+        v, ms, tid = g.vcpus[0], 2_500_000, 900
+        o0 = v.iv[0]['offset']
+        runs = [(base, base + 5 * ms), (base + 10 * ms, base + 11 * ms),
+                (base + 20 * ms, base + 22 * ms), (base + 30 * ms, base + 35 * ms)]
+        v.write(runs[1][0], o0 + 100 * ms)      # w1: caught up (forward)
+        v.write(runs[2][0], o0 + 5 * ms)        # w2: back, in its own run
+        v.write(runs[3][0], o0 - 3 * ms)        # w3: back by the 8 ms off the CPU
+        for a, b in runs:
+            he = host.events[0]
+            he.append((a, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', tid), '', 0))
+            if name == 'ambig':
+                he.append((a + 1000, ev_kvm_entry(tid, 0), '', 0))
+                he.append((b - 1000, ev_kvm_exit(tid, 0), '', 0))
+            he.append((b, ev_switch(b'CPU 0/KVM', tid, b'swapper/0', 0), '', 0))
+        host.events[1].append((base, ev_switch(b'swapper/1', 0, b'task-1', 1001), '', 0))
+        host.events[1].append((runs[3][1], ev_switch(b'task-1', 1001, b'swapper/1', 0), '', 0))
+        add_markers(rng, g, 0, base + ms // 10, base + 49 * ms // 10, nev // 2)
+        g.events[0].append((base + 31 * ms, ev_print(1000, b'g1-after-w3'), 'g1-after-w3', 0))
+        add_markers(rng, g, 0, base + 31 * ms + 1, base + 349 * ms // 10, nev - nev // 2 - 1)
     elif name == 'snapshot':
         g = guest('g1', 1, [0], 4248)
         g.vcpus[0].iv[0]['kind'] = 'snapshot'

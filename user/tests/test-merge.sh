@@ -337,6 +337,34 @@ grep -qx 'vtrace-merge: self-check: 204 guest events checked, 0 outside (toleran
 ok $? self_check_kvm_windows "rc $rc: $(cat "$T/err")"
 shift_offsets "$T/kvm/tsc_offsets" "$T/kvm/shifted" 7500	# 3 us
 expect_error self_check_kvm_3us_off_fails "self-check: 100 guest events fall outside the times their vCPU could run (worst 2000 ns)" --host "$T/kvm/host" --guest g1="$T/kvm/g1" --offsets "$T/kvm/shifted"
+# an offset set back (the unstable host) with no guest event since a forward write: the
+# first event after it (g1-after-w3, true host TSC 10,077,500,000) reads a guest TSC that
+# the interval before the write maps inside itself too, 8 ms earlier (where the old code
+# put it); the host's kvm_entry/kvm_exit tell them apart: exact times, verified
+$GEN make "$T/ambig" ambig --events 40 > /dev/null || ok 1 gen_ambig
+run --host "$T/ambig/host" --guest g1="$T/ambig/g1" --offsets "$T/ambig/tsc_offsets" --format jsonl
+ok $rc ambig_kvm_exit "$(head -c 300 "$T/err")"
+relay < <($GEN check "$T/ambig" ambig_kvm < "$T/out")
+grep -q '"host_tsc": *10077500000,.*g1-after-w3' "$T/out"
+ok $? ambig_kvm_after_w3_host_tsc "$(grep g1-after-w3 "$T/out" | head -c 300)"
+grep -qx 'vtrace-merge: self-check: guest g1 cpu 0: 1 events read a guest TSC that two offset intervals map (the offset was set back): 1 told apart by kvm_entry..kvm_exit (1 moved), 0 not' "$T/err" &&
+grep -qx 'vtrace-merge: self-check: 42 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 331298 ns: verified' "$T/err"
+ok $? ambig_kvm_told_apart_reported "$(cat "$T/err")"
+run --host "$T/ambig/host" --guest g1="$T/ambig/g1" --offsets "$T/ambig/tsc_offsets" --stats
+[ $rc -eq 0 ] && grep -q ' told-apart=1$' "$T/out" &&
+grep -qx 'self-check: guest g1 cpu 0: 1 events read a guest TSC that two offset intervals map (the offset was set back): 1 told apart by kvm_entry..kvm_exit (1 moved), 0 not' "$T/out"
+ok $? ambig_kvm_stats "rc $rc: $(grep -e told -e ambig "$T/out")"
+# the same without kvm_entry/kvm_exit: the offsets alone cannot tell, the event stays 8 ms
+# early as before; said (2 events: it, and the next one, which maps after it either way),
+# and the self-check's sched_switch spans catch it
+$GEN make "$T/ambig-nokvm" ambig_nokvm --events 40 > /dev/null || ok 1 gen_ambig_nokvm
+expect_error ambig_nokvm_self_check_fails "self-check: 1 guest events fall outside the times their vCPU could run (worst 1000000 ns)" \
+	--host "$T/ambig-nokvm/host" --guest g1="$T/ambig-nokvm/g1" --offsets "$T/ambig-nokvm/tsc_offsets"
+grep -qx 'vtrace-merge: self-check: guest g1 cpu 0: 2 events read a guest TSC that two offset intervals map (the offset was set back): 0 told apart by kvm_entry..kvm_exit (0 moved), 2 not, left in the interval the offsets alone choose: their times may be wrong (record kvm:kvm_entry and kvm:kvm_exit on the host to tell them apart)' "$T/err"
+ok $? ambig_nokvm_reported "$(cat "$T/err")"
+run --host "$T/ambig-nokvm/host" --guest g1="$T/ambig-nokvm/g1" --offsets "$T/ambig-nokvm/tsc_offsets" --stats --format jsonl --force
+[ $rc -eq 0 ] && grep -q '"self_check": {"machine": "g1", "cpu": 0, "ambiguous": 2, "told_apart": 0, "moved": 0, "verified": false, "checked": 42, "outside": 1,' "$T/out"
+ok $? ambig_nokvm_stats_jsonl "rc $rc: $(grep self_check "$T/out")"
 run --host "$T/jump/host" $(guests "$T/jump") --offsets "$T/jump/tsc_offsets"
 [ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: guest g1 cpu 0: unverified: no thread "CPU 0/KVM" in the host trace'"'"'s sched_switch events' "$T/err" &&
 grep -q 'record the host while the guests run with trace-cmd record -C x86-tsc -e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit' "$T/err"

@@ -62,6 +62,54 @@ static uint64_t map(struct vtrace_tsc_map *m, uint64_t g)
 	return h;
 }
 
+/* guest windows for the map: [lo, hi] in host TSC (ctx: two numbers) */
+static int in_window(void *ctx, uint64_t t)
+{
+	const uint64_t *w = ctx;
+
+	return t >= w[0] && t <= w[1];
+}
+
+/*
+ * An offset set back by 1e6 at host 2e6 (the unstable host): guest TSC
+ * 1000000 maps inside both intervals, to 1000000 and 2000000.  The forward
+ * rule takes the later; the guest windows confirm it, or move the event.
+ */
+static void test_ambiguous(void)
+{
+	struct vtrace_tsc_interval un[] = { iv(1000, 0, 1ULL << 32, 32),
+					    iv(2000000, -1000000, 1ULL << 32, 32) };
+	struct vtrace_vcpu_history h = { .nr = 2, .iv = un };
+	uint64_t after[2] = { 2000000, 3000000 }, before[2] = { 1000, 1500000 };
+	uint64_t both[2] = { 1000, 3000000 };
+	struct vtrace_tsc_map m;
+	int ok;
+
+	vtrace_tsc_map_init(&m, &h, 0);
+	ok = map(&m, 999999) == 999999 && map(&m, 1000000) == 2000000 && m.ambiguous == 1 &&
+	     m.told_apart == 0;
+	ktap_check(ok, "tsc_ambiguous_counted_without_windows", "ambiguous %llu",
+		   (unsigned long long)m.ambiguous);
+
+	vtrace_tsc_map_init(&m, &h, 0);
+	vtrace_tsc_map_set_windows(&m, in_window, after);
+	ok = map(&m, 999999) == 999999 && map(&m, 1000000) == 2000000 && m.told_apart == 1 &&
+	     m.moved == 0 && m.ambiguous == 0;
+	vtrace_tsc_map_init(&m, &h, 0);
+	vtrace_tsc_map_set_windows(&m, in_window, before);
+	ok = ok && map(&m, 999999) == 999999 && map(&m, 1000000) == 1000000 &&
+	     map(&m, 1000100) == 1000100 && m.told_apart == 2 && m.moved == 2 && m.cur == 0;
+	ktap_check(ok, "tsc_ambiguous_told_apart_by_guest_windows", "told %llu moved %llu cur %zu",
+		   (unsigned long long)m.told_apart, (unsigned long long)m.moved, m.cur);
+
+	vtrace_tsc_map_init(&m, &h, 0);
+	vtrace_tsc_map_set_windows(&m, in_window, both);
+	ok = map(&m, 999999) == 999999 && map(&m, 1000000) == 2000000 && m.ambiguous == 1 &&
+	     m.told_apart == 0;
+	ktap_check(ok, "tsc_ambiguous_both_in_windows_kept", "ambiguous %llu",
+		   (unsigned long long)m.ambiguous);
+}
+
 static void test_intervals(void)
 {
 	/* guest writes TSC +3e9 at host 5e9 */
@@ -210,9 +258,10 @@ static void test_hostile_offsets_file(void)
 
 int main(void)
 {
-	printf("KTAP version 1\n1..16\n");
+	printf("KTAP version 1\n1..20\n");
 	test_inverse();
 	test_intervals();
+	test_ambiguous();
 	test_hostile_offsets_file();
 	return ktap_finish();
 }

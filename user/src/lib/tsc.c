@@ -67,6 +67,22 @@
  * start lower.  The current interval then maps the event at or past the
  * next write, which no event of that interval can be; such an event takes
  * the first following interval that maps it inside itself (resync()).
+ *
+ * None of these rules can always be right: when interval i+1 sets the clock
+ * back, a guest TSC in [G(i+1), F(i+1)) maps inside both i (before the write)
+ * and i+1 (after it), and the offsets alone do not say which the vCPU read
+ * it in.  Seen on the unstable host: KVM stepped an offset back by 27.5
+ * million cycles, no guest event came between the two writes, the rules
+ * took the earlier interval and put the event where the vCPU was not in
+ * guest mode (the self-check caught it, 23.2 ms outside).  So after the
+ * rules, an event that the chosen interval and a neighbour both map inside
+ * themselves is "ambiguous"; when the caller knows when the vCPU was in
+ * guest mode (the host's kvm_entry .. kvm_exit of its thread:
+ * vtrace_tsc_map_set_windows()), the event takes the interval whose host
+ * time is in guest mode, if exactly one is.  Otherwise it stays where the
+ * rules put it and is counted (@ambiguous), for the caller to report: never
+ * silently; unless a drop of the guest's own TSC held it (the look-ahead
+ * above): that is evidence, not a guess.
  */
 #include "vtrace-tsc.h"
 
@@ -239,6 +255,64 @@ void vtrace_tsc_map_set_drops(struct vtrace_tsc_map *map, const struct vtrace_ts
 	map->next_drop = 0;
 }
 
+void vtrace_tsc_map_set_windows(struct vtrace_tsc_map *map,
+				int (*in_guest)(void *ctx, uint64_t host_tsc), void *ctx)
+{
+	map->in_guest = in_guest;
+	map->in_guest_ctx = ctx;
+}
+
+/* The other interval that maps @g inside itself, next to the chosen one, or SIZE_MAX */
+static size_t other_inside(const struct vtrace_tsc_map *map, uint64_t g)
+{
+	const struct vtrace_vcpu_history *h = map->hist;
+	size_t c = map->cur;
+	uint64_t host;
+
+	if (h->iv[c].kind == VTRACE_TSC_CONSTANT)
+		return SIZE_MAX;
+	/* cheap tests first: most events are far from any write */
+	if (c + 1 < h->nr && g >= start_guest(h, c + 1) && maps_inside(h, c + 1, g) &&
+	    maps_inside(h, c, g))
+		return c + 1;
+	/* the earlier interval only when it keeps the CPU's events in time order */
+	if (c > 0 && h->iv[c - 1].kind != VTRACE_TSC_CONSTANT && g < end_guest(h, c - 1) &&
+	    maps_inside(h, c - 1, g) && maps_inside(h, c, g) &&
+	    (!map->started || (!vtrace_tsc_host(&h->iv[c - 1], g, &host) &&
+			       host >= map->prev_host)))
+		return c - 1;
+	return SIZE_MAX;
+}
+
+/* Two intervals map @g inside themselves: the one in guest mode, if the caller can tell */
+static void tell_apart(struct vtrace_tsc_map *map, uint64_t g)
+{
+	const struct vtrace_vcpu_history *h = map->hist;
+	size_t other = other_inside(map, g);
+	uint64_t here, there;
+	int in_here = -1, in_there = -1;
+	int held;
+
+	if (other == SIZE_MAX)
+		return;
+	/* held back by a drop that fits the write: the guest's own evidence, not a guess */
+	held = other == map->cur + 1 && write_is_ahead(map, g);
+	if (map->in_guest && !vtrace_tsc_host(&h->iv[map->cur], g, &here) &&
+	    !vtrace_tsc_host(&h->iv[other], g, &there)) {
+		in_here = map->in_guest(map->in_guest_ctx, here);
+		in_there = map->in_guest(map->in_guest_ctx, there);
+	}
+	if (in_here == 1 && in_there == 0) {
+		map->told_apart++;
+	} else if (in_here == 0 && in_there == 1) {
+		map->told_apart++;
+		map->moved++;
+		map->cur = other;
+	} else if (!held) {
+		map->ambiguous++;
+	}
+}
+
 /**
  * vtrace_tsc_map_event - host TSC of a guest CPU's next event
  * @map:	the CPU's map
@@ -267,6 +341,7 @@ int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_
 	       !write_is_ahead(map, guest_tsc))
 		map->cur++;
 	resync(map, guest_tsc);
+	tell_apart(map, guest_tsc);
 	if ((map->cur == 0 && guest_tsc < start_guest(h, 0)) ||
 	    h->iv[map->cur].kind == VTRACE_TSC_ASSUMED) {
 		if (!map->assume_constant)

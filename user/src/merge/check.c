@@ -414,6 +414,46 @@ static void name_threads(struct check *c, struct tep_handle *tep)
 
 /* ---- the guests' CPUs */
 
+/* Inside a guest window of a candidate thread? (src/lib/tsc.c's in_guest: 1, 0, -1) */
+static int in_guest_window(void *ctx, uint64_t t)
+{
+	const struct check_cpu *cc = ctx;
+	const struct check *c = cc->c;
+
+	if (t < c->lo || t > c->hi)
+		return -1;
+	for (int i = 0; i < cc->nr_cand; i++) {
+		const struct spans *sp = &cc->cand[i].t->guest;
+		size_t lo = 0, hi = sp->nr;
+
+		while (lo < hi) {	/* the first span starting after t */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (sp->s[mid].start <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && t <= sp->s[lo - 1].end)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The vCPU's guest windows tell apart the events two offset intervals map
+ * inside themselves (src/lib/tsc.c): only with kvm_entry/kvm_exit, run spans
+ * are too wide for it.
+ */
+static void bind_windows(struct check_cpu *cc, struct source *s)
+{
+	for (int i = 0; i < cc->nr_cand; i++)
+		if (cc->cand[i].t->guest.nr) {
+			vtrace_tsc_map_set_windows(&s->map, in_guest_window, cc);
+			return;
+		}
+}
+
 static void bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 {
 	const struct vtrace_vcpu_history *h = s->map.hist;
@@ -434,6 +474,7 @@ static void bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 		k->sp = t->guest.nr ? &t->guest : &t->run;
 		k->to_start = k->to_end = UINT64_MAX;
 	}
+	bind_windows(cc, s);
 }
 
 /**
@@ -488,9 +529,12 @@ void check_close(struct check *c)
 		free(c->th[i].run.s);
 		free(c->th[i].guest.s);
 	}
-	for (int i = 0; i < c->nr_cpus; i++)
-		if (c->cpus[i].s)
-			c->cpus[i].s->chk = NULL;
+	for (int i = 0; i < c->nr_cpus; i++) {
+		if (!c->cpus[i].s)
+			continue;
+		c->cpus[i].s->chk = NULL;
+		vtrace_tsc_map_set_windows(&c->cpus[i].s->map, NULL, NULL);
+	}
 	free(c->th);
 	free(c->cpus);
 	free(c);
@@ -647,6 +691,44 @@ static const char *cpu_unverified(const struct check *c, const struct check_cpu 
 	return NULL;
 }
 
+/*
+ * Events two offset intervals map inside themselves (src/lib/tsc.c): how
+ * many the guest windows told apart, how many were left where the offsets
+ * alone put them (possibly wrong).  Nothing when there were none.
+ */
+static void ambiguity_line(const struct check_cpu *cc, FILE *f, const char *prefix)
+{
+	const struct vtrace_tsc_map *map = &cc->s->map;
+
+	if (!map->ambiguous && !map->told_apart)
+		return;
+	fprintf(f, "%sguest %s cpu %d: %" PRIu64 " events read a guest TSC that two offset"
+		" intervals map (the offset was set back): %" PRIu64 " told apart by"
+		" kvm_entry..kvm_exit (%" PRIu64 " moved), %" PRIu64 " not", prefix,
+		cc->s->m->name, cc->s->cpu, map->ambiguous + map->told_apart, map->told_apart,
+		map->moved, map->ambiguous);
+	if (map->ambiguous)
+		fprintf(f, ", left in the interval the offsets alone choose: their times may be"
+			" wrong (record kvm:kvm_entry and kvm:kvm_exit on the host to tell them"
+			" apart)");
+	fputc('\n', f);
+}
+
+static void json_ambiguity(const struct check_cpu *cc, FILE *f)
+{
+	const struct vtrace_tsc_map *map = &cc->s->map;
+
+	fprintf(f, "\"ambiguous\": %" PRIu64 ", \"told_apart\": %" PRIu64 ", \"moved\": %" PRIu64
+		", ", map->ambiguous, map->told_apart, map->moved);
+}
+
+static void ambiguity_lines(const struct check *c, FILE *f, const char *prefix)
+{
+	for (int i = 0; i < c->nr_cpus; i++)
+		if (c->cpus[i].s)
+			ambiguity_line(&c->cpus[i], f, prefix);
+}
+
 struct totals {
 	uint64_t	checked, outside, unchecked, worst, bound;
 	int		verified, unverified;
@@ -658,24 +740,29 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	const struct cand *k = best(cc);
 	const char *why;
 	uint64_t b;
-	char buf[160];
+	char buf[160], bound[24];
 
 	why = cpu_unverified(c, cc, buf, sizeof(buf));
 	if (json) {
 		fprintf(f, "{\"self_check\": {\"machine\": \"%s\", \"cpu\": %d, ", cc->s->m->name,
 			cc->s->cpu);
+		json_ambiguity(cc, f);
 		if (why) {
 			fprintf(f, "\"verified\": false, \"events\": %" PRIu64 ", \"why\": \"%s\"}}\n",
 				cc->seen, why);
 			return;
 		}
 		b = bound_of(k);
+		/* JSON's null when nothing is proved */
+		if (b == UINT64_MAX)
+			snprintf(bound, sizeof(bound), "null");
+		else
+			snprintf(bound, sizeof(bound), "%" PRIu64, to_ns(c, b));
 		fprintf(f, "\"verified\": %s, \"checked\": %" PRIu64 ", \"outside\": %" PRIu64
-			", \"worst_ns\": %" PRIu64 ", \"bound_ns\": %s%" PRIu64 "%s, \"unchecked\": %"
+			", \"worst_ns\": %" PRIu64 ", \"bound_ns\": %s, \"unchecked\": %"
 			PRIu64 ", \"basis\": \"%s\", \"tid\": %d, \"threads\": %d}}\n",
 			k->outside ? "false" : "true", k->checked, k->outside, to_ns(c, k->worst),
-			b == UINT64_MAX ? "null" : "", b == UINT64_MAX ? 0 : to_ns(c, b),
-			b == UINT64_MAX ? "" : "", cc->unchecked,
+			bound, cc->unchecked,
 			k->sp == &k->t->guest ? "kvm_entry/kvm_exit" : "sched_switch",
 			k->t->tid, cc->nr_cand);
 		return;
@@ -777,12 +864,14 @@ int check_report(const struct check *c, FILE *f, bool force)
 	if (!c || !c->nr_cpus)
 		return 0;
 	if (c->unverified) {
+		ambiguity_lines(c, f, "vtrace-merge: self-check: ");
 		fprintf(f, "vtrace-merge: self-check: unverified: %s\n", c->unverified);
 		hint(c, f, &(struct totals){ .unverified = 1 });
 		return 0;
 	}
 	for (int i = 0; i < c->nr_cpus; i++)
 		cpu_line(c, &c->cpus[i], f, false, "vtrace-merge: self-check: ", &t);
+	ambiguity_lines(c, f, "vtrace-merge: self-check: ");
 	if (disjoint_guests(c, f))
 		return force ? 0 : -1;
 	hint(c, f, &t);
@@ -825,4 +914,6 @@ void check_stats(const struct check *c, FILE *f, bool json)
 		fputc('\n', f);
 	for (int i = 0; i < c->nr_cpus; i++)
 		cpu_line(c, &c->cpus[i], f, json, "self-check: ", &t);
+	if (!json)
+		ambiguity_lines(c, f, "self-check: ");
 }

@@ -669,6 +669,10 @@ static void print_checks(FILE *out, const struct source *s)
 		fprintf(out, " tsc-backwards=%llu", (unsigned long long)s->map.backwards);
 	if (s->map.extrapolated)
 		fprintf(out, " extrapolated=%llu", (unsigned long long)s->map.extrapolated);
+	if (s->map.told_apart)
+		fprintf(out, " told-apart=%llu", (unsigned long long)s->map.told_apart);
+	if (s->map.ambiguous)
+		fprintf(out, " ambiguous=%llu", (unsigned long long)s->map.ambiguous);
 	if (s->out_of_order)
 		fprintf(out, " host-time-backwards=%llu", (unsigned long long)s->out_of_order);
 	if (c && c->truncated)
