@@ -65,7 +65,12 @@
 #define VTRACE_CTL_PORT_SUFFIX		".ctl"
 #define VTRACE_CPU_PORT_SUFFIX		".cpu"
 
-/* Text of the trace_marker filler written to push out partly filled pages */
+/*
+ * Text of the trace_marker filler that older guests wrote to push out partly
+ * filled pages at a session's end.  vtrace_guest now reads the last partial
+ * page instead and writes none; it still counts such markers in the pages it
+ * sends (fillers_sent), and vtrace-merge drops them.
+ */
 #define VTRACE_FILLER_TEXT		"vtrace-flush-filler"
 
 /**
