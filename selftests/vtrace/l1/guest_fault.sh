@@ -26,7 +26,7 @@ l2_start_noconn() {
 }
 
 # l2_start_unplug NAME SCRIPT: 2 CPUs, file ends, vtrace.cpu1 with id vtp1,
-# and a QEMU monitor socket (on /run) to hot-unplug it.
+# vtrace.ctl with id vtpc, and a QEMU monitor socket (on /run) to hot-unplug them.
 l2_start_unplug() {
 	local name=$1 script=$2 dir=$VTRACE_OUT/$1
 	rm -rf "$dir" "/run/vtrace-$name.mon"
@@ -39,7 +39,7 @@ l2_start_unplug() {
 		-append "console=ttyS0 panic=-1 loglevel=6 vtrace_run=$script" \
 		-device virtio-serial-pci,id=vser0,max_ports=64 \
 		-chardev "file,id=vtctl,path=$dir/ctl" \
-		-device virtserialport,bus=vser0.0,chardev=vtctl,name=vtrace.ctl \
+		-device virtserialport,bus=vser0.0,chardev=vtctl,name=vtrace.ctl,id=vtpc \
 		-chardev "file,id=vtc0,path=$dir/cpu0" \
 		-device virtserialport,bus=vser0.0,chardev=vtc0,name=vtrace.cpu0 \
 		-chardev "file,id=vtc1,path=$dir/cpu1" \
@@ -63,7 +63,7 @@ except socket.timeout:
 PY
 }
 
-ktap_header 57
+ktap_header 62
 modprobe kvm_amd
 
 l2_start_noconn gnoconn /tests/guest_noconn.sh
@@ -120,6 +120,12 @@ done
 sleep 2
 monitor "/run/vtrace-gunplug.mon" "device_del vtp1" > "$VTRACE_OUT/gunplug/monitor.out"
 ktap_diag "monitor: device_del vtp1 sent"
+for i in $(seq 1 200); do
+	grep -q '^vtg-phase: ctl-unplug' "$VTRACE_OUT/gunplug/console.log" 2>/dev/null && break
+	sleep 1
+done
+monitor "/run/vtrace-gunplug.mon" "device_del vtpc" >> "$VTRACE_OUT/gunplug/monitor.out"
+ktap_diag "monitor: device_del vtpc sent"
 
 l2_wait
 ktap_result $? "unplug_l2_runs"

@@ -42,6 +42,32 @@ grep -q "^data ports: 1 of 2 CPUs" $D/status
 t $? port_closed_at_stop
 echo 1 > $D/enable && echo 0 > $D/enable
 t $? new_session_after_unplug
+# then the control port, with a session running: the control thread reads
+# -ENODEV, closes the port and goes on without it
+echo 1 > $D/enable
+t $? enable_before_ctl_unplug
+echo "vtg-phase: ctl-unplug"
+i=0
+while [ $i -lt 60 ] && [ -n "$(grep -l '^vtrace.ctl$' /sys/class/virtio-ports/*/name)" ]; do
+	guest_markers 50 0 > /dev/null
+	sleep 0.25
+	i=$((i + 1))
+done
+[ -z "$(grep -l '^vtrace.ctl$' /sys/class/virtio-ports/*/name)" ]
+t $? ctl_port_unplugged
+i=0
+while [ $i -lt 40 ] && ! dmesg | grep -q "vtrace_guest: control port removed"; do
+	sleep 0.25
+	i=$((i + 1))
+done
+dmesg | grep -q "vtrace_guest: control port removed"
+t $? ctl_port_removed_in_dmesg
+guest_markers 100 0 > /dev/null
+echo 0 > $D/enable
+t $? disable_after_ctl_unplug
+sed 's/^/vtg-status: /' $D/status
+grep -q "^ctl port: no" $D/status
+t $? ctl_port_gone_in_status
 rmmod vtrace_guest
 t $? unload
 ! ps | grep -q '[v]trace-'
