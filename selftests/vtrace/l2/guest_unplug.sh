@@ -8,9 +8,10 @@ t $? load
 echo 1 > $D/enable
 t $? enable
 echo "vtg-phase: streaming"
-# the host removes vtrace.cpu1 once it sees the line above
+# the host removes vtrace.cpu1 once it sees the line above (wait up to about
+# 60 s: on a machine running three L1s the removal once took longer than 15)
 i=0
-while [ $i -lt 60 ] && [ -n "$(grep -l '^vtrace.cpu1$' /sys/class/virtio-ports/*/name)" ]; do
+while [ $i -lt 240 ] && [ -n "$(grep -l '^vtrace.cpu1$' /sys/class/virtio-ports/*/name)" ]; do
 	guest_markers 100 0 1 > /dev/null
 	sleep 0.25
 	i=$((i + 1))
@@ -48,7 +49,7 @@ echo 1 > $D/enable
 t $? enable_before_ctl_unplug
 echo "vtg-phase: ctl-unplug"
 i=0
-while [ $i -lt 60 ] && [ -n "$(grep -l '^vtrace.ctl$' /sys/class/virtio-ports/*/name)" ]; do
+while [ $i -lt 240 ] && [ -n "$(grep -l '^vtrace.ctl$' /sys/class/virtio-ports/*/name)" ]; do
 	guest_markers 50 0 > /dev/null
 	sleep 0.25
 	i=$((i + 1))
