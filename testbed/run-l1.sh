@@ -113,7 +113,7 @@ l1_watch() {
 				echo "l1 stalled: no output from L1 for ${wd}s ($f) and no kernel message; L1 killed; its CPUs (l1-cpus.txt): $(sed -n 's/^summary: //p' "$out/l1-cpus.txt")" |
 					tee "$out/l1-stalled.log" >&2
 			else
-				echo "run-l1: no output from L1 for ${wd}s ($f) after a kernel report; L1 killed" >&2
+				echo "run-l1: no output from L1 for ${wd}s ($f) after a kernel report; L1 killed; its CPUs (l1-cpus.txt): $(sed -n 's/^summary: //p' "$out/l1-cpus.txt")" >&2
 			fi
 			pkill -KILL -P "$q"
 			kill -KILL "$q"

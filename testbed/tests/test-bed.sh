@@ -33,7 +33,7 @@ guest() {
 }
 
 echo "KTAP version 1"
-echo "1..12"
+echo "1..13"
 
 # The watchdog cases wait on watchdogs, not on the CPU: all at once (each in
 # its own folder), results in order.  caseK prints test K's line.
@@ -128,6 +128,18 @@ result $? "bed_glitch_knows_the_watchdogs_findings"
 echo "l2 stuck busy: x: no heartbeat" > "$tmp/bg/l2-boot-watchdog.log"
 ! "$tb/bed-glitch.sh" "$tmp/bg" > /dev/null
 result $? "bed_glitch_never_takes_a_busy_guest"
+
+# a KVM vCPU thread's stack end overwritten: the bed's, unless a vtrace frame is in the report
+mkdir -p "$tmp/se"
+printf '%s\n' "[   43.3] Kernel panic - not syncing: corrupted stack end detected inside scheduler" \
+	"[   43.3] CPU: 0 PID: 266 Comm: CPU 2/KVM Tainted: G           OE      6.1.0-57-amd64 #1" \
+	"[   43.3]  shutdown_interception+0x55/0x80 [kvm_amd]" "[   43.3] ---[ end Kernel panic ]---" \
+	> "$tmp/se/l1-console.log"
+"$tb/bed-glitch.sh" "$tmp/se" | grep -q 'corrupted stack end detected inside scheduler in a KVM vCPU thread'
+rc1=$?
+sed -i 's/shutdown_interception+0x55\/0x80 \[kvm_amd\]/vtg_drain+0x55\/0x80 [vtrace_guest]/' "$tmp/se/l1-console.log"
+! "$tb/bed-glitch.sh" "$tmp/se" > /dev/null
+result $((rc1 | $?)) "bed_glitch_stack_end_of_a_vcpu_thread_not_with_a_vtrace_frame"
 
 # bed_retry: a glitch then a pass runs twice; a real failure runs once
 . "$tb/bed-retry.sh"
