@@ -341,23 +341,6 @@ static bool vtg_rx_one(void)
 	return true;
 }
 
-/*
- * virtio_console frees the output buffers the host has used only at the
- * port's next write or poll().  Until then the port's out_vq has used
- * buffers pending, and every interrupt of the device's vector (one vector
- * for all virtqueues when MSI-X vectors run short, as with one port per
- * CPU) runs the port's out callback, which wakes the port's wait queue: our
- * entry.  Without this poll() the thread woke about once per interrupt in 4
- * of 6 bench windows (18-21 wake-ups, 17-21 interrupts; 0 in the other 2),
- * in 0 of 2 with it (Documentation/benchmarks.rst).
- */
-static void vtg_ctl_reclaim(void)
-{
-	/* vtg_rx_fill() closes a hot-unplugged port */
-	if (vtg.ctl && vtg.ctl->f_op->poll)
-		vfs_poll(vtg.ctl, NULL);
-}
-
 void vtg_agent_poll(void)
 {
 	WRITE_ONCE(vtg.ctl_kick, false);
@@ -366,5 +349,4 @@ void vtg_agent_poll(void)
 	vtg_rx_fill();
 	while (vtg.rx_len && vtg_rx_one())
 		;
-	vtg_ctl_reclaim();
 }
