@@ -27,6 +27,7 @@ ktap_fail=0
 ktap_skip=0
 
 ktap_header() {	# ktap_header PLAN
+	ktap_plan=$1
 	echo "KTAP version 1"
 	echo "1..$1"
 }
@@ -55,8 +56,14 @@ ktap_diag() {
 	printf '# %s\n' "$@"
 }
 
-ktap_finish() {	# exit status: 1 if anything failed
+ktap_finish() {	# exit status: 1 if anything failed or a planned result is missing
 	echo "# totals: pass:$ktap_pass fail:$ktap_fail skip:$ktap_skip"
+	# a guest that died in the middle prints fewer results than planned:
+	# what did not run did not pass (guest_fault once printed 47 of 62, ok)
+	if [ -n "${ktap_plan:-}" ] && [ "$ktap_n" -ne "$ktap_plan" ]; then
+		echo "# planned $ktap_plan results, printed $ktap_n: the missing ones did not run"
+		return 1
+	fi
 	[ "$ktap_fail" -eq 0 ]
 }
 
