@@ -299,6 +299,14 @@ def scenario(name, rng, nev):
         machines.append(g)
         return g
 
+    def timer_wake(ev, fire, timer, wake, pid=500, cpu=1):
+        """cyclictest's timer expires at @fire, wakes the task, the task runs: its time"""
+        ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+        ev.append((fire + tsc(5_000), ev_wakeup(pid, b'cyclictest', cpu), '', 0))
+        run = fire + tsc(12_000)
+        ev.append((run, ev_switch(b'swapper/%d' % cpu, 0, b'cyclictest', pid), '', 0))
+        return run
+
     if name == 'basic':
         g = guest('g1', 2, [0, 1], 4242)
         for c in range(2):
@@ -403,10 +411,7 @@ def scenario(name, rng, nev):
                 he.append((due + tsc(3_500_000), ev_switch(prev, prev_pid, b'CPU 1/KVM', 900),
                            '', 0))
                 fire = due + tsc(3_988_000)
-            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
-            ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
-            run = fire + tsc(12_000)
-            ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            run = timer_wake(ev, fire, timer, wake)
             t = run + tsc(3_000)
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name == 'bench_explain':
@@ -439,10 +444,7 @@ def scenario(name, rng, nev):
                     he.append((due + tsc(300_000), ev_switch(b'hog', 777, vcpu, tid), '', 0))
                     fire = due + tsc(320_000)
                 he.append((fire - tsc(3_000), ev_kvm_entry(tid, c), '', 0))
-                ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
-                ev.append((fire + tsc(5_000), ev_wakeup(pid, b'cyclictest', c), '', 0))
-                run = fire + tsc(12_000)
-                ev.append((run, ev_switch(b'swapper/%d' % c, 0, b'cyclictest', pid), '', 0))
+                run = timer_wake(ev, fire, timer, wake, pid, c)
                 he.append((run + tsc(20_000), ev_kvm_exit(tid, c, 0x7b, 2), '', 0))
                 he.append((run + tsc(30_000), ev_kvm_entry(tid, c), '', 0))
                 he.append((run + tsc(40_000), ev_kvm_exit(tid, c, 0x7c, 2), '', 0))
@@ -505,10 +507,7 @@ def scenario(name, rng, nev):
             ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
             due = t + tsc(1_000_000)
             fire = due + tsc(20_000) if not hog_from <= due < hog_to else hog_to + tsc(30_000)
-            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
-            ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
-            run = fire + tsc(12_000)
-            ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            run = timer_wake(ev, fire, timer, wake)
             t = run + tsc(3_000)
     elif name == 'explain_mix':
         # as 'explain', with a known mix of late wake-ups of cyclictest (pid 500,
@@ -626,10 +625,7 @@ def scenario(name, rng, nev):
                 switch(due + us(2000), b'e2e_hog', 777, b'CPU 1/KVM', 900)
                 entry(due + us(2003))
                 fire = due + us(2030)
-            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
-            ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
-            run = fire + tsc(12_000)
-            ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            run = timer_wake(ev, fire, timer, wake)
             t = run + tsc(3_000)
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name == 'kvm':
