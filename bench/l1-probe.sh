@@ -55,13 +55,8 @@ event() {
 	local tc out writes dat=/tmp/vthev.dat ev lost ovr
 	load_vth || return 1
 	rm -f $dat
-	(cd /tmp && exec trace-cmd record -C x86-tsc -e vtrace_host -o $dat) > /tmp/vthev.log 2>&1 &
-	tc=$!
-	for ((w = 0; w < 300; w++)); do	# trace-cmd records once the event is enabled
-		[ "$(cat $T/events/vtrace_host/tsc_offset/enable)" = 1 ] && break
-		sleep 0.1
-	done
-	sleep 1
+	tc_record $dat
+	tc=$TC
 	out=$("$TSCSET" "$count") || { echo "# bench_tscset failed (event)"; return 1; }
 	echo "probe-run: mode=event run=$1 ${out#tscset }" >> "$res"
 	sleep 1
@@ -69,7 +64,7 @@ event() {
 	writes=$(($(stat_of kept) + $(stat_of dropped)))
 	ev=$(trace-cmd report -i $dat -F vtrace_host 2> /dev/null | grep -c ' tsc_offset: ')
 	lost=$(trace-cmd report -i $dat 2> /dev/null | grep -c 'EVENTS DROPPED')
-	ovr=$(awk '/^ *overrun:/ { s += $2 } END { print s + 0 }' /tmp/vthev.log)
+	ovr=$(awk '/^ *overrun:/ { s += $2 } END { print s + 0 }' $dat.log)
 	echo "probe-stream: run=$1 writes=$writes events=$ev overrun=$ovr lost_pages=$lost" \
 		"${out#tscset }" >> "$res"
 	rmmod vtrace_host

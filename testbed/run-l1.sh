@@ -98,7 +98,7 @@ fi
 # testbed/bed-glitch.sh, and L1 is killed instead of holding the run until
 # its bound.
 l1_watch() {
-	local q=$1 hb=$SECONDS size=0 now wd=${L1_HEARTBEAT_WATCHDOG:-60} f=l1-console.log
+	local q=$1 hb=$SECONDS size=0 now cpus wd=${L1_HEARTBEAT_WATCHDOG:-60} f=l1-console.log
 	while kill -0 "$q" 2>/dev/null; do
 		# the console until the heartbeat starts (a hang in L1's boot)
 		[ ! -s "$out/l1-heartbeat.log" ] || f=l1-heartbeat.log
@@ -109,11 +109,12 @@ l1_watch() {
 			# where L1's CPUs are, a few samples, before the kill
 			python3 "$here/l1-cpus.py" "$mon" "$proj/build/testbed/l1-kallsyms-$kver" \
 				"$out/l1-heartbeat.log" > "$out/l1-cpus.txt" 2>&1
+			cpus="L1 killed; its CPUs (l1-cpus.txt): $(sed -n 's/^summary: //p' "$out/l1-cpus.txt")"
 			if "$here/splat-check.sh" "$out/l1-console.log" > /dev/null; then
-				echo "l1 stalled: no output from L1 for ${wd}s ($f) and no kernel message; L1 killed; its CPUs (l1-cpus.txt): $(sed -n 's/^summary: //p' "$out/l1-cpus.txt")" |
+				echo "l1 stalled: no output from L1 for ${wd}s ($f) and no kernel message; $cpus" |
 					tee "$out/l1-stalled.log" >&2
 			else
-				echo "run-l1: no output from L1 for ${wd}s ($f) after a kernel report; L1 killed; its CPUs (l1-cpus.txt): $(sed -n 's/^summary: //p' "$out/l1-cpus.txt")" >&2
+				echo "run-l1: no output from L1 for ${wd}s ($f) after a kernel report; $cpus" >&2
 			fi
 			pkill -KILL -P "$q"
 			kill -KILL "$q"
