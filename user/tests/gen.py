@@ -29,6 +29,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, 'fixtures', 'debian-6.1')
 PAGE = 4096
+# The guests' ring-buffer unit: their sub-buffer size (make --guest-page-size)
+GUEST_PAGE = PAGE
 HDR = 16
 MAGIC = 0x43525456
 FILLER = b'vtrace-flush-filler'
@@ -147,7 +149,8 @@ def rb_extend(delta, kind=30):
 class PageWriter:
     """Packs (ts, payload) events into pages; ts must not decrease except via abs."""
 
-    def __init__(self, abs_every=0):
+    def __init__(self, abs_every=0, page=PAGE):
+        self.page = page
         self.pages = []
         self.body = b''
         self.page_ts = None
@@ -171,13 +174,13 @@ class PageWriter:
                 body = body + struct.pack('<Q', self.missed)
         else:
             flags = 0
-        room = PAGE - HDR - len(body)
+        room = self.page - HDR - len(body)
         page = struct.pack('<QQ', self.page_ts, commit | flags) + body
         if room >= 8 and not self.missed:
             # padding event up to the end, inside the commit like the kernel's
             pad = struct.pack('<II', 29, room - 4)
             page = struct.pack('<QQ', self.page_ts, commit + room) + body + pad
-        page = page.ljust(PAGE, b'\0')
+        page = page.ljust(self.page, b'\0')
         self.pages.append(page)
         self.page_events.append(self.events_in_page)
         self.body, self.page_ts, self.missed, self.events_in_page = b'', None, 0, 0
@@ -200,7 +203,7 @@ class PageWriter:
                 chunk = rb_extend(delta)
                 delta = 0
             chunk += rb_event(delta, data)
-            limit = PAGE - HDR - (8 if self.missed > 0 else 0)
+            limit = self.page - HDR - (8 if self.missed > 0 else 0)
             if len(self.body) + len(chunk) <= limit:
                 self.body += chunk
                 self.last = ts
@@ -708,7 +711,13 @@ def meta_file(kind, name, data):
     return struct.pack('<IIQQ', kind, len(nb), len(data), 0) + nb + data
 
 
-def ctl_messages(m, khz, cpu_stats, omit=(), page_size=PAGE, corrupt=(), eos=True):
+def header_page(page_size):
+    """Debian 6.1's events/header_page, its data field sized for @page_size sub-buffers"""
+    return fixture('header_page').replace(b'size:%d;' % (PAGE - HDR), b'size:%d;' % (page_size - HDR))
+
+
+def ctl_messages(m, khz, cpu_stats, omit=(), page_size=PAGE, corrupt=(), eos=True,
+                 data_size=None):
     msgs = []
     info = struct.pack('<QQQIIII', khz, 0, 1, m.ncpu, page_size, 8, 0)
     info += b''.ljust(40, b'\0') + b'6.1.0-57-amd64'.ljust(72, b'\0')
@@ -717,7 +726,7 @@ def ctl_messages(m, khz, cpu_stats, omit=(), page_size=PAGE, corrupt=(), eos=Tru
         info += struct.pack('<IIII', c, m.apic[c], 3, 0)
     msgs.append((HELLO, struct.pack('<HHIQ', 1, 1, 0, 0)))
     msgs.append((META_INFO, info))
-    files = [(K_HEADER_PAGE, 'header_page', fixture('header_page')),
+    files = [(K_HEADER_PAGE, 'header_page', header_page(data_size or page_size)),
              (K_HEADER_EVENT, 'header_event', fixture('header_event'))]
     for ev, (system, path) in EVENTS.items():
         kind = K_FTRACE if system == 'ftrace' else K_EVENT
@@ -735,7 +744,7 @@ def ctl_messages(m, khz, cpu_stats, omit=(), page_size=PAGE, corrupt=(), eos=Tru
     st = struct.pack('<IIIIQQ', 0, m.ncpu, m.ncpu, 0, 1, 0)
     for c in range(m.ncpu):
         s = cpu_stats[c]
-        st += struct.pack('<IIQQQQQQQQ', c, 3, s['pages'], s['pages'] * PAGE, s['events'],
+        st += struct.pack('<IIQQQQQQQQ', c, 3, s['pages'], s['pages'] * page_size, s['events'],
                           s['fillers'], 0, 0, s['lost'], 0)
     if eos:
         msgs.append((EOS, st))
@@ -748,7 +757,8 @@ def write_machine(out, m, rng, abs_every):
     truth, stats = [], []
     for c in range(m.ncpu):
         evs = sorted(m.events[c], key=lambda e: e[0])
-        pw = PageWriter(abs_every if m.name != 'host' else 0)
+        pw = PageWriter(abs_every if m.name != 'host' else 0,
+                        PAGE if m.name == 'host' else GUEST_PAGE)
         v = m.vcpus[c] if m.vcpus else None
         fillers = 0
         for i, (h, payload, text, missed) in enumerate(evs):
@@ -775,7 +785,7 @@ def write_machine(out, m, rng, abs_every):
                       'lost': sum(e[3] for e in evs) + m.eos_extra_lost[c]})
     khz = m.khz if m.name == 'host' else 3000000
     with open(os.path.join(d, 'ctl'), 'wb') as f:
-        f.write(ctl_messages(m, khz, stats))
+        f.write(ctl_messages(m, khz, stats, page_size=PAGE if m.name == 'host' else GUEST_PAGE))
     if m.pid:
         with open(os.path.join(d, 'qemu.pid'), 'w') as f:
             f.write('%d\n' % m.pid)
@@ -835,6 +845,8 @@ IPS = []
 
 
 def cmd_make(a):
+    global GUEST_PAGE
+    GUEST_PAGE = a.guest_page_size
     IPS.extend(int(x, 0) for x in a.ips.split(',') if x)
     rng = random.Random(a.seed)
     machines = scenario(a.scenario, rng, a.events)
@@ -916,7 +928,7 @@ def cmd_ctl(a):
         stats.append({'pages': size // PAGE, 'events': a.events, 'fillers': 0, 'lost': 0})
     with open(os.path.join(a.dir, 'ctl'), 'wb') as f:
         f.write(ctl_messages(m, 2000000, stats, a.omit or (), a.page_size, a.corrupt or (),
-                             not a.no_eos))
+                             not a.no_eos, PAGE))
 
 
 def main():
@@ -934,6 +946,8 @@ def main():
                    help='only those from this fraction of the recording on (-1: all)')
     m.add_argument('--lose-at', type=float, default=0.0,
                    help='host cpu 1 loses events at this fraction of the recording')
+    m.add_argument('--guest-page-size', type=int, default=PAGE,
+                   help="the guests' sub-buffer size (buffer_subbuf_size_kb)")
     c = sub.add_parser('check')
     c.add_argument('out')
     c.add_argument('name')

@@ -278,6 +278,21 @@ else
 		ok $? "dat_${s}_same_events_same_order_as_vtrace_merge" "$(cat "$T/cmp")"
 		cat "$T/cmp"
 	done
+	# sub-buffers of 8 and 16 KiB (v6.8+): the guest's trace.dat has them as its page
+	# size, as trace-cmd record writes an instance's, and reports as at 4 KiB
+	for kb in 8 16; do
+		S=$T/dat-explain-$kb
+		$GEN make "$S" explain --events 200 --guest-page-size $((kb * 1024)) > /dev/null ||
+			ok 1 "dat_subbuf_${kb}k_gen"
+		timeout 20 "$V" dat $(guests "$S") --offsets "$S/tsc_offsets" \
+			--host "$T/dat-explain/host.dat" --out "$S/out" > /dev/null 2> "$T/err" &&
+			timeout 20 trace-cmd report -t -i "$S/out/host.dat" -i "$S/out/g1.dat" \
+				> "$S/report" 2> "$T/err" && ! grep -qiE "error|fail|warn" "$T/err" &&
+			cmp -s "$S/report" "$T/dat-explain/report" &&
+			trace-cmd dump --summary -i "$S/out/g1.dat" 2>&1 |
+				grep -qE "^\s+$((kb * 1024))\s+\[Page size, bytes\]"
+		ok $? "dat_subbuf_${kb}k_page_size_and_report_as_4k" "$(head -c 300 "$T/err")"
+	done
 	# a version 6 host file (trace-cmd convert): the options go in before its CPU table
 	D=$T/dat-explain
 	trace-cmd convert -i "$D/host.dat" -o "$D/host6.dat" --file-version 6 \

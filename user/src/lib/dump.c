@@ -465,18 +465,42 @@ static int parse_text(struct vtrace_dump *d, const struct vtrace_msg *msg,
 	return 0;
 }
 
+/*
+ * The sub-buffer size header_page describes: its data field's offset plus
+ * size ("field: char data;\toffset:16;\tsize:4080;"), 0 if it has none.
+ * Since v6.8 the size is per instance (buffer_subbuf_size_kb).
+ */
+static unsigned long header_page_subbuf_size(const char *text)
+{
+	const char *p = strstr(text, "char data;");
+	unsigned long off, size;
+
+	if (!p || sscanf(p, "char data; offset:%lu; size:%lu;", &off, &size) != 2)
+		return 0;
+	return off + size;
+}
+
 static int parse_header_page(struct vtrace_dump *d, const struct vtrace_msg *msg,
 			     const char *name, const void *data, uint64_t len)
 {
+	unsigned long subbuf;
 	char *text = text_copy(data, len);
 	int ret;
 
 	if (!text)
 		return -1;
 	ret = tep_parse_header_page(d->tep, text, len, d->info.long_size);
+	subbuf = header_page_subbuf_size(text);
 	free(text);
 	if (ret)
 		return meta_error(d, msg, name, "header_page does not parse");
+	if (subbuf && subbuf != d->info.page_size) {
+		vtrace_set_error("%s: byte %llu: META_FILE \"%s\" describes sub-buffers of %lu bytes,"
+				 " META_INFO says the pages on the data ports have %u: not reading"
+				 " pages of the wrong size", d->ctl_path,
+				 (unsigned long long)msg->offset, name, subbuf, d->info.page_size);
+		return -1;
+	}
 	if (tep_get_header_timestamp_size(d->tep) != 8 ||
 	    tep_get_header_page_size(d->tep) != (int)d->info.long_size)
 		return meta_error(d, msg, name, "expected an 8-byte timestamp and a commit field"
