@@ -152,6 +152,10 @@ uint64_t vtrace_tsc_guest(const struct vtrace_tsc_interval *iv, uint64_t host_ts
 int vtrace_tsc_host(const struct vtrace_tsc_interval *iv, uint64_t guest_tsc, uint64_t *host_tsc);
 uint64_t vtrace_tsc_to_ns(uint64_t tsc, uint64_t khz);
 uint64_t vtrace_ns_to_tsc(uint64_t ns, uint64_t khz);
+/* The host TSC frequency: @arg a number of kHz or a file holding one (tsc_khz) */
+int vtrace_tsc_khz_read(const char *arg, uint64_t *khz);
+/* tsc_khz in @file's folder: 1 read, 0 none there, -1 a bad one */
+int vtrace_tsc_khz_beside(const char *file, uint64_t *khz);
 
 /**
  * struct vtrace_tsc_drop - a place where one CPU's guest TSC goes backwards

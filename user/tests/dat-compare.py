@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# dat-compare.py: do "vtrace-merge --raw-tsc" and "trace-cmd report -t -i host.dat -i
+# dat-compare.py: do "vtrace-merge [--raw-tsc]" and "trace-cmd report -t -i host.dat -i
 # NAME.dat" (on vtrace dat's files) print the same events in the same order?
 #
-#   dat-compare.py MERGE.txt REPORT.txt
+#   dat-compare.py MERGE.txt REPORT.txt [TOLERANCE_NS]
 #
-# Events are compared as (host TSC, machine, cpu, pid, event, info); both
+# Events are compared as (time, machine, cpu, pid, event, info): host TSC
+# (--raw-tsc against files without TSC2NSEC), or ns (seconds with 9
+# decimals), where the times of the same event may differ by TOLERANCE_NS
+# (default 0: vtrace dat's TSC2NSEC is within a few ns of vtrace-merge's
+# seconds); both
 # streams must be in time order, and equal once events of the same time
 # stamp are sorted (their order is either tool's choice).  trace-cmd also
 # shows the guest's page-flush fillers (print events "vtrace-flush-filler"),
@@ -16,7 +20,7 @@
 import re
 import sys
 
-MERGE = re.compile(r'^(\S+)\s+\[(\d+)\]\s+(.*?)-(-?\d+)\s+(\d+):\s+(\S+):\s?(.*)$')
+MERGE = re.compile(r'^(\S+)\s+\[(\d+)\]\s+(.*?)-(-?\d+)\s+([\d.]+):\s+(\S+):\s?(.*)$')
 REPORT = re.compile(r'^\s*(?:(\S+?)\.dat:)?\s+(.*?)-(-?\d+)\s+\[(\d+)\]\s*([\d.]+):\s+(\S+):\s?(.*)$')
 DROPPED = re.compile(r'^\s*(\S+?)\.dat: CPU:\d+ \[(\d+) EVENTS DROPPED\]')
 
@@ -36,7 +40,7 @@ def merge_events(path):
             bad += 1
             continue
         mach, cpu, _, pid, ts, ev, info = m.groups()
-        out.append((int(ts), mach, int(cpu), int(pid), ev, info.strip()))
+        out.append((ts_of(ts), mach, int(cpu), int(pid), ev, info.strip()))
     return out, bad
 
 
@@ -63,17 +67,25 @@ def ordered(evs):
     return all(a[0] <= b[0] for a, b in zip(evs, evs[1:]))
 
 
+def by_event(evs):
+    """Sorted by what the event is, then time: the n-th of each event pairs up."""
+    return sorted(evs, key=lambda e: (e[1:], e[0]))
+
+
 def main():
     a, bad = merge_events(sys.argv[1])
     b, fillers, other = report_events(sys.argv[2])
-    same = sorted(a) == sorted(b)
+    tol = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    sa, sb = by_event(a), by_event(b)
+    diff = max((abs(x[0] - y[0]) for x, y in zip(sa, sb)), default=0)
+    same = len(a) == len(b) and all(x[1:] == y[1:] for x, y in zip(sa, sb)) and diff <= tol
     print('# vtrace-merge %d events (%d other lines), trace-cmd %d events (%d fillers dropped,'
-          ' %d other lines), in order: %s/%s, same events: %s' %
-          (len(a), bad, len(b), fillers, other, ordered(a), ordered(b), same))
+          ' %d other lines), in order: %s/%s, same events: %s, largest time difference: %d'
+          ' (tolerance %d)' %
+          (len(a), bad, len(b), fillers, other, ordered(a), ordered(b), same, diff, tol))
     if not same:
-        sa, sb = sorted(a), sorted(b)
         for x, y in zip(sa, sb):
-            if x != y:
+            if x[1:] != y[1:] or abs(x[0] - y[0]) > tol:
                 print('# first difference: vtrace-merge %s | trace-cmd %s' % (x, y))
                 break
     sys.exit(0 if same and ordered(a) and ordered(b) and a else 1)

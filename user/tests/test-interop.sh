@@ -264,6 +264,10 @@ else
 		timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host.dat" \
 			--out "$D/out" > "$T/out" 2> "$T/err"
 		ok $? "dat_${s}_exit" "$(head -c 300 "$T/err")"
+		# gen.py's tsc_khz beside tsc_offsets: TSC2NSEC, and the bound vtrace dat gives
+		tol=$(sed -n "s/.*TSC2NSEC .* within \([0-9]*\) ns of vtrace-merge's/\1/p" "$T/out")
+		[ -n "$tol" ] && [ "$tol" -le 2 ]
+		ok $? "dat_${s}_tsc2nsec_within_2_ns" "$(head -c 300 "$T/out")"
 		inputs=(-i "$D/out/host.dat")
 		for g in $(guests "$D"); do
 			[ "$g" = --guest ] || inputs+=(-i "$D/out/${g%%=*}.dat")
@@ -272,10 +276,11 @@ else
 		rc=$?
 		[ $rc -eq 0 ] && ! grep -qiE "error|fail|warn" "$T/err"
 		ok $? "dat_${s}_trace_cmd_report_clean" "rc $rc: $(head -c 300 "$T/err")"
-		run --host "$D/host.dat" $(guests "$D") --offsets "$D/tsc_offsets" --raw-tsc
+		# the same events in the same order, in seconds, as vtrace-merge prints them
+		run --host "$D/host.dat" $(guests "$D") --offsets "$D/tsc_offsets"
 		cp "$T/out" "$D/merge"
-		python3 "$here/dat-compare.py" "$D/merge" "$D/report" > "$T/cmp"
-		ok $? "dat_${s}_same_events_same_order_as_vtrace_merge" "$(cat "$T/cmp")"
+		python3 "$here/dat-compare.py" "$D/merge" "$D/report" "${tol:-0}" > "$T/cmp"
+		ok $? "dat_${s}_same_events_same_order_same_seconds_as_vtrace_merge" "$(cat "$T/cmp")"
 		cat "$T/cmp"
 	done
 	# sub-buffers of 8 and 16 KiB (v6.8+): the guest's trace.dat has them as its page
@@ -303,17 +308,18 @@ else
 			> "$D/report6" 2> "$T/err" && ! grep -qiE "error|fail|warn" "$T/err" &&
 		trace-cmd dump --options -i "$D/out6/host.dat" 2> /dev/null | grep -q "Guest name"
 	ok $? dat_host_version_6 "$(head -c 300 "$T/err")"
-	python3 "$here/dat-compare.py" "$D/merge" "$D/report6" > "$T/cmp"
+	python3 "$here/dat-compare.py" "$D/merge" "$D/report6" 2 > "$T/cmp"
 	ok $? dat_host_version_6_same_events_same_order "$(cat "$T/cmp")"
-	cmp -s <(trace-cmd report -i "$D/host6.dat" 2>&1) <(trace-cmd report -i "$D/out6/host.dat" 2>&1)
+	cmp -s <(trace-cmd report --raw-ts -i "$D/host6.dat" 2>&1) \
+	       <(trace-cmd report --raw-ts -i "$D/out6/host.dat" 2>&1)
 	ok $? dat_host_version_6_copy_has_the_same_events
 	# 150 GUEST options do not fit before its CPU data: the data moves by whole pages
 	many=()
 	for ((i = 1; i <= 150; i++)); do many+=(--guest "guest_number_$i=$D/g1"); done
 	timeout 60 "$V" dat "${many[@]}" --offsets "$D/tsc_offsets" --host "$D/host6.dat" \
 		--out "$D/many" > /dev/null 2> "$T/err" &&
-		cmp -s <(trace-cmd report -i "$D/host6.dat" 2>&1) \
-		       <(trace-cmd report -i "$D/many/host.dat" 2>&1) &&
+		cmp -s <(trace-cmd report --raw-ts -i "$D/host6.dat" 2>&1) \
+		       <(trace-cmd report --raw-ts -i "$D/many/host.dat" 2>&1) &&
 		[ "$(stat -c %s "$D/many/host.dat")" -gt "$(stat -c %s "$D/host6.dat")" ] &&
 		trace-cmd dump --options -i "$D/many/host.dat" 2> /dev/null |
 		grep -c "Guest name" | grep -qx 150
@@ -338,6 +344,70 @@ else
 		 awk '$1 == "g1" { split($10, a, ":"); n += a[1] + 1 } END { print n + 0 }')
 	[ "$n_samples" -gt 20 ] && [ "$n_samples" -eq "$n_used" ]
 	ok $? dat_time_shift_has_every_interval "$n_samples samples, $n_used intervals used + 2"
+
+	# a real capture (fixtures/real-l2: the bed's L1 host.dat and L2 guest, tsc_khz 2596110):
+	# trace-cmd's seconds are vtrace-merge's, both files
+	R=$here/fixtures/real-l2
+	D=$T/dat-real
+	timeout 20 "$V" dat --guest guest="$R" --offsets "$R/tsc_offsets" --host "$R/host.dat" \
+		--out "$D" > "$T/out" 2> "$T/err"
+	tol=$(sed -n "s/.*TSC2NSEC .* within \([0-9]*\) ns of vtrace-merge's/\1/p" "$T/out")
+	[ -n "$tol" ] && [ "$tol" -le 2 ] && grep -q "TSC2NSEC tsc \* 1654385714 >> 32" "$T/out"
+	ok $? dat_real_tsc2nsec "$(head -c 300 "$T/out") $(head -c 300 "$T/err")"
+	timeout 20 trace-cmd report -t -i "$D/host.dat" -i "$D/guest.dat" > "$D/report" 2> "$T/err"
+	run --host "$R/host.dat" --guest guest="$R" --offsets "$R/tsc_offsets"
+	python3 "$here/dat-compare.py" "$T/out" "$D/report" "${tol:-0}" > "$T/cmp"
+	ok $? dat_real_same_events_same_order_same_seconds_as_vtrace_merge "$(cat "$T/cmp")"
+	cat "$T/cmp"
+	# with no TSC frequency to be had, no TSC2NSEC: a warning, and host TSC cycles as before
+	D=$T/dat-nokhz
+	mkdir -p "$D"
+	cp "$T/dat-explain/tsc_offsets" "$T/dat-explain/host.dat" "$D/"
+	timeout 20 "$V" dat $(guests "$T/dat-explain") --offsets "$D/tsc_offsets" \
+		--host "$D/host.dat" --out "$D/out" > "$T/out" 2> "$T/err" &&
+		grep -q "host TSC frequency unknown .* no TSC2NSEC" "$T/err" &&
+		! trace-cmd dump --options -i "$D/out/g1.dat" 2>&1 | grep -q TSC2NSEC &&
+		trace-cmd report -t -i "$D/out/host.dat" -i "$D/out/g1.dat" > "$D/report" 2>&1 &&
+		run --host "$D/host.dat" $(guests "$T/dat-explain") --offsets "$D/tsc_offsets" \
+			--raw-tsc &&
+		python3 "$here/dat-compare.py" "$T/out" "$D/report" > "$T/cmp"
+	ok $? dat_without_khz_stays_in_tsc_cycles "$(head -c 300 "$T/err") $(cat "$T/cmp")"
+	# where trace-cmd puts a guest event: gen.py's kvm scenario writes a marker ("in guest")
+	# 1.000 us after its vCPU's kvm_entry or 1.200 us before the kvm_exit (2.800 us after
+	# the entry): in trace-cmd report of the pair each one comes inside its vCPU's
+	# entry..exit, that far after the entry
+	D=$T/dat-kvm
+	$GEN make "$D" kvm --events 200 > /dev/null
+	host_dat "$D"
+	timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host.dat" \
+		--out "$D/out" > /dev/null 2> "$T/err" &&
+		trace-cmd report -t -i "$D/out/host.dat" -i "$D/out/g1.dat" > "$D/report" 2> "$T/err"
+	python3 - "$D/report" > "$T/py" <<'PY'
+import collections, re, sys
+LINE = re.compile(r'^\s*(\S+?)\.dat:\s+(.*?)-(-?\d+)\s+\[(\d+)\]\s*(\d+)\.(\d{9}):\s+(\S+):\s?(.*)$')
+entry, state, at = {}, {}, collections.Counter()
+bad, n = [], 0
+for line in open(sys.argv[1]):
+    m = LINE.match(line)
+    if not m:
+        continue
+    f, _, pid, cpu, s, ns, ev, info = m.groups()
+    t, pid, cpu = int(s) * 10**9 + int(ns), int(pid), int(cpu)
+    if f == 'host' and ev in ('kvm_entry', 'kvm_exit'):
+        state[pid] = ev
+        entry[pid] = t
+    elif f == 'g1' and 'in guest' in info:
+        n += 1
+        tid = 900 + cpu
+        if state.get(tid) != 'kvm_entry':
+            bad.append('%d.%09d cpu %d after %s' % (t // 10**9, t % 10**9, cpu, state.get(tid)))
+        else:
+            at[t - entry[tid]] += 1
+ok = n == 400 and not bad and set(at) <= {1000, 2800}
+print('%s dat_guest_markers_inside_their_vcpu_entry_exit # %d markers, %d misplaced %s, ns after'
+      ' the entry: %s' % ('ok' if ok else 'not ok', n, len(bad), bad[:3], dict(at)))
+PY
+	relay_py < "$T/py"
 
 	# printk_formats lines libtraceevent reads out of bounds (a short format, no colon)
 	# do not reach the guest's trace.dat: it carries what the dump reader kept

@@ -84,7 +84,15 @@
  * silently; unless a drop of the guest's own TSC held it (the look-ahead
  * above): that is evidence, not a guess.
  */
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "vtrace-tsc.h"
+#include "vtrace-util.h"
 
 uint64_t vtrace_tsc_guest(const struct vtrace_tsc_interval *iv, uint64_t host_tsc)
 {
@@ -118,6 +126,39 @@ uint64_t vtrace_ns_to_tsc(uint64_t ns, uint64_t khz)
 	unsigned __int128 t = (unsigned __int128)ns * khz / 1000000;
 
 	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
+int vtrace_tsc_khz_read(const char *arg, uint64_t *khz)
+{
+	char *text;
+
+	if (!vtrace_parse_u64(arg, khz) && *khz)
+		return 0;
+	text = vtrace_read_file(arg, 64, NULL);
+	if (!text)
+		return -1;
+	text[strcspn(text, " \n")] = '\0';
+	if (vtrace_parse_u64(text, khz) || !*khz) {
+		vtrace_set_error("%s: byte 0: expected a TSC frequency in kHz, got \"%.20s\"", arg,
+				 text);
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+int vtrace_tsc_khz_beside(const char *file, uint64_t *khz)
+{
+	char path[PATH_MAX], *copy = strdup(file);
+
+	if (!copy)
+		return -1;
+	snprintf(path, sizeof(path), "%s/tsc_khz", dirname(copy));
+	free(copy);
+	if (access(path, R_OK))
+		return 0;
+	return vtrace_tsc_khz_read(path, khz) ? -1 : 1;
 }
 
 void vtrace_tsc_map_init(struct vtrace_tsc_map *map, const struct vtrace_vcpu_history *hist,

@@ -238,49 +238,15 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 	return 0;
 }
 
-static int read_khz_file(const char *path, uint64_t *khz)
-{
-	char *text = vtrace_read_file(path, 64, NULL);
-
-	if (!text)
-		return -1;
-	text[strcspn(text, " \n")] = '\0';
-	if (vtrace_parse_u64(text, khz) || !*khz) {
-		vtrace_set_error("%s: byte 0: expected a TSC frequency in kHz, got \"%.20s\"", path,
-				 text);
-		free(text);
-		return -1;
-	}
-	free(text);
-	return 0;
-}
-
-/* FILE's folder has a readable tsc_khz: read it (1), else 0; -1 on a bad one */
-static int khz_beside(const char *file, uint64_t *khz)
-{
-	char path[PATH_MAX], *copy = strdup(file);
-
-	if (!copy)
-		return -1;
-	snprintf(path, sizeof(path), "%s/tsc_khz", dirname(copy));
-	free(copy);
-	if (access(path, R_OK))
-		return 0;
-	return read_khz_file(path, khz) ? -1 : 1;
-}
-
 /* --tsc-khz, else tsc_khz beside the offsets (file or host trace.dat), else a host dump's */
 static int find_khz(struct cmdline *c, struct machine *host)
 {
 	int ret;
 
-	if (c->khz) {
-		if (!vtrace_parse_u64(c->khz, &c->opts.khz) && c->opts.khz)
-			return 0;
-		return read_khz_file(c->khz, &c->opts.khz);
-	}
+	if (c->khz)
+		return vtrace_tsc_khz_read(c->khz, &c->opts.khz);
 	if (c->offsets_src) {
-		ret = khz_beside(c->offsets_src, &c->opts.khz);
+		ret = vtrace_tsc_khz_beside(c->offsets_src, &c->opts.khz);
 		if (ret)
 			return ret < 0 ? -1 : 0;
 	}

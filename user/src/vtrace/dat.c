@@ -68,25 +68,30 @@ enum {
 	OPT_DONE	= 0,
 	OPT_TRACECLOCK	= 4,
 	OPT_UNAME	= 5,
+	OPT_OFFSET	= 7,
 	OPT_CPUCOUNT	= 8,
 	OPT_VERSION	= 9,
 	OPT_TRACEID	= 11,
 	OPT_TIME_SHIFT	= 12,
 	OPT_GUEST	= 13,
+	OPT_TSC2NSEC	= 14,
 };
 
 static const char dat_usage[] =
-"usage: vtrace dat --guest NAME=DIR[,pid=PID]... --offsets FILE [--host FILE] --out DIR\n"
+"usage: vtrace dat --guest NAME=DIR[,pid=PID]... --offsets FILE [--host FILE]\n"
+"                  [--tsc-khz KHZ|FILE] --out DIR\n"
 "\n"
 "Write each guest capture as a trace-cmd trace.dat (DIR/NAME.dat, version 6) whose\n"
 "TIME_SHIFT option carries its vCPUs' TSC offset history, and with --host a copy\n"
 "of the host's trace.dat (DIR/host.dat) with a GUEST option per guest, so that\n"
 "\"trace-cmd report -i DIR/host.dat -i DIR/NAME.dat\" and KernelShark show both on\n"
-"the host's TSC.\n"
+"the host's TSC, in seconds when the host TSC frequency is known (TSC2NSEC).\n"
 "\n"
 "  --guest NAME=DIR[,pid=PID]  a guest dump folder (ctl, cpuK, qemu.pid); repeatable\n"
 "  --offsets FILE           vtrace_host's tsc_offsets file\n"
 "  --host FILE              the host's trace.dat (trace-cmd record -C x86-tsc)\n"
+"  --tsc-khz KHZ|FILE       host TSC frequency (default: tsc_khz beside the offsets file,\n"
+"                           else beside the host file; none: times stay TSC cycles)\n"
 "  --out DIR                output folder (created)\n";
 
 /* The guest's metadata files, as its ctl carried them (first session) */
@@ -104,6 +109,16 @@ struct dat {
 	const char			*offsets_path;
 	const char			*host;
 	const char			*out;
+	const char			*khz_arg;
+	/* trace-cmd's TSC2NSEC: ns = tsc * ns_mult >> ns_shift (ns_mult 0: none) */
+	uint32_t			ns_mult;
+	uint32_t			ns_shift;
+	uint64_t			khz;
+	int64_t				ns_offset;	/* OFFSET: ns added after TSC2NSEC */
+	uint64_t			ns_error;	/* at most this far from vtrace-merge */
+	/* host TSC of the guest's first and last event (UINT64_MAX, 0: none) */
+	uint64_t			host_lo;
+	uint64_t			host_hi;
 	int				pid;
 	struct vtrace_guest_spec	spec;		/* --guest, parsed: owns name and dir */
 	struct vtrace_dump		*dump;
@@ -312,8 +327,14 @@ static int used_intervals(struct dat *d, int cpu)
 	if (!r)
 		return -1;
 	vtrace_tsc_map_init(&map, d->hist[cpu], 0);
-	while ((ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
-		vtrace_tsc_map_event(&map, rec->ts, &host);
+	while ((ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0) {
+		if (vtrace_tsc_map_event(&map, rec->ts, &host))
+			continue;
+		if (host < d->host_lo)
+			d->host_lo = host;
+		if (host > d->host_hi)
+			d->host_hi = host;
+	}
 	vtrace_cpu_reader_close(r);
 	if (ret < 0)
 		return -1;
@@ -372,6 +393,80 @@ static void put_time_shift(struct dat *d, FILE *f)
 			put_le(f, 0, 8);
 }
 
+/* ---- TSC2NSEC and OFFSET: the host TSC in nanoseconds, vtrace-merge's seconds */
+
+/*
+ * trace-cmd turns a time stamp (the guest's after TIME_SHIFT) into ns with
+ * mul_u64_u32_shr(ts, mult, shift) = (ts * mult) >> shift, then adds the
+ * OFFSET option's ns; TSC2NSEC's own offset (8 bytes) is unused by 3.1 and
+ * written 0.  trace-cmd 3.1 keeps mult in an int, so it must stay below
+ * 2^31, and shifts by 32 - shift, so shift is at most 32: the largest
+ * shift whose rounded mult fits.  That slope is off vtrace-merge's
+ * 10^6 / khz by up to 0.5 / mult (2.3e-10 at 2.5 GHz: 70 ns at a TSC of
+ * 300e9), so OFFSET puts the guests' first event exactly on vtrace-merge's
+ * ns and the difference grows from there by (ts - first) * that error.
+ */
+static void tsc2nsec(uint64_t khz, uint32_t *mult, uint32_t *shift)
+{
+	for (int s = 32; s >= 0; s--) {
+		unsigned __int128 m = (((unsigned __int128)1000000 << s) + khz / 2) / khz;
+
+		if (m && m <= INT32_MAX) {
+			*mult = m;
+			*shift = s;
+			return;
+		}
+	}
+	*mult = 0;
+}
+
+/* trace-cmd's mul_u64_u32_shr(), exact for the mult and shift tsc2nsec() gives */
+static uint64_t tsc2nsec_ns(uint64_t tsc, uint32_t mult, uint32_t shift)
+{
+	return (uint64_t)(((unsigned __int128)tsc * mult) >> shift);
+}
+
+/* OFFSET and the largest difference to vtrace-merge over the guests' events */
+static void tsc2nsec_anchor(struct dat *gs, int nr)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, khz = gs[0].khz;
+	uint32_t mult = gs[0].ns_mult, shift = gs[0].ns_shift;
+	unsigned __int128 a, b, err;
+	int64_t off;
+
+	for (int i = 0; i < nr; i++) {
+		lo = gs[i].host_lo < lo ? gs[i].host_lo : lo;
+		hi = gs[i].host_hi > hi ? gs[i].host_hi : hi;
+	}
+	if (lo > hi)
+		lo = hi = 0;
+	off = (int64_t)(vtrace_tsc_to_ns(lo, khz) - tsc2nsec_ns(lo, mult, shift));
+	/* |mult / 2^shift - 10^6 / khz| * (hi - lo), rounded up, + 1 for the floors */
+	a = (unsigned __int128)mult * khz;
+	b = (unsigned __int128)1000000 << shift;
+	err = ((a > b ? a - b : b - a) * (hi - lo) + ((unsigned __int128)khz << shift) - 1) /
+	      ((unsigned __int128)khz << shift);
+	for (int i = 0; i < nr; i++) {
+		gs[i].ns_offset = off;
+		gs[i].ns_error = (uint64_t)err + 1;
+	}
+}
+
+static void put_tsc2nsec(const struct dat *d, FILE *f)
+{
+	char text[32];
+
+	if (!d->ns_mult)
+		return;
+	put_le(f, OPT_TSC2NSEC, 2);
+	put_le(f, 16, 4);
+	put_le(f, d->ns_mult, 4);
+	put_le(f, d->ns_shift, 4);
+	put_le(f, 0, 8);
+	snprintf(text, sizeof(text), "%" PRId64, d->ns_offset);
+	put_option_str(f, OPT_OFFSET, text);
+}
+
 static void put_options(struct dat *d, FILE *f)
 {
 	char *buf = NULL;
@@ -404,6 +499,7 @@ static void put_options(struct dat *d, FILE *f)
 		put_option(f, OPT_TIME_SHIFT, buf, len);
 		free(buf);
 	}
+	put_tsc2nsec(d, f);
 	put_le(f, OPT_DONE, 2);
 }
 
@@ -620,7 +716,10 @@ static void put_guest_option(struct dat *g, FILE *f)
 	free(buf);
 }
 
-/* What the host copy gets: a GUEST per guest, TRACEID if it has none */
+/*
+ * What the host copy gets: a GUEST per guest, TRACEID if it has none, and
+ * TSC2NSEC (after any the host file had: trace-cmd takes the last one read)
+ */
 static void host_options(struct dat *gs, int nr, FILE *m)
 {
 	for (int i = 0; i < nr; i++)
@@ -630,6 +729,7 @@ static void host_options(struct dat *gs, int nr, FILE *m)
 		put_le(m, 8, 4);
 		put_le(m, gs[0].host_id, 8);
 	}
+	put_tsc2nsec(&gs[0], m);
 }
 
 /* Version 7: the appended options section: header, host_options(), DONE */
@@ -1044,6 +1144,7 @@ static int open_guest(struct dat *d)
 	d->last = calloc(d->info->nr_cpus, sizeof(*d->last));
 	if (!d->hist || !d->vcpu_tid || !d->first || !d->last)
 		return -1;
+	d->host_lo = UINT64_MAX;
 	for (unsigned int c = 0; c < d->info->nr_cpus; c++) {
 		const struct vtrace_cpu_info *ci = vtrace_dump_cpu(d->dump, c);
 
@@ -1092,6 +1193,34 @@ static int parse_guest(struct dat *d, const char *arg)
 	return 0;
 }
 
+/* --tsc-khz, else tsc_khz beside the offsets file, else beside the host's: TSC2NSEC */
+static int find_khz(struct dat *gs, int nr)
+{
+	uint64_t khz = 0;
+	int ret = 0;
+
+	if (gs[0].khz_arg)
+		ret = vtrace_tsc_khz_read(gs[0].khz_arg, &khz) ? -1 : 1;
+	if (!ret)
+		ret = vtrace_tsc_khz_beside(gs[0].offsets_path, &khz);
+	if (!ret && gs[0].host)
+		ret = vtrace_tsc_khz_beside(gs[0].host, &khz);
+	if (ret < 0)
+		return -1;
+	if (!ret) {
+		dat_warn("host TSC frequency unknown (no --tsc-khz, no tsc_khz beside %s): no"
+			 " TSC2NSEC, times stay host TSC cycles (trace-cmd and KernelShark take"
+			 " them for ns)", gs[0].offsets_path);
+		return 0;
+	}
+	for (int i = 0; i < nr; i++) {
+		gs[i].khz = khz;
+		tsc2nsec(khz, &gs[i].ns_mult, &gs[i].ns_shift);
+	}
+	tsc2nsec_anchor(gs, nr);
+	return 0;
+}
+
 static int run(struct dat *gs, int nr)
 {
 	char path[PATH_MAX];
@@ -1099,8 +1228,12 @@ static int run(struct dat *gs, int nr)
 	for (int i = 0; i < nr; i++)
 		if (open_guest(&gs[i]))
 			return -1;
-	if (read_host(gs, nr))
+	if (read_host(gs, nr) || find_khz(gs, nr))
 		return -1;
+	if (gs[0].ns_mult)
+		printf("times in ns: TSC2NSEC tsc * %u >> %u (tsc_khz %" PRIu64 "), OFFSET %" PRId64
+		       ": the guests' events within %" PRIu64 " ns of vtrace-merge's\n",
+		       gs[0].ns_mult, gs[0].ns_shift, gs[0].khz, gs[0].ns_offset, gs[0].ns_error);
 	if (mkdir(gs[0].out, 0755) && errno != EEXIST) {
 		vtrace_set_error("%s: %s", gs[0].out, strerror(errno));
 		return -1;
@@ -1160,6 +1293,7 @@ int vtrace_cmd_dat(int argc, char **argv)
 		{ "offsets",	required_argument, NULL, 'o' },
 		{ "host",	required_argument, NULL, 'H' },
 		{ "out",	required_argument, NULL, 'O' },
+		{ "tsc-khz",	required_argument, NULL, 'k' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1179,6 +1313,7 @@ int vtrace_cmd_dat(int argc, char **argv)
 		case 'o':	common.offsets_path = optarg; break;
 		case 'H':	common.host = optarg; break;
 		case 'O':	common.out = optarg; break;
+		case 'k':	common.khz_arg = optarg; break;
 		case 'h':	fputs(dat_usage, stdout); free_guests(gs, nr); return 0;
 		default:	fputs(dat_usage, stderr); free_guests(gs, nr); return 2;
 		}
@@ -1193,6 +1328,7 @@ int vtrace_cmd_dat(int argc, char **argv)
 		gs[i].offsets_path = common.offsets_path;
 		gs[i].host = common.host;
 		gs[i].out = common.out;
+		gs[i].khz_arg = common.khz_arg;
 	}
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
 	ret = run(gs, nr);
