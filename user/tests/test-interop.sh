@@ -203,6 +203,7 @@ relay_py() {
 		case $l in
 		"ok "*)		n=$((n + 1)); echo "ok $n ${l#ok }" ;;
 		"not ok "*)	n=$((n + 1)); echo "not ok $n ${l#not ok }" ;;
+		"# "*)		echo "$l" ;;
 		esac
 	done
 }
@@ -351,6 +352,8 @@ else
 	D=$T/dat-real
 	timeout 20 "$V" dat --guest guest="$R" --offsets "$R/tsc_offsets" --host "$R/host.dat" \
 		--out "$D" > "$T/out" 2> "$T/err"
+	cp "$T/out" "$T/out-real"
+	cp "$T/err" "$T/err-real"
 	tol=$(sed -n "s/.*TSC2NSEC .* within \([0-9]*\) ns of vtrace-merge's/\1/p" "$T/out")
 	[ -n "$tol" ] && [ "$tol" -le 2 ] && grep -q "TSC2NSEC tsc \* 1654385714 >> 32" "$T/out"
 	ok $? dat_real_tsc2nsec "$(head -c 300 "$T/out") $(head -c 300 "$T/err")"
@@ -359,6 +362,15 @@ else
 	python3 "$here/dat-compare.py" "$T/out" "$D/report" "${tol:-0}" > "$T/cmp"
 	ok $? dat_real_same_events_same_order_same_seconds_as_vtrace_merge "$(cat "$T/cmp")"
 	cat "$T/cmp"
+	# its host trace has no kvm events (formats): said, and no combo plots in the session
+	grep -q "has no kvm:kvm_entry/kvm:kvm_exit events: KernelShark's KVM combo plots" \
+		"$T/err-real" &&
+		grep -q "(no KVM combo plots: the host trace has no kvm:kvm_entry" "$T/out-real" &&
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+sys.exit(d["ComboPlots"] != [] or len(d["data streams"]) != 2 or
+         any(p == "kvm_combo" for s in d["data streams"] for p, on in s["plugins"]["registered"]))' \
+			"$D/kernelshark.json"
+	ok $? dat_host_without_kvm_events_no_combo "$(head -c 300 "$T/err-real")"
 	# with no TSC frequency to be had, no TSC2NSEC: a warning, and host TSC cycles as before
 	D=$T/dat-nokhz
 	mkdir -p "$D"
@@ -404,8 +416,8 @@ for line in open(sys.argv[1]):
         else:
             at[t - entry[tid]] += 1
 ok = n == 400 and not bad and set(at) <= {1000, 2800}
-print('%s dat_guest_markers_inside_their_vcpu_entry_exit # %d markers, %d misplaced %s, ns after'
-      ' the entry: %s' % ('ok' if ok else 'not ok', n, len(bad), bad[:3], dict(at)))
+print('%s dat_guest_markers_inside_their_vcpu_entry_exit' % ('ok' if ok else 'not ok'))
+print('# %d markers, %d misplaced %s, ns after the entry: %s' % (n, len(bad), bad[:3], dict(at)))
 PY
 	relay_py < "$T/py"
 
@@ -445,51 +457,78 @@ PY
 	ok $? dat_printk_malformed_lines_not_written "$(grep -c . "$T/printk") lines, want $want"
 fi
 
-# ---- KernelShark 2.2 opens host.dat + guest.dat of vtrace dat (under Xvfb), screenshot kept
-ks_run() {	# ks_run DIR: kernelshark on DIR/host.dat + DIR/g1.dat; screenshot $ART/kernelshark.png
-	local dir=$1 disp xpid kpid run_as=() home=$T/kshome i
+# ---- KernelShark 2.2 on vtrace dat's files and session (under Xvfb), screenshot kept
+# vtrace dat's kernelshark.json opens host.dat + g1.dat with a KVM combo plot per vCPU: on
+# gen.py's explain_exits capture (kvm_entry/kvm_exit of vCPU 1, tid 900) KernelShark draws
+# vCPU 1's exits under guest cpu 1.  The session is zoomed on the first I/O late wake-up
+# (--events 100: 5 io exits of 200 us every 220 us from due + 10 us, the timer fires
+# 30 us after the last kvm_entry) and shot twice, kvm_combo on and off: what differs is
+# what the plugin drew, ks-combo-check.py measures it.
+ks_shot() {	# ks_shot SESSION PPM: kernelshark -s SESSION on $disp, a screenshot once it is still
+	local i prev=
+	"${run_as[@]}" env HOME="$home" DISPLAY="$disp" XDG_RUNTIME_DIR= \
+		kernelshark -geometry 1600x1000+0+0 -s "$1" > "$T/ks.log" 2>&1 &
+	kpid=$!
+	sleep 3
+	for ((i = 0; i < 30; i++)); do
+		sleep 1
+		xwd -root -display "$disp" -out "$T/ks.xwd" 2> /dev/null || continue
+		cmp -s "$T/ks.xwd" "$T/ks.prev" && [ -n "$prev" ] && break
+		cp "$T/ks.xwd" "$T/ks.prev"
+		prev=1
+	done
+	kill -0 $kpid 2> /dev/null
+	ok $? "kernelshark_session_$(basename "$1" .json)_opens" "$(head -c 300 "$T/ks.log")"
+	xwdtopnm "$T/ks.xwd" > "$2" 2> /dev/null
+	kill $kpid 2> /dev/null
+	wait $kpid 2> /dev/null
+}
+ks_run() {
+	local disp xpid kpid run_as=() home i D
+	home=$(mktemp -d /tmp/vtrace-ks.XXXXXX)
+	D=$home/dat
+	$GEN make "$D" explain_exits --events 100 > /dev/null
+	host_dat "$D"
+	timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host.dat" \
+		--out "$home/out" > "$T/out" 2> "$T/err"
+	grep -q "kernelshark.json: kernelshark -s .* with the KVM combo plot of 2 vCPUs" "$T/out" &&
+		python3 - "$home/out/kernelshark.json" "$home" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = ([p for s in d['data streams'] for p, on in s['plugins']['registered'] if on] ==
+      ['sched_events', 'missed_events', 'kvm_combo', 'sched_events', 'missed_events'] and
+      d['ComboPlots'] == [[[1, 10, 0], [0, 5, 899]], [[1, 10, 1], [0, 5, 900]]])
+d['Model'] = {'type': 'kshark.config.model', 'range': [4014100000, 4015900000], 'bins': 1400}
+d['data streams'][0]['CPUPlots'] = [1]
+d['data streams'][1]['CPUPlots'] = [1]
+json.dump(d, open(sys.argv[2] + '/on.json', 'w'))
+for s in d['data streams']:
+    s['plugins']['registered'] = [[p, p != 'kvm_combo'] for p, on in s['plugins']['registered']]
+json.dump(d, open(sys.argv[2] + '/off.json', 'w'))
+sys.exit(0 if ok else 1)
+PY
+	ok $? kernelshark_session_written "$(head -c 400 "$T/out") $(head -c 300 "$T/err")"
+	chmod -R a+rwX "$home"
+	# as root KernelShark opens a warning dialog over everything: run it as nobody
+	[ "$(id -u)" -eq 0 ] && run_as=(runuser -u nobody --)
 	Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3> "$T/xdisp" 2> "$T/xvfb.log" &
 	xpid=$!
 	for ((i = 0; i < 50; i++)); do [ -s "$T/xdisp" ] && break; sleep 0.1; done
 	disp=:$(cat "$T/xdisp")
-	mkdir -p "$home"
-	if [ "$(id -u)" -eq 0 ]; then
-		# as root KernelShark opens a warning dialog over everything: run it as nobody
-		home=$(mktemp -d /tmp/vtrace-ks.XXXXXX)
-		cp "$dir/host.dat" "$dir/g1.dat" "$home/"
-		chmod -R a+rwX "$home"
-		dir=$home
-		run_as=(runuser -u nobody --)
-	fi
-	"${run_as[@]}" env HOME="$home" DISPLAY="$disp" XDG_RUNTIME_DIR= \
-		kernelshark -geometry 1600x1000+0+0 -i "$dir/host.dat" -a "$dir/g1.dat" \
-		> "$T/ks.log" 2>&1 &
-	kpid=$!
-	for ((i = 0; i < 150; i++)); do
-		[ "$(grep -c '^Loading' "$T/ks.log")" -ge 2 ] && break
-		sleep 0.1
-	done
-	sleep 3
-	kill -0 $kpid 2> /dev/null
-	ok $? kernelshark_opens_host_and_guest "$(head -c 300 "$T/ks.log")"
-	[ "$(grep -c '^Loading' "$T/ks.log")" -eq 2 ] &&
-		! grep -v 'kvm_combo' "$T/ks.log" | grep -qiE "error|fail|cannot|unable"
-	ok $? kernelshark_loads_both_without_error "$(tr '\n' '|' < "$T/ks.log" | head -c 300)"
-	if command -v xwd > /dev/null && command -v xwdtopnm > /dev/null; then
-		xwd -root -display "$disp" -out "$T/ks.xwd" &&
-			xwdtopnm "$T/ks.xwd" 2> /dev/null | pnmtopng > "$ART/kernelshark.png"
-		ok $? kernelshark_screenshot "see $ART/kernelshark.png"
-	else
-		skip kernelshark_screenshot "xwd (x11-apps) or xwdtopnm (netpbm) not installed"
-	fi
-	kill $kpid 2> /dev/null
-	wait $kpid 2> /dev/null
+	ks_shot "$home/on.json" "$T/on.ppm"
+	! grep -qiE "fail|error|cannot|unable|segmentation" "$T/ks.log"
+	ok $? kernelshark_kvm_combo_initialised "$(tr '\n' '|' < "$T/ks.log" | head -c 300)"
+	pnmtopng < "$T/on.ppm" > "$ART/kernelshark.png" 2> /dev/null
+	ok $? kernelshark_screenshot "see $ART/kernelshark.png"
+	ks_shot "$home/off.json" "$T/off.ppm"
 	kill $xpid 2> /dev/null
 	wait $xpid 2> /dev/null
-	[ "$home" != "$T/kshome" ] && rm -rf "$home"
+	python3 "$here/ks-combo-check.py" "$T/on.ppm" "$T/off.ppm" 5 30 220 | relay_py
+	rm -rf "$home"
 }
-if command -v kernelshark > /dev/null && command -v Xvfb > /dev/null && [ -f "$T/dat-explain/out/g1.dat" ]; then
-	ks_run "$T/dat-explain/out"
+if command -v kernelshark > /dev/null && command -v Xvfb > /dev/null &&
+   command -v xwd > /dev/null && command -v xwdtopnm > /dev/null; then
+	ks_run
 else
-	skip kernelshark_opens_host_and_guest "kernelshark, Xvfb or the vtrace dat files missing"
+	skip kernelshark_kvm_combo "kernelshark, Xvfb, xwd (x11-apps) or xwdtopnm (netpbm) missing"
 fi

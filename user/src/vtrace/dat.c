@@ -129,6 +129,8 @@ struct dat {
 	int				nr_files;
 	uint64_t			host_id;
 	bool				host_has_id;
+	bool				host_kvm;	/* kvm_entry and kvm_exit recorded */
+	int				host_cpus;
 	uint64_t			guest_id;
 	/* per guest CPU: host tid of its vCPU (0: unknown), intervals its events use */
 	int				*vcpu_tid;
@@ -402,9 +404,9 @@ static void put_time_shift(struct dat *d, FILE *f)
  * written 0.  trace-cmd 3.1 keeps mult in an int, so it must stay below
  * 2^31, and shifts by 32 - shift, so shift is at most 32: the largest
  * shift whose rounded mult fits.  That slope is off vtrace-merge's
- * 10^6 / khz by up to 0.5 / mult (2.3e-10 at 2.5 GHz: 70 ns at a TSC of
- * 300e9), so OFFSET puts the guests' first event exactly on vtrace-merge's
- * ns and the difference grows from there by (ts - first) * that error.
+ * 10^6 / khz by up to 0.5 / mult of the time (2.3e-10 at 2.5 GHz: 28 ns at
+ * a TSC of 300e9), so OFFSET puts the guests' first event exactly on
+ * vtrace-merge's ns and the difference grows from there.
  */
 static void tsc2nsec(uint64_t khz, uint32_t *mult, uint32_t *shift)
 {
@@ -1111,6 +1113,13 @@ static int read_host(struct dat *gs, int nr)
 	for (int i = 0; i < nr; i++) {
 		gs[i].host_id = id;
 		gs[i].host_has_id = has_id;
+		if (h) {
+			struct tep_handle *tep = tracecmd_get_tep(h);
+
+			gs[i].host_cpus = tep_get_cpus(tep);
+			gs[i].host_kvm = tep_find_event_by_name(tep, "kvm", "kvm_entry") &&
+					 tep_find_event_by_name(tep, "kvm", "kvm_exit");
+		}
 		gs[i].guest_id = fnv64(id, gs[i].name, strlen(gs[i].name)) | 1;
 		if (h)
 			find_vcpu_tids(&gs[i], tracecmd_get_tep(h));
@@ -1221,6 +1230,106 @@ static int find_khz(struct dat *gs, int nr)
 	return 0;
 }
 
+/* ---- a KernelShark 2.2 session: host and guests, a KVM combo plot per vCPU */
+
+/*
+ * KernelShark's session file (libkshark-configio.c, KsSession.cpp): the
+ * streams in load order (host 0, guests 1..), each with its file's
+ * absolute path and mtime (a session whose files changed is refused), its
+ * filters, plugins and CPU plots; the dual marker (KernelShark 2.2 crashes
+ * on a session without one); a combo plot per guest CPU: the guest CPU
+ * (CPU | GUEST draw) over its vCPU thread on the host (TASK | HOST draw),
+ * which the kvm_combo plugin draws from the host's kvm_entry/kvm_exit.
+ */
+enum {
+	KS_TASK_DRAW	= 1 << 0,
+	KS_CPU_DRAW	= 1 << 1,
+	KS_HOST_DRAW	= 1 << 2,
+	KS_GUEST_DRAW	= 1 << 3,
+};
+
+static void put_json_str(FILE *f, const char *str)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(f, "\\u%04x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+static int put_ks_stream(FILE *f, int sd, const char *file, bool kvm, int cpus)
+{
+	char abs[PATH_MAX];
+	struct stat st;
+
+	if (!realpath(file, abs) || stat(abs, &st)) {
+		vtrace_set_error("%s: %s", file, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "%s  {\n   \"type\": \"kshark.config.stream\",\n   \"stream id\": %d,\n"
+		"   \"data\": { \"type\": \"kshark.config.data\", \"file\": ", sd ? ",\n" : "",
+		sd);
+	put_json_str(f, abs);
+	fprintf(f, ", \"name\": \"top buffer\", \"time\": %lld },\n", (long long)st.st_mtime);
+	fprintf(f, "   \"filters\": { \"type\": \"kshark.config.filter\", \"filter mask\": 7 },\n"
+		"   \"plugins\": { \"type\": \"kshark.config.plugins\", \"registered\":"
+		" [ [ \"sched_events\", true ], [ \"missed_events\", true ]%s ] },\n"
+		"   \"CPUPlots\": [", kvm ? ", [ \"kvm_combo\", true ]" : "");
+	for (int c = 0; c < cpus; c++)
+		fprintf(f, "%s %d", c ? "," : "", c);
+	fprintf(f, " ],\n   \"TaskPlots\": [ ]\n  }");
+	return 0;
+}
+
+static int write_session(struct dat *gs, int nr, const char *path)
+{
+	char file[PATH_MAX];
+	FILE *f = fopen(path, "w");
+	int ret = -1, n = 0;
+
+	if (!f) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\n \"type\": \"kshark.config.session\",\n \"data streams\": [\n");
+	snprintf(file, sizeof(file), "%s/host.dat", gs[0].out);
+	if (put_ks_stream(f, 0, file, gs[0].host_kvm, gs[0].host_cpus))
+		goto out;
+	for (int i = 0; i < nr; i++) {
+		snprintf(file, sizeof(file), "%s/%s.dat", gs[i].out, gs[i].name);
+		if (put_ks_stream(f, i + 1, file, false, gs[i].info->nr_cpus))
+			goto out;
+	}
+	fprintf(f, "\n ],\n \"Markers\": { \"type\": \"kshark.config.markers\", \"markA\":"
+		" { \"isSet\": false }, \"markB\": { \"isSet\": false }, \"Active\": \"A\" },\n"
+		" \"Splitter\": [ 600, 300 ],\n \"ComboPlots\": [");
+	for (int i = 0; gs[0].host_kvm && i < nr; i++)
+		for (unsigned int c = 0; c < gs[i].info->nr_cpus; c++)
+			if (gs[i].vcpu_tid[c])
+				fprintf(f, "%s\n  [ [ %d, %d, %u ], [ 0, %d, %d ] ]", n++ ? "," : "",
+					i + 1, KS_CPU_DRAW | KS_GUEST_DRAW, c,
+					KS_TASK_DRAW | KS_HOST_DRAW, gs[i].vcpu_tid[c]);
+	fprintf(f, "\n ]\n}\n");
+	ret = 0;
+out:
+	if (fclose(f) && !ret) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (!ret && gs[0].host_kvm)
+		printf("%s: kernelshark -s %s: host and guest%s with the KVM combo plot of %d"
+		       " vCPU%s\n", path, path, nr > 1 ? "s" : "", n, n == 1 ? "" : "s");
+	else if (!ret)
+		printf("%s: kernelshark -s %s: host and guest%s (no KVM combo plots: the host"
+		       " trace has no kvm:kvm_entry/kvm:kvm_exit)\n", path, path, nr > 1 ? "s" : "");
+	return ret;
+}
+
 static int run(struct dat *gs, int nr)
 {
 	char path[PATH_MAX];
@@ -1254,7 +1363,13 @@ static int run(struct dat *gs, int nr)
 		return -1;
 	printf("%s: %s with the GUEST option of %d guest%s\n", path, gs[0].host, nr,
 	       nr > 1 ? "s" : "");
-	return 0;
+	if (!gs[0].host_kvm)
+		dat_warn("%s has no kvm:kvm_entry/kvm:kvm_exit events: KernelShark's KVM combo"
+			 " plots (kvm_combo) need them: record the host with trace-cmd record -C"
+			 " x86-tsc -e kvm:kvm_entry -e kvm:kvm_exit (and the sched events)",
+			 gs[0].host);
+	snprintf(path, sizeof(path), "%s/kernelshark.json", gs[0].out);
+	return write_session(gs, nr, path);
 }
 
 /* --guest NAME=DIR[,pid=PID]: one more guest */
