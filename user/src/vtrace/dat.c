@@ -18,14 +18,19 @@
  *                   its events use to the last, as a sample (guest TSC
  *                   where it starts, offset, scaling 1), then per CPU the
  *                   fraction bits (0)
+ *       TSC2NSEC, OFFSET  host TSC to vtrace-merge's ns (when tsc_khz is known)
  *     0, "flyrecord\0", per CPU (offset, size), the CPU's pages, page aligned
  *
  *   host.dat (a copy of the host's trace.dat)
  *     a GUEST option per guest (name, the guest's TRACEID, guest CPU ->
- *     host thread id of its vCPU) and TRACEID when the host file had none:
+ *     host thread id of its vCPU), TRACEID when the host file had none, and
+ *     the guests' TSC2NSEC and OFFSET:
  *     version 7, in one more options section at the end of the file,
  *     chained from the last one's DONE; version 6, inserted before the
  *     0 that ends its options (struct v6)
+ *
+ *   kernelshark.json (with the host): a KernelShark session of the files,
+ *     a KVM combo plot per vCPU (write_session())
  *
  * trace-cmd turns a guest time stamp into the host's with the sample in
  * force: host = guest * scaling >> fraction + offset, for the sample with
@@ -129,7 +134,7 @@ struct dat {
 	int				nr_files;
 	uint64_t			host_id;
 	bool				host_has_id;
-	bool				host_kvm;	/* kvm_entry and kvm_exit recorded */
+	bool				host_kvm;	/* kvm_entry, kvm_exit formats: kvm_combo's test */
 	int				host_cpus;
 	uint64_t			guest_id;
 	/* per guest CPU: host tid of its vCPU (0: unknown), intervals its events use */
