@@ -22,6 +22,7 @@ import sys
 
 MERGE = re.compile(r'^(\S+)\s+\[(\d+)\]\s+(.*?)-(-?\d+)\s+([\d.]+):\s+(\S+):\s?(.*)$')
 REPORT = re.compile(r'^\s*(?:(\S+?)\.dat:)?\s+(.*?)-(-?\d+)\s+\[(\d+)\]\s*([\d.]+):\s+(\S+):\s?(.*)$')
+AMBIGUOUS = '[time ambiguous]'
 DROPPED = re.compile(r'^\s*(\S+?)\.dat: CPU:\d+ \[(\d+) EVENTS DROPPED\]')
 
 
@@ -40,7 +41,12 @@ def merge_events(path):
             bad += 1
             continue
         mach, cpu, _, pid, ts, ev, info = m.groups()
-        out.append((ts_of(ts), mach, int(cpu), int(pid), ev, info.strip()))
+        # vtrace-merge marks an event whose time two offset intervals give (the
+        # same time in vtrace dat's file, where nothing can mark it)
+        info = info.strip()
+        if info.endswith(AMBIGUOUS):
+            info = info[:-len(AMBIGUOUS)].rstrip()
+        out.append((ts_of(ts), mach, int(cpu), int(pid), ev, info))
     return out, bad
 
 

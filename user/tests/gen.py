@@ -631,29 +631,31 @@ def scenario(name, rng, nev):
             run = timer_wake(ev, fire, timer, wake)
             t = run + tsc(3_000)
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
-    elif name == 'kvm':
+    elif name in ('kvm', 'kvm_half'):
         # the host recorded its vCPU threads' kvm_entry/kvm_exit: every guest event is
-        # 1 us after an entry or 1.2 us before the next exit of its vCPU (2.5 GHz)
+        # 1 us after an entry or 1.2 us before the next exit of its vCPU (2.5 GHz);
+        # kvm_half: vCPU 1's thread is "worker" on the host: guest cpu 1 unverified
         host.events = [[] for _ in range(2)]
         g = guest('g1', 2, [0, 1], 4253)
         for c in range(2):
             tid = 900 + c
-            host.events[c].append((base, ev_switch(b'swapper/%d' % c, 0, b'CPU %d/KVM' % c, tid),
-                                   '', 0))
+            vcomm = b'worker' if name == 'kvm_half' and c else b'CPU %d/KVM' % c
+            host.events[c].append((base, ev_switch(b'swapper/%d' % c, 0, vcomm, tid), '', 0))
             t = base + 10_000
             for i in range(nev):
                 host.events[c].append((t, ev_kvm_entry(tid, c), '', 0))
                 g.events[c].append((t + 2_500 + (i % 2) * 4_500, ev_print(0, b'in guest'), '', 0))
                 host.events[c].append((t + 10_000, ev_kvm_exit(tid, c), '', 0))
                 t += 20_000
-            host.events[c].append((t, ev_switch(b'CPU %d/KVM' % c, tid, b'swapper/%d' % c, 0),
-                                   '', 0))
-    elif name in ('ambig', 'ambig_nokvm'):
+            host.events[c].append((t, ev_switch(vcomm, tid, b'swapper/%d' % c, 0), '', 0))
+    elif name in ('ambig', 'ambig_nokvm', 'ambig_run'):
         # the unstable host sets vCPU 0's offset back (w3, by its 8 ms off the CPU) with
         # no guest event since an earlier write (w1) that moved it forward: the first
         # event after w3 reads a guest TSC that w2's interval maps inside itself too
         # (3 ms after the vCPU's run 2 ended, where it was not in guest mode); the
-        # host's kvm_entry/kvm_exit tell them apart (ambig_nokvm: the same without them)
+        # host's kvm_entry/kvm_exit tell them apart (ambig_nokvm: the same without them;
+        # ambig_run: without them, and the vCPU thread on its host CPU all along, as when
+        # it returns to QEMU for its exits: one run span holds both host times)
         host.events = [[] for _ in range(2)]
         g = guest('g1', 1, [0], 4256)
         v, ms, tid = g.vcpus[0], 2_500_000, 900
@@ -663,6 +665,9 @@ def scenario(name, rng, nev):
         v.write(runs[1][0], o0 + 100 * ms)      # w1: caught up (forward)
         v.write(runs[2][0], o0 + 5 * ms)        # w2: back, in its own run
         v.write(runs[3][0], o0 - 3 * ms)        # w3: back by the 8 ms off the CPU
+        end = runs[3][1]
+        if name == 'ambig_run':
+            runs = [(base, end)]
         for a, b in runs:
             he = host.events[0]
             he.append((a, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', tid), '', 0))
@@ -671,7 +676,7 @@ def scenario(name, rng, nev):
                 he.append((b - 1000, ev_kvm_exit(tid, 0), '', 0))
             he.append((b, ev_switch(b'CPU 0/KVM', tid, b'swapper/0', 0), '', 0))
         host.events[1].append((base, ev_switch(b'swapper/1', 0, b'task-1', 1001), '', 0))
-        host.events[1].append((runs[3][1], ev_switch(b'task-1', 1001, b'swapper/1', 0), '', 0))
+        host.events[1].append((end, ev_switch(b'task-1', 1001, b'swapper/1', 0), '', 0))
         add_markers(rng, g, 0, base + ms // 10, base + 49 * ms // 10, nev // 2)
         g.events[0].append((base + 31 * ms, ev_print(1000, b'g1-after-w3'), 'g1-after-w3', 0))
         add_markers(rng, g, 0, base + 31 * ms + 1, base + 349 * ms // 10, nev - nev // 2 - 1)

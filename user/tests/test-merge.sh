@@ -382,6 +382,67 @@ ok $? ambig_nokvm_reported "$(cat "$T/err")"
 run --host "$T/ambig-nokvm/host" --guest g1="$T/ambig-nokvm/g1" --offsets "$T/ambig-nokvm/tsc_offsets" --stats --format jsonl --force
 [ $rc -eq 0 ] && grep -q '"self_check": {"machine": "g1", "cpu": 0, "ambiguous": 2, "told_apart": 0, "moved": 0, "verified": false, "checked": 42, "outside": 1,' "$T/out"
 ok $? ambig_nokvm_stats_jsonl "rc $rc: $(grep self_check "$T/out")"
+# every event left ambiguous is marked in the output, never printed as if certain: the two
+# the self-check reported (g1-after-w3 and the next one), in text and in JSON lines
+run --host "$T/ambig-nokvm/host" --guest g1="$T/ambig-nokvm/g1" --offsets "$T/ambig-nokvm/tsc_offsets" --raw-tsc --force
+[ $rc -eq 0 ] && [ "$(grep -c '  \[time ambiguous\]$' "$T/out")" -eq 2 ] &&
+grep -qx 'g1   \[000\]           task-0-1000             10057500000: print:                startup_64: g1-after-w3  \[time ambiguous\]' "$T/out" &&
+grep -qx 'g1   \[000\]           task-0-1000             10077996186: print:                startup_64: g1-c0-21  \[time ambiguous\]' "$T/out"
+ok $? ambig_nokvm_events_marked_text "rc $rc: $(grep -c ambiguous "$T/out") marked: $(grep ambiguous "$T/out" | head -c 300)"
+run --host "$T/ambig-nokvm/host" --guest g1="$T/ambig-nokvm/g1" --offsets "$T/ambig-nokvm/tsc_offsets" --format jsonl --force
+[ $rc -eq 0 ] && [ "$(grep -c '"time_ambiguous":true' "$T/out")" -eq 2 ] &&
+[ "$(grep '"time_ambiguous":true' "$T/out" | grep -c -e 'g1-after-w3' -e 'g1-c0-21')" -eq 2 ]
+ok $? ambig_nokvm_events_marked_jsonl "rc $rc: $(grep time_ambiguous "$T/out" | head -c 300)"
+run --host "$T/ambig/host" --guest g1="$T/ambig/g1" --offsets "$T/ambig/tsc_offsets"
+[ $rc -eq 0 ] && ! grep -q 'time ambiguous' "$T/out"
+ok $? ambig_kvm_told_apart_not_marked "rc $rc: $(grep ambiguous "$T/out" | head -c 300)"
+# the self-check's last line, one wording per outcome: a bound only for what it proved
+# - the vCPU thread on its host CPU all along (no kvm events): both host times of the
+#   ambiguous events fall in its run span, 0 outside, but their times are not proved
+$GEN make "$T/ambig-run" ambig_run --events 40 > /dev/null || ok 1 gen_ambig_run
+run --host "$T/ambig-run/host" --guest g1="$T/ambig-run/g1" --offsets "$T/ambig-run/tsc_offsets"
+[ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: 42 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 331698 ns but for 2 ambiguous events, whose times are not proved: verified except those 2 events' "$T/err"
+ok $? self_check_verdict_verified_but_ambiguous "rc $rc: $(tail -1 "$T/err")"
+# - one guest CPU checked, the other's vCPU thread not in the host trace
+$GEN make "$T/kvm-half" kvm_half --events 100 > /dev/null || ok 1 gen_kvm_half
+run --host "$T/kvm-half/host" --guest g1="$T/kvm-half/g1" --offsets "$T/kvm-half/tsc_offsets"
+[ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: guest g1 cpu 1: unverified: no thread "CPU 1/KVM" in the host trace'"'"'s sched_switch events' "$T/err" &&
+grep -qx 'vtrace-merge: self-check: 102 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 1000 ns: verified on 1 of 2 guest CPUs, 1 unverified (above)' "$T/err"
+ok $? self_check_verdict_partly_unverified "rc $rc: $(tail -1 "$T/err")"
+# - nothing checkable, 140 ambiguous events (the unstable capture has no vCPU threads)
+run --host "$T/unstable/host" $(guests "$T/unstable") --offsets "$T/unstable/tsc_offsets"
+[ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: unverified: no guest CPU could be checked; 140 ambiguous events (above) whose times may be wrong' "$T/err" &&
+[ "$(grep -c '  \[time ambiguous\]$' "$T/out")" -eq 140 ]
+ok $? self_check_verdict_unverified_counts_ambiguous "rc $rc: $(tail -1 "$T/err"), $(grep -c 'time ambiguous' "$T/out") marked"
+# - failed: guest cpu 0 1 ms off, cpu 1 right (bound 95653 ns): no bound in the summary
+python3 - $R/tsc_offsets "$T/half-shift" <<'EOF2'
+import sys
+out = open(sys.argv[2], 'w')
+for l in open(sys.argv[1]):
+    f = l.split()
+    if not l.startswith('#') and f[5] == '0':      # vcpu_idx 0: + 1 ms of 2,596,110 kHz
+        f[7] = str(int(f[7]) + 2596110)
+        f[6] = str(int(f[6]) + 2596110) if f[6] != '0' else '0'
+        l = ' '.join(f) + '\n'
+    out.write(l)
+EOF2
+expect_error self_check_verdict_failed_one_cpu "self-check: 44 guest events fall outside the times their vCPU could run (worst 833510 ns)" "${RH[@]}" --guest g=$R --offsets "$T/half-shift"
+grep -qx 'vtrace-merge: self-check: guest g cpu 1: 173 checked, 0 outside, worst 0 ns outside, bound 95653 ns (sched_switch spans of host tid 178 "CPU 1/KVM"; 95 events outside the host trace not checked)' "$T/err" &&
+grep -qx 'vtrace-merge: self-check: 250 guest events checked, 44 outside (tolerance 1000 ns): FAILED' "$T/err" &&
+! grep -q -e 'at most' -e 'bound much tighter' "$T/err"
+ok $? self_check_verdict_failed_has_no_bound "$(cat "$T/err")"
+# --explain places ambiguous events by the same windows as the merge, and says how many
+run --host "$T/ambig/host" --guest g1="$T/ambig/g1" --offsets "$T/ambig/tsc_offsets" --explain
+[ $rc -eq 0 ] && grep -qx 'vtrace-merge: explain: guest g1 cpu 0: 1 events read a guest TSC that two offset intervals map (the offset was set back): 1 told apart by kvm_entry..kvm_exit (1 moved), 0 not' "$T/err" &&
+! grep -q 'may be wrong' "$T/err"
+ok $? explain_ambig_kvm_told_apart "rc $rc: $(cat "$T/err")"
+run --host "$T/ambig-nokvm/host" --guest g1="$T/ambig-nokvm/g1" --offsets "$T/ambig-nokvm/tsc_offsets" --explain
+[ $rc -eq 0 ] && grep -qx 'vtrace-merge: explain: guest g1 cpu 0: 2 events read a guest TSC that two offset intervals map (the offset was set back): 0 told apart by kvm_entry..kvm_exit (0 moved), 2 not, left in the interval the offsets alone choose: their times may be wrong (record kvm:kvm_entry and kvm:kvm_exit on the host to tell them apart)' "$T/err" &&
+grep -qx 'vtrace-merge: explain: the delays are measured from these times: those from or to the 2 ambiguous events may be wrong' "$T/err"
+ok $? explain_ambig_nokvm_reported "rc $rc: $(cat "$T/err")"
+run --host "$T/ambig/host" --guest g1="$T/ambig/g1" --offsets "$T/ambig/tsc_offsets" --explain --format jsonl
+[ $rc -eq 0 ] && grep -qx '{"type":"ambiguous","guest":"g1","cpu":0,"events":1,"told_apart":1,"moved":1,"ambiguous":0,"windows":true}' "$T/out"
+ok $? explain_ambig_kvm_jsonl "rc $rc: $(grep ambiguous "$T/out")"
 run --host "$T/jump/host" $(guests "$T/jump") --offsets "$T/jump/tsc_offsets"
 [ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: guest g1 cpu 0: unverified: no thread "CPU 0/KVM" in the host trace'"'"'s sched_switch events' "$T/err" &&
 grep -q 'record the host while the guests run with trace-cmd record -C x86-tsc -e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit' "$T/err"

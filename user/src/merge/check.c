@@ -707,7 +707,11 @@ static void ambiguity_line(const struct check_cpu *cc, FILE *f, const char *pref
 		" kvm_entry..kvm_exit (%" PRIu64 " moved), %" PRIu64 " not", prefix,
 		cc->s->m->name, cc->s->cpu, map->ambiguous + map->told_apart, map->told_apart,
 		map->moved, map->ambiguous);
-	if (map->ambiguous)
+	if (map->ambiguous && map->in_guest)
+		fprintf(f, ", left in the interval the offsets alone choose: their times may be"
+			" wrong (both or neither of their host times fall in a kvm_entry..kvm_exit"
+			" window of the vCPU)");
+	else if (map->ambiguous)
 		fprintf(f, ", left in the interval the offsets alone choose: their times may be"
 			" wrong (record kvm:kvm_entry and kvm:kvm_exit on the host to tell them"
 			" apart)");
@@ -729,8 +733,31 @@ static void ambiguity_lines(const struct check *c, FILE *f, const char *prefix)
 			ambiguity_line(&c->cpus[i], f, prefix);
 }
 
+/* Events of every guest CPU left ambiguous (not told apart) */
+static uint64_t ambiguous_events(const struct check *c)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < c->nr_cpus; i++)
+		if (c->cpus[i].s)
+			n += c->cpus[i].s->map.ambiguous;
+	return n;
+}
+
+/* "unverified: WHY", and the ambiguous events' count, which nothing proved either */
+static void unverified_line(const struct check *c, FILE *f, const char *why)
+{
+	uint64_t amb = ambiguous_events(c);
+
+	fprintf(f, "vtrace-merge: self-check: unverified: %s", why);
+	if (amb)
+		fprintf(f, "; %" PRIu64 " ambiguous events (above) whose times may be wrong", amb);
+	fputc('\n', f);
+}
+
 struct totals {
 	uint64_t	checked, outside, unchecked, worst, bound;
+	uint64_t	ambiguous;	/* of the verified CPUs: events whose time is not proved */
 	int		verified, unverified;
 };
 
@@ -775,6 +802,7 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	}
 	b = bound_of(k);
 	t->verified++;
+	t->ambiguous += cc->s->map.ambiguous;
 	t->checked += k->checked;
 	t->outside += k->outside;
 	t->unchecked += cc->unchecked;
@@ -805,7 +833,7 @@ static void hint(const struct check *c, FILE *f, const struct totals *t)
 		fprintf(f, "vtrace-merge: self-check: to verify, record the host while the guests"
 			" run with trace-cmd record -C x86-tsc -e sched:sched_switch -e kvm:kvm_entry"
 			" -e kvm:kvm_exit\n");
-	else if (t->verified && !c->has_kvm)
+	else if (t->verified && !t->outside && !c->has_kvm)
 		fprintf(f, "vtrace-merge: self-check: kvm:kvm_entry and kvm:kvm_exit in the host"
 			" trace would make the bound much tighter\n");
 }
@@ -851,6 +879,36 @@ static int disjoint_guests(const struct check *c, FILE *f)
 	return bad;
 }
 
+/*
+ * The summary's last line, one wording per outcome ("HOW VTRACE-MERGE CHECKS
+ * ITSELF"): a bound only for a timeline without events outside, and only
+ * for what it covers (not the unverified CPUs, not the ambiguous events).
+ */
+static void verdict(const struct check *c, FILE *f, const struct totals *t)
+{
+	int cpus = t->verified + t->unverified;
+
+	fprintf(f, "vtrace-merge: self-check: %" PRIu64 " guest events checked, %" PRIu64
+		" outside (tolerance %d ns)", t->checked, t->outside, CHECK_TOLERANCE_NS);
+	if (t->outside) {
+		fprintf(f, ": FAILED\n");
+		return;
+	}
+	if (t->bound != UINT64_MAX)
+		fprintf(f, ", alignment error at most %" PRIu64 " ns", to_ns(c, t->bound));
+	if (t->ambiguous)
+		fprintf(f, " but for %" PRIu64 " ambiguous events, whose times are not proved",
+			t->ambiguous);
+	fprintf(f, ": verified");
+	if (t->unverified)
+		fprintf(f, " on %d of %d guest CPUs, %d unverified (above)", t->verified, cpus,
+			t->unverified);
+	if (t->ambiguous)
+		fprintf(f, "%s except those %" PRIu64 " events", t->unverified ? "," : "",
+			t->ambiguous);
+	fputc('\n', f);
+}
+
 /**
  * check_report - the self-check's summary (stderr) and verdict
  *
@@ -865,7 +923,7 @@ int check_report(const struct check *c, FILE *f, bool force)
 		return 0;
 	if (c->unverified) {
 		ambiguity_lines(c, f, "vtrace-merge: self-check: ");
-		fprintf(f, "vtrace-merge: self-check: unverified: %s\n", c->unverified);
+		unverified_line(c, f, c->unverified);
 		hint(c, f, &(struct totals){ .unverified = 1 });
 		return 0;
 	}
@@ -876,15 +934,10 @@ int check_report(const struct check *c, FILE *f, bool force)
 		return force ? 0 : -1;
 	hint(c, f, &t);
 	if (!t.verified) {
-		fprintf(f, "vtrace-merge: self-check: unverified: no guest CPU could be checked\n");
+		unverified_line(c, f, "no guest CPU could be checked");
 		return 0;
 	}
-	fprintf(f, "vtrace-merge: self-check: %" PRIu64 " guest events checked, %" PRIu64
-		" outside (tolerance %d ns)", t.checked, t.outside, CHECK_TOLERANCE_NS);
-	if (t.bound != UINT64_MAX)
-		fprintf(f, ", alignment error at most %" PRIu64 " ns", to_ns(c, t.bound));
-	fprintf(f, ": %s%s\n", t.outside ? "FAILED" : "verified",
-		t.unverified ? " (some CPUs unverified)" : "");
+	verdict(c, f, &t);
 	if (!t.outside)
 		return 0;
 	if (c->host_lost)
@@ -901,6 +954,48 @@ int check_report(const struct check *c, FILE *f, bool force)
 			 " (trace clock, trace-cmd options); --force keeps the output", t.outside,
 			 to_ns(c, t.worst));
 	return force ? 0 : -1;
+}
+
+/* Can an event of some guest CPU be ambiguous (an offset history that sets the clock back)? */
+bool check_may_be_ambiguous(struct machine **ms, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		for (int cpu = 0; ms[i]->guest && cpu < ms[i]->nr_cpus; cpu++)
+			if (ms[i]->cpus[cpu].map.hist &&
+			    vtrace_tsc_map_needs_drops(&ms[i]->cpus[cpu].map))
+				return true;
+	return false;
+}
+
+/*
+ * --explain binds the guest windows (check_open()) but checks nothing: it
+ * says how its events that two offset intervals map were placed, per guest
+ * CPU, as the self-check does (@f: stderr), or as JSON lines (@f: the output).
+ */
+void check_explain_report(const struct check *c, FILE *f, bool json)
+{
+	uint64_t amb = c ? ambiguous_events(c) : 0;
+
+	for (int i = 0; c && i < c->nr_cpus; i++) {
+		const struct check_cpu *cc = &c->cpus[i];
+		const struct vtrace_tsc_map *map = cc->s ? &cc->s->map : NULL;
+
+		if (!map || (!map->ambiguous && !map->told_apart))
+			continue;
+		if (!json) {
+			ambiguity_line(cc, f, "vtrace-merge: explain: ");
+			continue;
+		}
+		fputs("{\"type\":\"ambiguous\",\"guest\":\"", f);
+		classify_json(f, cc->s->m->name);
+		fprintf(f, "\",\"cpu\":%d,\"events\":%" PRIu64 ",\"told_apart\":%" PRIu64
+			",\"moved\":%" PRIu64 ",\"ambiguous\":%" PRIu64 ",\"windows\":%s}\n",
+			cc->s->cpu, map->ambiguous + map->told_apart, map->told_apart, map->moved,
+			map->ambiguous, map->in_guest ? "true" : "false");
+	}
+	if (amb && !json)
+		fprintf(f, "vtrace-merge: explain: the delays are measured from these times: those"
+			" from or to the %" PRIu64 " ambiguous events may be wrong\n", amb);
 }
 
 /* --stats: the same per guest CPU, as text lines or (--format jsonl) JSON objects */

@@ -569,6 +569,7 @@ static bool event_selected(struct source *s)
  */
 int source_advance(struct source *s, const struct merge_opts *opts)
 {
+	uint64_t ambiguous;
 	int filler, ret;
 
 	(void)opts;
@@ -581,8 +582,10 @@ int source_advance(struct source *s, const struct merge_opts *opts)
 			return ret;
 		}
 		s->read++;
+		ambiguous = s->map.ambiguous;
 		if (convert(s))
 			return -1;
+		s->ambiguous = s->map.ambiguous != ambiguous;
 		if (s->chk)
 			check_event(s->chk, s->host_tsc);
 		if (s->read > 1 && s->host_tsc < prev)

@@ -358,11 +358,26 @@ static void close_all(struct machine **machines, int nr, struct vtrace_offsets *
 	vtrace_offsets_close(offsets);
 }
 
+/*
+ * An offset history that sets a guest's clock back makes some of its events
+ * ambiguous: the host's guest windows place them, in every pass as in the
+ * plain merge (check.c, src/lib/tsc.c).  NULL with no error when not needed.
+ */
+static int explain_windows(struct cmdline *c, struct machine **ms, int nr, struct check **chk)
+{
+	*chk = NULL;
+	if (!check_may_be_ambiguous(ms, nr))
+		return 0;
+	*chk = check_open(ms, nr, &c->opts);
+	return *chk ? 0 : -1;
+}
+
 /* --explain: two passes, each over freshly opened inputs (explain.c) */
 static int explain_main(struct cmdline *c, FILE *out)
 {
 	struct vtrace_offsets *offsets = NULL;
 	struct machine **ms = NULL;
+	struct check *chk = NULL;
 	void *state = NULL;
 	int nr = 0, ret;
 	bool quiet;
@@ -371,7 +386,13 @@ static int explain_main(struct cmdline *c, FILE *out)
 	c->opts.progress = false;
 	ret = open_all(c, &ms, &nr, &offsets);
 	if (!ret)
+		ret = explain_windows(c, ms, nr, &chk);
+	if (!ret)
 		ret = explain_pass1(ms, nr, &c->opts, &state, out);
+	if (ret >= 0)
+		check_explain_report(chk, c->opts.format == MERGE_JSONL ? out : stderr,
+				     c->opts.format == MERGE_JSONL);
+	check_close(chk);
 	close_all(ms, nr, offsets);
 	/* the same inputs again, once per story: pass 1 said their warnings already */
 	quiet = vtrace_set_quiet(true);
@@ -381,7 +402,11 @@ static int explain_main(struct cmdline *c, FILE *out)
 		nr = 0;
 		ret = open_all(c, &ms, &nr, &offsets);
 		if (!ret)
+			ret = explain_windows(c, ms, nr, &chk);
+		if (!ret)
 			ret = explain_pass2(ms, nr, &c->opts, state, rank, out);
+		check_close(chk);
+		chk = NULL;
 		close_all(ms, nr, offsets);
 	}
 	vtrace_set_quiet(quiet);

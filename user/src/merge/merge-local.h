@@ -88,6 +88,7 @@ struct source {
 	uint64_t			last_tsc;
 	uint64_t			out_of_order;
 	bool				warned;
+	bool				ambiguous;	/* @rec's time: two intervals, not told apart */
 	struct vtrace_tsc_drop		*drops;
 };
 
@@ -145,6 +146,8 @@ void check_event(struct check_cpu *cc, uint64_t host_tsc);
 int check_report(const struct check *c, FILE *f, bool force);
 void check_stats(const struct check *c, FILE *f, bool json);
 int check_offsets(const struct check *c, struct vtrace_offsets *o, const char *path);
+bool check_may_be_ambiguous(struct machine **machines, int nr);
+void check_explain_report(const struct check *c, FILE *f, bool json);
 
 /* merge.c */
 int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, FILE *out);

@@ -374,6 +374,9 @@ static void event_info(struct trace_seq *seq, struct tep_event *ev, struct tep_r
 	tep_print_event(ev->tep, seq, rec, "%s", TEP_PRINT_INFO);
 }
 
+/* After an event whose time two offset intervals give and nothing told apart (src/lib/tsc.c) */
+#define AMBIGUOUS_MARK	"  [time ambiguous]"
+
 /*
  * Appends the event's info (libtraceevent's printing, plugins included) at @p
  * in o->text, without its trailing newlines, and ends the line.
@@ -388,17 +391,24 @@ static void put_info(struct output *o, struct source *s, struct tep_event *ev, c
 	len = seq->len;
 	while (len && seq->buffer[len - 1] == '\n')
 		len--;
-	if ((size_t)(o->text + TEXT_BUF - p) < len + 1) {
+	if ((size_t)(o->text + TEXT_BUF - p) < len + sizeof(AMBIGUOUS_MARK)) {
 		/* a huge event: write out what is gathered, then the rest directly */
 		o->text_len = p - o->text;
 		text_flush(o);
 		fwrite(seq->buffer, 1, len, o->out);
+		if (s->ambiguous)
+			fputs(AMBIGUOUS_MARK, o->out);
 		fputc('\n', o->out);
 		return;
 	}
 	memcpy(p, seq->buffer, len);
-	p[len] = '\n';
-	o->text_len = p + len + 1 - o->text;
+	p += len;
+	if (s->ambiguous) {
+		memcpy(p, AMBIGUOUS_MARK, sizeof(AMBIGUOUS_MARK) - 1);
+		p += sizeof(AMBIGUOUS_MARK) - 1;
+	}
+	*p = '\n';
+	o->text_len = p + 1 - o->text;
 }
 
 /*
@@ -595,6 +605,8 @@ static void print_json(struct output *o, struct source *s)
 		j_u64(&j, s->rec->ts);
 	else
 		J_LIT(&j, "null");
+	if (s->ambiguous)
+		J_LIT(&j, ",\"time_ambiguous\":true");
 	J_LIT(&j, ",\"system\":");
 	j_string(&j, ev ? ev->system : "?", ev ? strlen(ev->system) : 1);
 	J_LIT(&j, ",\"event\":");
