@@ -21,6 +21,16 @@ run() {
 	timeout 20 "$M" "$@" > "$T/out" 2> "$T/err"
 	rc=$?
 }
+# relay_py: the "ok NAME" / "not ok NAME" lines of a python check, numbered on
+relay_py() {
+	while IFS= read -r l; do
+		case $l in
+		"ok "*)		n=$((n + 1)); echo "ok $n ${l#ok }" ;;
+		"not ok "*)	n=$((n + 1)); echo "not ok $n ${l#not ok }" ;;
+		"# "*)		echo "$l" ;;
+		esac
+	done
+}
 guests() {	# guests DIR: "--guest NAME=DIR ..." of a gen.py capture
 	python3 -c "import json,sys; print(' '.join('--guest ' + g for g in
 		json.load(open(sys.argv[1]))['guests']))" "$1/stats.json"
@@ -84,12 +94,7 @@ other = sorted((e['event'], e['host_ns']) for e in js if e['event'] != 'sched_sw
 check(inst == other, 'perfetto_instants_are_the_other_events_at_host_times',
       '%d instants, %d events' % (len(inst), len(other)))
 EOF
-while IFS= read -r l; do
-	case $l in
-	"ok "*)		n=$((n + 1)); echo "ok $n ${l#ok }" ;;
-	"not ok "*)	n=$((n + 1)); echo "not ok $n ${l#not ok }" ;;
-	esac
-done < "$T/py"
+relay_py < "$T/py"
 # ---- perfetto with kvm exits and --explain (gen.py explain_exits: the exit mix of
 # test-merge.sh): one slice per exit on the vCPU thread's own track in the host process,
 # one per late wake-up on its guest CPU's late track with its parts and modes, a flow
@@ -152,13 +157,29 @@ for key in {(e['pid'], e['tid']) for e in evs if e['ph'] == 'X'}:
                (e['pid'], e['tid']) == key)
     ok &= all(a[1] <= b[0] + 1e-9 for a, b in zip(s, s[1:]))
 check(ok, 'perfetto_explain_slices_do_not_overlap')
+# proportionate: only what meets a late wake-up's window (0.2 ms either side) is drawn, the
+# kvm_entry/kvm_exit not as instants too (the exits are slices); the summary in otherData
+win = [(e['ts'] - 200.0, e['ts'] + e['dur'] + 200.0) for e in late]
+meets = lambda a, b: any(a <= w[1] and b >= w[0] for w in win)
+inst = collections.Counter(e['name'] for e in evs if e['ph'] == 'i')
+check(inst == {'sched_wakeup': 11, 'hrtimer_expire_entry': 11, 'hrtimer_start': 11} and
+      all(meets(e['ts'], e['ts']) for e in evs if e['ph'] == 'i'),
+      'perfetto_explain_instants_only_in_windows', str(inst))
+sl = [e for e in evs if e['ph'] == 'X' and e['cat'] in ('sched', 'vcpu', 'kvm_exit')]
+check(collections.Counter(e['cat'] for e in sl) == {'sched': 21, 'vcpu': 6, 'kvm_exit': 48} and
+      all(meets(e['ts'], e['ts'] + e['dur']) for e in sl),
+      'perfetto_explain_slices_only_in_windows',
+      str(collections.Counter(e['cat'] for e in sl)))
+ex = json.load(open(sys.argv[1]))['otherData'].get('explain', {})
+summ = ex.get('summary', [])
+check(ex.get('windows') == 11 and ex.get('left_out') == 357 and
+      [l['type'] for l in summ] == ['summary'] + ['cause'] * 4 + ['mode'] * 8 and
+      summ[0]['late'] == 11 and summ[0]['wakeups'] == 100 and
+      summ[1] == {'type': 'cause', 'cause': 'vcpu_exit', 'task': 'io', 'wakeups': 4,
+                  'total_ns': 4528000, 'max_ns': 1132000, 'share': 0.3074},
+      'perfetto_explain_summary_in_other_data', str({k: v for k, v in ex.items() if k != 'summary'}))
 EOF3
-while IFS= read -r l; do
-	case $l in
-	"ok "*)		n=$((n + 1)); echo "ok $n ${l#ok }" ;;
-	"not ok "*)	n=$((n + 1)); echo "not ok $n ${l#not ok }" ;;
-	esac
-done < "$T/py"
+relay_py < "$T/py"
 run "${IN[@]}" --format nosuch
 [ $rc -eq 2 ] && grep -q "expected text, jsonl, perfetto or svg" "$T/err"
 ok $? format_unknown_is_usage_error "rc $rc"
@@ -197,15 +218,6 @@ if explain:
 else:
     check(not win, 'no_window_without_explain')
 EOF2
-}
-relay_py() {
-	while IFS= read -r l; do
-		case $l in
-		"ok "*)		n=$((n + 1)); echo "ok $n ${l#ok }" ;;
-		"not ok "*)	n=$((n + 1)); echo "not ok $n ${l#not ok }" ;;
-		"# "*)		echo "$l" ;;
-		esac
-	done
 }
 mkdir -p "$ART"
 run "${IN[@]}" --format svg

@@ -32,7 +32,12 @@
  * and a thread's slices must nest), from the expected time to the task
  * running, named by the delay and the main cause, with the parts and the
  * vCPU's modes as args, and a flow from each to what ran on the host CPU
- * of its vCPU at the expected time.
+ * of its vCPU at the expected time.  The rest is drawn only around them:
+ * slices, exits and instants that overlap a late wake-up's window (from
+ * EXPLAIN_MARGIN_NS before it was due to as long after the task ran), the
+ * vCPU threads' kvm_entry/kvm_exit not as instants (their exits are slices
+ * already), and explain.c's summary in otherData: a file in proportion to
+ * the late wake-ups, not to the capture (a 1M-event capture: 185 MB before).
  *
  * Times are microseconds on the host's timeline, to the nanosecond.
  */
@@ -54,6 +59,13 @@
 #define MAX_XNAMES	64
 #define XNAME_LEN	32
 #define LATE_MAX	100000	/* --explain: the worst this many late wake-ups drawn */
+#define EXPLAIN_MARGIN_NS 200000 /* --explain: drawn around each late wake-up's window */
+
+/* --explain: host ns drawn, around one late wake-up or several that overlap */
+struct window {
+	uint64_t	from;
+	uint64_t	to;
+};
 
 /* a vCPU thread's exit in progress */
 struct xthread {
@@ -97,6 +109,10 @@ struct perfetto {
 	uint64_t		exits;
 	long long		*late_tracks;	/* named: tid * 64 + machine index */
 	size_t			nr_late_tracks;
+	bool			explain;	/* only the windows are drawn */
+	struct window		*win;		/* sorted, disjoint */
+	size_t			nr_win;
+	uint64_t		left_out;	/* events and slices outside every window */
 };
 
 static void put_str(FILE *out, const char *s)
@@ -121,6 +137,24 @@ static void put_str(FILE *out, const char *s)
 static void put_us(FILE *out, uint64_t ns)
 {
 	fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+/* Is host time [@from, @to] drawn?  Without --explain all is; with it, what meets a window */
+static bool drawn_at(const struct perfetto *p, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = p->nr_win;
+
+	if (!p->explain)
+		return true;
+	while (lo < hi) {	/* the first window that ends at or after @from */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->win[mid].to < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nr_win && p->win[lo].from <= to;
 }
 
 static void begin(struct perfetto *p, const char *ph, int pid, long long tid)
@@ -175,13 +209,17 @@ static void on_slice(void *priv, const struct sched_slice *sl)
 
 	if (!sl->pid)
 		return;
+	if (vcpu >= 0 && keep_run(p, sl, vcpu))
+		vtrace_warn("perfetto: out of memory: vCPU thread runs left out");
+	if (!drawn_at(p, sl->from, sl->to)) {
+		p->left_out++;
+		return;
+	}
 	put_slice(p, sl->mi + 1, sl->cpu + 1, sl->comm[0] ? sl->comm : "<...>", sl->from, sl->to);
 	fprintf(p->out, ",\"cat\":\"sched\",\"args\":{\"pid\":%d", sl->pid);
 	if (vcpu >= 0)
 		fprintf(p->out, ",\"vcpu\":%d", vcpu);
 	fputs("}}", p->out);
-	if (vcpu >= 0 && keep_run(p, sl, vcpu))
-		vtrace_warn("perfetto: out of memory: vCPU thread runs left out");
 }
 
 static void host_lookup(struct perfetto *p, struct tep_handle *tep)
@@ -253,6 +291,10 @@ static void on_kvm(struct perfetto *p, int mi, struct source *s, uint64_t ns, bo
 	if (!x->open)
 		return;
 	x->open = false;
+	if (!drawn_at(p, x->from, ns)) {
+		p->left_out++;
+		return;
+	}
 	name = p->names[x->reason].name;
 	put_slice(p, mi + 1, XTID_BASE + x->tid, name, x->from, ns);
 	fputs(",\"cat\":\"kvm_exit\",\"args\":{\"reason\":", p->out);
@@ -271,8 +313,16 @@ static void on_instant(void *priv, int mi, struct source *s, uint64_t ns)
 	if (!s->m->guest) {
 		if (p->host_tep != tep)
 			host_lookup(p, tep);
-		if (id == p->exit_id || id == p->entry_id)
+		if (id == p->exit_id || id == p->entry_id) {
 			on_kvm(p, mi, s, ns, id == p->exit_id);
+			/* --explain: drawn as the exits' slices, not twice */
+			if (p->explain && p->exit_id >= 0 && p->entry_id >= 0)
+				return;
+		}
+	}
+	if (!drawn_at(p, ns, ns)) {
+		p->left_out++;
+		return;
 	}
 
 	begin(p, "i", mi + 1, s->cpu + 1);
@@ -338,7 +388,7 @@ static void put_runs(struct perfetto *p)
 		const struct vcpu_run *r = &p->runs[i];
 		int cpu, mi = sched_guest_of_vcpu(p->d.t, r->vcpu, &cpu);
 
-		if (mi < 0)
+		if (mi < 0 || !drawn_at(p, r->from, r->to))
 			continue;
 		snprintf(name, sizeof(name), "host cpu %d", r->host_cpu);
 		put_slice(p, mi + 1, VCPU_TID + cpu, name, r->from, r->to);
@@ -472,6 +522,74 @@ static void put_lates(struct perfetto *p)
 	}
 }
 
+static int cmp_window(const void *a, const void *b)
+{
+	const struct window *x = a, *y = b;
+
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* --explain: each late wake-up's window and its margins, sorted and merged; 0 or -1 */
+static int late_windows(struct perfetto *p)
+{
+	size_t alloc = 0, n = 0;
+
+	for (const char *line = p->opts->explain_text; line && *line; ) {
+		const char *end = strchr(line, '\n');
+		long long from, to;
+
+		if (!strncmp(line, "{\"type\":\"late\",", 15) &&
+		    json_num(line, "\"expected_ns\":", &from) &&
+		    json_num(line, "\"running_ns\":", &to) && from >= 0 && to >= from) {
+			if (n == alloc) {
+				struct window *w;
+
+				alloc = alloc ? 2 * alloc : 256;
+				w = realloc(p->win, alloc * sizeof(*w));
+				if (!w)
+					return -1;
+				p->win = w;
+			}
+			p->win[n].from = (uint64_t)from > EXPLAIN_MARGIN_NS ?
+					 (uint64_t)from - EXPLAIN_MARGIN_NS : 0;
+			p->win[n++].to = (uint64_t)to + EXPLAIN_MARGIN_NS;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	if (n)
+		qsort(p->win, n, sizeof(*p->win), cmp_window);
+	for (size_t i = 0; i < n; i++) {
+		if (p->nr_win && p->win[i].from <= p->win[p->nr_win - 1].to) {
+			if (p->win[i].to > p->win[p->nr_win - 1].to)
+				p->win[p->nr_win - 1].to = p->win[i].to;
+			continue;
+		}
+		p->win[p->nr_win++] = p->win[i];
+	}
+	return 0;
+}
+
+/* --explain: its summary, causes and modes (explain.c's JSON lines) in otherData */
+static void put_explain_summary(struct perfetto *p)
+{
+	bool first = true;
+
+	fprintf(p->out, ",\"explain\":{\"drawn\":\"the late wake-ups, and what meets their"
+		" windows: from %d us before each was due to %d us after its task ran\","
+		"\"windows\":%zu,\"left_out\":%" PRIu64 ",\"summary\":[", EXPLAIN_MARGIN_NS / 1000,
+		EXPLAIN_MARGIN_NS / 1000, p->nr_win, p->left_out);
+	for (const char *line = p->opts->explain_text; line && *line; ) {
+		const char *end = strchr(line, '\n');
+
+		if (end && line[0] == '{' && strncmp(line, "{\"type\":\"late\",", 15)) {
+			fprintf(p->out, "%s\n%.*s", first ? "" : ",", (int)(end - line), line);
+			first = false;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	fputs("]}", p->out);
+}
+
 static int perfetto_finish(struct drawn *d)
 {
 	struct perfetto *p = (struct perfetto *)d;
@@ -499,8 +617,10 @@ static int perfetto_finish(struct drawn *d)
 		}
 	}
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"host TSC\",", p->out);
-	fprintf(p->out, "\"tsc_khz\":%" PRIu64 ",\"generator\":\"vtrace-merge\"}}\n",
-		p->opts->khz);
+	fprintf(p->out, "\"tsc_khz\":%" PRIu64 ",\"generator\":\"vtrace-merge\"", p->opts->khz);
+	if (p->explain)
+		put_explain_summary(p);
+	fputs("}}\n", p->out);
 	return 0;
 }
 
@@ -512,6 +632,7 @@ static void perfetto_free(struct drawn *d)
 	free(p->runs);
 	free(p->vcpu_tid);
 	free(p->late_tracks);
+	free(p->win);
 	free(p);
 }
 
@@ -530,6 +651,12 @@ struct drawn *perfetto_open(FILE *out, const struct merge_opts *opts)
 	p->opts = opts;
 	p->d.finish = perfetto_finish;
 	p->d.free = perfetto_free;
+	p->explain = opts->explain_text;
+	if (p->explain && late_windows(p)) {
+		free(p->win);
+		free(p);
+		return NULL;
+	}
 	p->d.t = sched_tracker_new(opts, &perfetto_ops, p);
 	if (!p->d.t) {
 		free(p);
