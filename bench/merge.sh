@@ -76,61 +76,60 @@ count() {	# "0.25M" -> 250000
 		if (n ~ /[kK]$/) { m = 1000; sub(/[kK]$/, "", n) }; printf "%d\n", n * m }'
 }
 
-# generate DIR N: host and guest dumps of N events, and their trace.dat files
-generate() {
-	local dir=$1 n=$2 tr=$1/tracefs
-	if [ -n "$keep" ] && [ -s "$dir/guest.dat" ] && [ "$(cat "$dir/events" 2> /dev/null)" = "$n" ]
-	then
-		echo "bench: reusing the $n events of $dir" >&2
-		return 0
-	fi
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	echo "bench: generating $n events in $dir" >&2
-	python3 "$here/user/tests/gen.py" make "$dir" bench --events $((n / 4))
-	rm -f "$dir/truth.jsonl"	# the merge's ground truth: not needed, as big as the trace
-	# a tracefs look-alike from the fixtures, for "trace-cmd restore -c"
+# reused DIR N FILE: with --keep, DIR holds the data of N events already (FILE, made last)
+reused() {
+	[ -n "$keep" ] && [ -s "$1/$3" ] && [ "$(cat "$1/events" 2> /dev/null)" = "$2" ] &&
+		echo "bench: reusing the $2 events of $1" >&2
+}
+
+# host_dat DIR CMDLINES EVENT...: DIR/host.dat of DIR/host/cpu*, through a tracefs look-alike
+# of the fixtures with these event formats for "trace-cmd restore -c" (DIR/head.dat, kept
+# for other files); restore writes the clock "local": set to x86-tsc
+host_dat() {
+	local dir=$1 cmdlines=$2 tr=$1/tracefs e
+	shift 2
 	mkdir -p "$tr/events"
 	cp "$FX/header_page" "$FX/header_event" "$tr/events/"
-	for e in ftrace/print sched/sched_switch; do
+	for e in "$@"; do
 		mkdir -p "$tr/events/$e"
 		cp "$FX/$e.format" "$tr/events/$e/format"
 	done
-	for c in 0 1; do echo "$((1000 + c)) task-$c"; done > "$tr/saved_cmdlines"
+	printf '%s\n' "$cmdlines" > "$tr/saved_cmdlines"
 	echo "local global counter uptime perf mono mono_raw boot [x86-tsc]" > "$tr/trace_clock"
 	cp "$FX/printk_formats" "$tr/"
 	trace-cmd restore -c -t "$tr" -k "$FX/kallsyms" -o "$dir/head.dat" > /dev/null 2>&1
 	trace-cmd restore -i "$dir/head.dat" -o "$dir/host.dat" "$dir"/host/cpu* > /dev/null 2>&1
-	"$here/user/tests/dat-edit.py" clock "$dir/host.dat" x86-tsc	# restore writes "local"
+	"$here/user/tests/dat-edit.py" clock "$dir/host.dat" x86-tsc
+}
+
+# gen_fresh DIR N SCENARIO ARG: DIR made anew with gen.py's SCENARIO (--events ARG), about N
+# events; without its ground truth (not needed here, as big as the trace)
+gen_fresh() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	echo "bench: generating about $2 events ($3) in $1" >&2
+	python3 "$here/user/tests/gen.py" make "$1" "$3" --events "$4"
+	rm -f "$1/truth.jsonl"
+}
+
+# generate DIR N: host and guest dumps of N events, and their trace.dat files
+generate() {
+	local dir=$1 n=$2
+	reused "$dir" "$n" guest.dat && return 0
+	gen_fresh "$dir" "$n" bench $((n / 4))
+	host_dat "$dir" "$(printf '1000 task-0\n1001 task-1')" ftrace/print sched/sched_switch
 	trace-cmd restore -i "$dir/head.dat" -o "$dir/guest.dat" "$dir"/g1/cpu* > /dev/null 2>&1
 	echo "$n" > "$dir/events"
 }
 
 # generate_explain DIR N: gen.py bench_explain of about N events, the host as a trace.dat
 generate_explain() {
-	local dir=$1 n=$2 tr=$1/tracefs e
-	if [ -n "$keep" ] && [ -s "$dir/host.dat" ] && [ "$(cat "$dir/events" 2> /dev/null)" = "$n" ]
-	then
-		echo "bench: reusing the explain data of $dir" >&2
-		return 0
-	fi
-	rm -rf "$dir"
-	mkdir -p "$tr/events"
-	echo "bench: generating about $n events (bench_explain) in $dir" >&2
+	local dir=$1 n=$2
+	reused "$dir" "$n" host.dat && return 0
 	# 22.4 events a period: per CPU 6.2 on the host, 5 in the guest
-	python3 "$here/user/tests/gen.py" make "$dir" bench_explain --events $((n * 10 / 224))
-	rm -f "$dir/truth.jsonl"
-	cp "$FX/header_page" "$FX/header_event" "$tr/events/"
-	for e in ftrace/print sched/sched_switch kvm/kvm_entry kvm/kvm_exit; do	# restore needs ftrace
-		mkdir -p "$tr/events/$e"
-		cp "$FX/$e.format" "$tr/events/$e/format"
-	done
-	echo "900 CPU 0/KVM" > "$tr/saved_cmdlines"
-	echo "local global counter uptime perf mono mono_raw boot [x86-tsc]" > "$tr/trace_clock"
-	cp "$FX/printk_formats" "$tr/"
-	trace-cmd restore -c -t "$tr" -k "$FX/kallsyms" -o "$dir/head.dat" > /dev/null 2>&1
-	trace-cmd restore -i "$dir/head.dat" -o "$dir/host.dat" "$dir"/host/cpu* > /dev/null 2>&1
-	"$here/user/tests/dat-edit.py" clock "$dir/host.dat" x86-tsc
+	gen_fresh "$dir" "$n" bench_explain $((n * 10 / 224))
+	# restore needs ftrace/print
+	host_dat "$dir" "900 CPU 0/KVM" ftrace/print sched/sched_switch kvm/kvm_entry kvm/kvm_exit
 	echo "$n" > "$dir/events"
 }
 

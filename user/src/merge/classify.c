@@ -810,15 +810,18 @@ void classify_json(FILE *out, const char *s)
 	}
 }
 
-/* the causes, most delay first (the wake-ups' parts keep their indexes) */
+/* the causes with wake-ups, most delay first, then -1 (the wake-ups' parts keep their indexes) */
 static int *ordered(struct classify *c)
 {
 	int *o = calloc(c->nr_causes + 1, sizeof(*o));
+	int n = 0;
 
 	for (int i = 0; o && i < c->nr_causes; i++) {
-		int j = i;
+		int j;
 
-		for (; j > 0; j--) {
+		if (!c->causes[i].count)
+			continue;
+		for (j = n++; j > 0; j--) {
 			const struct cause *x = &c->causes[o[j - 1]], *y = &c->causes[i];
 
 			if (x->total > y->total || (x->total == y->total && x->kind <= y->kind))
@@ -827,6 +830,8 @@ static int *ordered(struct classify *c)
 		}
 		o[j] = i;
 	}
+	if (o)
+		o[n] = -1;
 	return o;
 }
 
@@ -929,6 +934,16 @@ static void modes_ordered(const struct cause *z, int *o)
 	o[n] = -1;
 }
 
+/* A row of the summary's tables: TEXT (indented, then padded to @width), count, total, max */
+static void print_row(FILE *out, int indent, int width, const char *text, uint64_t count,
+		      uint64_t total, uint64_t max)
+{
+	fprintf(out, "%*s%-*s %8" PRIu64 " ", indent, "", width, text, count);
+	print_ms(out, total, 10);
+	fputc(' ', out);
+	print_ms(out, max, 10);
+}
+
 static void print_text_modes(struct classify *c, FILE *out, const int *o)
 {
 	int mo[X_STATES + 1];
@@ -938,11 +953,9 @@ static void print_text_modes(struct classify *c, FILE *out, const int *o)
 		" kvm_exit, %" PRIu64 " kvm_entry in the host trace):\n", c->exits, c->entries);
 	fputs("  cause / mode                                           count   total ms"
 	      "     max ms\n", out);
-	for (int i = 0; i < c->nr_causes; i++) {
+	for (int i = 0; o[i] >= 0; i++) {
 		const struct cause *z = &c->causes[o[i]];
 
-		if (!z->count)
-			continue;
 		classify_cause_text(c, o[i], text, sizeof(text));
 		fprintf(out, "  %s\n", text);
 		if (!z->x) {
@@ -956,10 +969,7 @@ static void print_text_modes(struct classify *c, FILE *out, const int *o)
 
 			snprintf(text, sizeof(text), "%s%s", state > X_GUEST ? "exit " : "",
 				 classify_mode_name(c, state));
-			fprintf(out, "    %-50s %8" PRIu64 " ", text, x->count);
-			print_ms(out, x->total, 10);
-			fputc(' ', out);
-			print_ms(out, x->max, 10);
+			print_row(out, 4, 50, text, x->count, x->total, x->max);
 			fputc('\n', out);
 		}
 	}
@@ -971,16 +981,11 @@ static void print_text(struct classify *c, FILE *out, const int *o)
 
 	fputs("  cause                                                  wake-ups   total ms"
 	      "     max ms   share\n", out);
-	for (int i = 0; i < c->nr_causes; i++) {
+	for (int i = 0; o[i] >= 0; i++) {
 		const struct cause *z = &c->causes[o[i]];
 
-		if (!z->count)
-			continue;
 		classify_cause_text(c, o[i], text, sizeof(text));
-		fprintf(out, "  %-54s %8" PRIu64 " ", text, z->count);
-		print_ms(out, z->total, 10);
-		fputc(' ', out);
-		print_ms(out, z->max, 10);
+		print_row(out, 2, 54, text, z->count, z->total, z->max);
 		fprintf(out, "  %5.1f%%\n", c->delay ? 100.0 * z->total / c->delay : 0.0);
 	}
 	if (c->host < 0)
@@ -1011,19 +1016,17 @@ static void print_jsonl_modes(struct classify *c, FILE *out, const struct cause 
 
 static void print_jsonl(struct classify *c, FILE *out, const int *o)
 {
-	for (int i = 0; i < c->nr_causes; i++) {
+	for (int i = 0; o[i] >= 0; i++) {
 		const struct cause *z = &c->causes[o[i]];
 
-		if (!z->count)
-			continue;
 		fprintf(out, "{\"type\":\"cause\",\"cause\":\"%s\",\"task\":\"", kind_key[z->kind]);
 		classify_json(out, z->task);
 		fprintf(out, "\",\"wakeups\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
 			PRIu64 ",\"share\":%.4f}\n", z->count, z->total, z->max,
 			c->delay ? (double)z->total / c->delay : 0.0);
 	}
-	for (int i = 0; have_modes(c) && i < c->nr_causes; i++)
-		if (c->causes[o[i]].count && c->causes[o[i]].x)
+	for (int i = 0; have_modes(c) && o[i] >= 0; i++)
+		if (c->causes[o[i]].x)
 			print_jsonl_modes(c, out, &c->causes[o[i]]);
 }
 
