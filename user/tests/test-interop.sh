@@ -180,6 +180,18 @@ check(ex.get('windows') == 11 and ex.get('left_out') == 357 and
       'perfetto_explain_summary_in_other_data', str({k: v for k, v in ex.items() if k != 'summary'}))
 EOF3
 relay_py < "$T/py"
+# an event whose time two offset intervals give (not told apart) is marked in perfetto too:
+# the unit tests' unstable capture, 140 such events (test-merge.sh), all print instants
+U=$T/unstable
+$GEN make "$U" unstable --events 300 > /dev/null || ok 1 gen_unstable
+run --host "$U/host" $(guests "$U") --offsets "$U/tsc_offsets" --format perfetto
+python3 - "$T/out" <<'EOF4' | relay_py
+import collections, json, sys
+evs = json.load(open(sys.argv[1]))['traceEvents']
+c = collections.Counter((e['name'], e['args'].get('time_ambiguous')) for e in evs if e['ph'] == 'i')
+print('%s perfetto_ambiguous_instants_marked%s' % (
+    'ok' if c == {('print', None): 1060, ('print', True): 140} else 'not ok', ' # ' + str(c)))
+EOF4
 run "${IN[@]}" --format nosuch
 [ $rc -eq 2 ] && grep -q "expected text, jsonl, perfetto or svg" "$T/err"
 ok $? format_unknown_is_usage_error "rc $rc"

@@ -340,7 +340,8 @@ static void on_instant(void *priv, int mi, struct source *s, uint64_t ns)
 	while (p->seq.len && p->seq.buffer[p->seq.len - 1] == '\n')
 		p->seq.buffer[--p->seq.len] = '\0';
 	put_str(p->out, p->seq.buffer);
-	fputs("}}", p->out);
+	/* two offset intervals give its time, nothing told them apart (src/lib/tsc.c) */
+	fputs(s->ambiguous ? ",\"time_ambiguous\":true}}" : "}}", p->out);
 }
 
 static void put_meta(struct perfetto *p, int pid, long long tid, const char *what,
