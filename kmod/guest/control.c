@@ -147,13 +147,13 @@ static bool vtg_has_requests(void)
 	return ret;
 }
 
-/* bounce buffer, one page per CPU */
+/* bounce buffer, the largest sub-buffer per CPU */
 static size_t vtg_map_size(void)
 {
-	return VTG_UBUF_SIZE + nr_cpu_ids * PAGE_SIZE;
+	return VTG_UBUF_SIZE + nr_cpu_ids * VTG_SUBBUF_MAX;
 }
 
-/* Bounce buffer + one page per CPU (stream.c) in the borrowed mm, pages populated */
+/* Bounce buffer + a sub-buffer per CPU (stream.c) in the borrowed mm, pages populated */
 static int vtg_map_buffers(void)
 {
 	unsigned long addr;

@@ -2,12 +2,16 @@
 /* vtrace_guest: the metadata sent on vtrace.ctl when a session starts. */
 /*
  * META_INFO: who the guest is (SMBIOS UUID, release, hostname), how to read
- * its pages (page size, clock, TSC kHz) and each CPU's initial APIC id,
+ * its pages (page size: the sub-buffer size, clock, TSC kHz) and each
+ * CPU's initial APIC id,
  * which KVM uses as the vCPU id on the host.
  *
  * META_FILE, in this order, each the file's bytes exactly as the guest
  * kernel reads them:
- *   header_page, header_event          (events/header_*)
+ *   header_page                        (the instance's events/header_page
+ *                                       since v6.8: it says the sub-buffer
+ *                                       size; the top-level one before)
+ *   header_event                       (events/header_event)
  *   ftrace/print, ftrace/bprint, ...   (events/ftrace/EVENT/format)
  *   SYSTEM/EVENT                       (format of every enabled event,
  *                                       from the instance's set_event)
@@ -39,7 +43,7 @@ static int vtg_meta_info(void)
 		.tsc_khz = tsc_khz,
 		.session = vtg.session,
 		.nr_cpus = nr_cpu_ids,
-		.page_size = PAGE_SIZE,
+		.page_size = vtg.subbuf_size,
 		.long_size = sizeof(long),
 	};
 	struct vtrace_cpu_info *ci;
@@ -203,13 +207,29 @@ static int vtg_meta_events(void)
 	return ret;
 }
 
+/*
+ * header_page describes the sub-buffer (its data field is the sub-buffer
+ * size less the header): per instance since v6.8, where the top-level file
+ * describes the top-level buffer's sub-buffers instead.
+ */
+static int vtg_meta_header_page(void)
+{
+	struct file *f = vtg_open_instance("events/header_page", O_RDONLY);
+
+	if (IS_ERR(f))
+		return vtg_meta_path(VTRACE_META_HEADER_PAGE, "header_page", "events/header_page");
+	vtg_close(f);
+	return vtg_meta_path(VTRACE_META_HEADER_PAGE, "header_page",
+			     "instances/" VTG_INSTANCE "/events/header_page");
+}
+
 static int vtg_meta_files(void)
 {
 	char path[64], name[32];
 	unsigned int i;
 	int ret;
 
-	ret = vtg_meta_path(VTRACE_META_HEADER_PAGE, "header_page", "events/header_page");
+	ret = vtg_meta_header_page();
 	if (!ret)
 		ret = vtg_meta_path(VTRACE_META_HEADER_EVENT, "header_event", "events/header_event");
 	for (i = 0; !ret && i < ARRAY_SIZE(vtg_ftrace_events); i++) {

@@ -4,7 +4,7 @@
  * All of this runs in the control thread, through the instance's standard
  * tracefs files (see file.c for why that works from a kernel thread):
  *
- *   start: buffer_subbuf_size_kb is the page size (refuse otherwise),
+ *   start: buffer_subbuf_size_kb read (at most 32 KiB, refuse otherwise),
  *          trace_clock <- x86-tsc (verified by reading it back; refuse
  *          otherwise), tracing_on <- 0, trace truncated and every CPU not
  *          online then reset (per_cpu/cpuK/trace), set_event <- the event
@@ -66,27 +66,37 @@ static int vtg_apply_events(const char *spec)
 }
 
 /*
- * Sub-buffers (buffer_subbuf_size_kb, v6.8+) larger than a page: splice
- * and read() then hand out sub-buffers, while the module, META_INFO and the
- * host's readers walk pages.  Refuse rather than send a stream nobody
- * reads right.  No such file (older kernels): pages.
+ * The instance's sub-buffer size (buffer_subbuf_size_kb, v6.8+; no such
+ * file: a page) is the unit of everything that follows: splice and read()
+ * of trace_pipe_raw hand out whole sub-buffers, the data ports carry them
+ * back to back and META_INFO's page_size says their size.  Sizes above
+ * VTG_SUBBUF_MAX are refused: the stop's last sub-buffer goes out in one
+ * port write, which virtio_console caps at 32 KiB.  The size is read once
+ * per session: changing it while tracing is not supported (stream.c drops
+ * sub-buffers of another size, counted lost).
  */
-static int vtg_check_subbuf(void)
+static int vtg_read_subbuf(void)
 {
 	unsigned long kb = 0;
 	size_t len;
 	char *buf;
 
+	vtg.subbuf_size = PAGE_SIZE;
+	vtg.subbuf_pages = 1;
 	buf = vtg_read_instance("buffer_subbuf_size_kb", &len);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf) == -ENOENT ? 0 : PTR_ERR(buf);
 	if (kstrtoul(strim(buf), 10, &kb))
 		kb = 0;
 	kvfree(buf);
-	if (kb << 10 == PAGE_SIZE)
+	if (kb && kb <= VTG_SUBBUF_MAX >> 10 && IS_ALIGNED(kb << 10, PAGE_SIZE)) {
+		vtg.subbuf_size = kb << 10;
+		vtg.subbuf_pages = vtg.subbuf_size / PAGE_SIZE;
 		return 0;
-	pr_err("vtrace_guest: instances/%s/buffer_subbuf_size_kb is %lu, not the page size: not starting (sub-buffers are not supported). Set it back: echo %lu > /sys/kernel/tracing/instances/%s/buffer_subbuf_size_kb\n",
-	       VTG_INSTANCE, kb, PAGE_SIZE >> 10, VTG_INSTANCE);
+	}
+	pr_err("vtrace_guest: instances/%s/buffer_subbuf_size_kb is %lu, more than the %u KiB a sub-buffer may have to be streamed: not starting. Set it to %u or less: echo %lu > /sys/kernel/tracing/instances/%s/buffer_subbuf_size_kb\n",
+	       VTG_INSTANCE, kb, VTG_SUBBUF_MAX >> 10, VTG_SUBBUF_MAX >> 10, PAGE_SIZE >> 10,
+	       VTG_INSTANCE);
 	return -EOPNOTSUPP;
 }
 
@@ -123,7 +133,7 @@ static int vtg_reset_buffers(void)
 
 static int vtg_prepare(void)
 {
-	int ret = vtg_check_subbuf();
+	int ret = vtg_read_subbuf();
 
 	if (!ret)
 		ret = vtg_set_clock();
@@ -252,7 +262,7 @@ static void vtg_count_unread(void)
 }
 
 /*
- * The stop's drain takes at most twice the pages the largest CPU ring
+ * The stop's drain takes at most twice the sub-buffers the largest CPU ring
  * holds (buffer_size_kb): a frozen ring holds no more, so only a bug or a
  * producer that ignores tracing_on could reach the bound.
  */
@@ -277,7 +287,7 @@ static void vtg_set_stop_budget(void)
 	}
 	if (!max_kb)
 		max_kb = VTG_STOP_DEFAULT_KB;
-	vtg.stop_budget = 2 * (DIV_ROUND_UP(max_kb << 10, PAGE_SIZE) + VTG_SPLICE_PAGES);
+	vtg.stop_budget = 2 * (DIV_ROUND_UP(max_kb << 10, vtg.subbuf_size) + VTG_SPLICE_PAGES);
 }
 
 /*

@@ -8,7 +8,16 @@
  *        |  splice_direct_to_actor()             |  ->splice_write()
  *        v                                       |  (pipe_to_sg: 1 memcpy/page)
  *   current->splice_pipe  --- vtg_actor() -------+
- *        (up to 16 whole pages)   counts events and fillers of each page
+ *        (up to 16 pages of       counts events and fillers of each
+ *         whole sub-buffers)      sub-buffer, one pipe slot per page
+ *
+ * The unit is the instance's sub-buffer (vtg.subbuf_size: a page, or
+ * buffer_subbuf_size_kb on v6.8+, at most VTG_SUBBUF_MAX): trace_pipe_raw
+ * hands out one sub-buffer per pipe slot, and the ports carry them back to
+ * back.  virtio_console's ->splice_write copies at most a page per slot,
+ * so a sub-buffer of k pages is first given k slots (vtg_split_subbufs()):
+ * one ->splice_write then sends whole sub-buffers or none, and a port that
+ * stalls cannot tear one in two.
  *
  * trace_pipe_raw's splice only hands out pages the writer has left, which
  * is what keeps a page from being sent twice.  splice_direct_to_actor()
@@ -28,11 +37,12 @@
  * Stop: the control thread has turned the instance's tracing off and
  * waited for writers in flight (vtg_stop()): every ring is frozen, whatever
  * wrote to it (events, a tracer such as function, trace_marker).  Each
- * thread then drains the whole pages left, at most twice the ring's size
- * (vtg.stop_budget: a frozen ring cannot hold more, so the bound only
+ * thread then drains the whole sub-buffers left, at most twice the ring's
+ * size (vtg.stop_budget: a frozen ring cannot hold more, so the bound only
  * matters if something is wrong), and reads the CPU's last, partly filled
- * page with read() (ring_buffer_read_page() with full=0) through its page
- * in the borrowed mm: one extra copy, at stop only.  Online and offline
+ * sub-buffer with read() (ring_buffer_read_page() with full=0) through its
+ * VTG_SUBBUF_MAX bytes in the borrowed mm, then sends it with one port
+ * write (at most 32 KiB): one extra copy, at stop only.  Online and offline
  * CPUs take the same path; the thread never needs to run on its CPU.
  *
  * Between drains a thread sleeps until its CPU's ring holds the instance's
@@ -140,6 +150,7 @@ static void vtg_port_gone(struct vtg_cpu *c)
 	c->port_gone = true;
 }
 
+/* Sub-buffers @first..@first+@n-1 of c->pending were sent, or are lost */
 static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, bool sent)
 {
 	struct vtg_page_count *pc;
@@ -149,7 +160,7 @@ static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, b
 		pc = &c->pending[i];
 		if (sent) {
 			c->st.pages_sent++;
-			c->st.bytes_sent += PAGE_SIZE;
+			c->st.bytes_sent += vtg.subbuf_size;
 			c->st.events_sent += pc->events;
 			c->st.fillers_sent += pc->fillers;
 		} else {
@@ -163,7 +174,7 @@ static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, b
 static ssize_t vtg_port_splice(struct vtg_cpu *c, struct pipe_inode_info *pipe)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
-	size_t len = pipe_occupancy(pipe->head, pipe->tail) * PAGE_SIZE;
+	size_t len = pipe_occupancy(pipe->head, pipe->tail) * PAGE_SIZE;	/* a page a slot */
 	loff_t pos = 0;
 	ssize_t ret;
 
@@ -186,27 +197,101 @@ static ssize_t vtg_port_splice(struct vtg_cpu *c, struct pipe_inode_info *pipe)
 }
 
 /*
- * splice_direct_to_actor() actor: send every page in the pipe, or count it
- * lost.  Returns the bytes sent; when that is less than the pipe held,
- * splice_direct_to_actor() releases the remaining (already counted) pages.
+ * Give each page of the @n sub-buffers in the pipe its own slot, in order,
+ * each a reference of its sub-buffer's pipe buffer (the trace pipe buffer
+ * frees the sub-buffer with its last reference, whatever the slot's page).
+ * The pipe is current->splice_pipe, this thread's own.  Returns false,
+ * the pipe untouched, if the slots do not fit or a reference is refused.
+ */
+static bool vtg_split_subbufs(struct pipe_inode_info *pipe, unsigned int n)
+{
+	struct pipe_buffer orig[VTG_SPLICE_PAGES / 2];
+	unsigned int k = vtg.subbuf_pages, mask = pipe->ring_size - 1;
+	unsigned int i, j, got;
+	struct pipe_buffer *buf;
+
+	if (k == 1)
+		return true;
+	if (n > ARRAY_SIZE(orig) || n * k > pipe->max_usage)
+		return false;
+	for (i = 0; i < n; i++) {
+		orig[i] = pipe->bufs[(pipe->tail + i) & mask];
+		for (got = 1; got < k; got++)
+			if (!pipe_buf_get(pipe, &orig[i]))
+				goto out_put;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < k; j++) {
+			buf = &pipe->bufs[(pipe->tail + i * k + j) & mask];
+			*buf = orig[i];
+			buf->page = nth_page(orig[i].page, j);
+			buf->offset = 0;
+			buf->len = PAGE_SIZE;
+		}
+	}
+	pipe->head = pipe->tail + n * k;
+	return true;
+
+out_put:
+	/* the references of orig[i] taken so far, then those of the earlier ones */
+	for (;;) {
+		while (--got) {
+			buf = &pipe->bufs[(pipe->tail + i) & mask];
+			buf->ops->release(pipe, buf);
+		}
+		if (!i--)
+			return false;
+		got = k;
+	}
+}
+
+/*
+ * Count the events of each sub-buffer in the pipe into c->pending.  False
+ * if one is not a whole sub-buffer of this session's size (the size was
+ * changed while tracing): the host could not cut the stream into
+ * sub-buffers any more, so none of them is sent.
+ */
+static bool vtg_count_subbufs(struct vtg_cpu *c, struct pipe_inode_info *pipe, unsigned int n)
+{
+	struct pipe_buffer *buf;
+	bool whole = true;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		buf = &pipe->bufs[(pipe->tail + i) & (pipe->ring_size - 1)];
+		vtg_count_page(page_address(buf->page) + buf->offset, buf->len, &c->pending[i]);
+		if (buf->offset || buf->len != vtg.subbuf_size)
+			whole = false;
+	}
+	if (!whole)
+		pr_warn_ratelimited("vtrace_guest: cpu%u: a sub-buffer not of the session's %u bytes: dropped (buffer_subbuf_size_kb changed while tracing?)\n",
+				    c->cpu, vtg.subbuf_size);
+	return whole;
+}
+
+/*
+ * splice_direct_to_actor() actor: send every sub-buffer in the pipe, or
+ * count it lost.  Returns the bytes sent; when that is less than the pipe
+ * held, splice_direct_to_actor() releases the remaining (already counted)
+ * ones.
  */
 static int vtg_actor(struct pipe_inode_info *pipe, struct splice_desc *sd)
 {
 	struct vtg_cpu *c = sd->u.data;
+	unsigned int k = vtg.subbuf_pages;
 	unsigned int n = pipe_occupancy(pipe->head, pipe->tail);
 	unsigned int i, done = 0, tail;
-	struct pipe_buffer *buf;
 	ssize_t ret, sent = 0;
 
 	n = min_t(unsigned int, n, VTG_SPLICE_PAGES);
-	for (i = 0; i < n; i++) {
-		buf = &pipe->bufs[(pipe->tail + i) & (pipe->ring_size - 1)];
-		vtg_count_page(page_address(buf->page) + buf->offset, buf->len, &c->pending[i]);
+	if (!vtg_count_subbufs(c, pipe, n) || !vtg_split_subbufs(pipe, n)) {
+		vtg_account(c, 0, n, false);
+		return 0;
 	}
 	while (done < n) {
 		tail = pipe->tail;
 		ret = vtg_port_splice(c, pipe);
-		i = pipe->tail - tail;
+		i = (pipe->tail - tail) / k;
 		if (ret > 0) {
 			vtg_account(c, done, i, true);
 			sent += ret;
@@ -249,7 +334,7 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 
 	for (;;) {
 		sd = (struct splice_desc) {
-			.total_len = VTG_SPLICE_PAGES * PAGE_SIZE,
+			.total_len = VTG_SPLICE_PAGES / vtg.subbuf_pages * vtg.subbuf_size,
 			.u.data = c,
 		};
 		lost = c->st.pages_lost;
@@ -273,7 +358,7 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 			c->cpu, vtg.stop_budget);
 }
 
-/* ->write of one page from the borrowed mm; -EAGAIN retried up to the timeout */
+/* ->write of one sub-buffer from the borrowed mm; -EAGAIN retried up to the timeout */
 static ssize_t vtg_port_write_user(struct vtg_cpu *c, const char __user *ubuf)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
@@ -281,7 +366,7 @@ static ssize_t vtg_port_write_user(struct vtg_cpu *c, const char __user *ubuf)
 	ssize_t ret;
 
 	for (;;) {
-		ret = c->port->f_op->write(c->port, ubuf, PAGE_SIZE, &pos);
+		ret = c->port->f_op->write(c->port, ubuf, vtg.subbuf_size, &pos);
 		if (ret != -EAGAIN)
 			return ret;
 		if (c->stalled || time_after(jiffies, deadline)) {
@@ -293,15 +378,17 @@ static ssize_t vtg_port_write_user(struct vtg_cpu *c, const char __user *ubuf)
 }
 
 /*
- * At the stop, once the whole pages are drained: the CPU's last, partly
- * filled page comes out of read() (ring_buffer_read_page() with full=0),
- * through this CPU's page in the borrowed mm.  The ring is frozen, so one
- * read gives the page and the next finds the ring empty (-EAGAIN).
+ * At the stop, once the whole sub-buffers are drained: the CPU's last,
+ * partly filled sub-buffer comes out of read() (ring_buffer_read_page()
+ * with full=0), through this CPU's VTG_SUBBUF_MAX bytes in the borrowed mm.
+ * The ring is frozen, so one read gives it and the next finds the ring
+ * empty (-EAGAIN).
  */
 static void vtg_flush_by_read(struct vtg_cpu *c)
 {
-	char __user *ubuf = vtg.cpu_ubuf + c->cpu * PAGE_SIZE;
-	u8 *page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	char __user *ubuf = vtg.cpu_ubuf + c->cpu * VTG_SUBBUF_MAX;
+	ssize_t size = vtg.subbuf_size;
+	u8 *page = kvmalloc(size, GFP_KERNEL);
 	unsigned int reads = 0;
 	loff_t pos = 0;
 	ssize_t ret;
@@ -310,21 +397,21 @@ static void vtg_flush_by_read(struct vtg_cpu *c)
 		return;
 	kthread_use_mm(vtg.mm);
 	while (reads++ < VTG_FINAL_READS &&
-	       c->raw->f_op->read(c->raw, ubuf, PAGE_SIZE, &pos) == PAGE_SIZE) {
-		if (copy_from_user(page, ubuf, PAGE_SIZE))
+	       c->raw->f_op->read(c->raw, ubuf, size, &pos) == size) {
+		if (copy_from_user(page, ubuf, size))
 			break;
-		vtg_count_page(page, PAGE_SIZE, &c->pending[0]);
+		vtg_count_page(page, size, &c->pending[0]);
 		ret = vtg_port_write_user(c, ubuf);
-		if (ret != PAGE_SIZE && ret != -ETIMEDOUT)
+		if (ret != size && ret != -ETIMEDOUT)
 			c->st.port_errors++;
-		vtg_account(c, 0, 1, ret == PAGE_SIZE);
+		vtg_account(c, 0, 1, ret == size);
 		if (ret == -ENODEV) {
 			vtg_port_gone(c);
 			break;
 		}
 	}
 	kthread_unuse_mm(vtg.mm);
-	kfree(page);
+	kvfree(page);
 }
 
 /*

@@ -22,6 +22,12 @@
 #define VTG_UBUF_SIZE		(128U << 10)
 /* virtio_console's port_fops_write takes at most this much per call */
 #define VTG_PORT_CHUNK		(32U << 10)
+/*
+ * Largest sub-buffer (buffer_subbuf_size_kb, v6.8+) streamed: the stop sends
+ * the last one with one port write (VTG_PORT_CHUNK), and a splice takes
+ * whole sub-buffers of at most VTG_SPLICE_PAGES pages.
+ */
+#define VTG_SUBBUF_MAX		VTG_PORT_CHUNK
 /* Largest events specification accepted (debugfs and SET_EVENTS) */
 #define VTG_EVENTS_MAX		4096
 /* Host commands that change state: a burst of this many, then one per VTG_CMD_REFILL_MS */
@@ -56,7 +62,8 @@ struct vtg_page_count {
  * @port_gone:	the port was unplugged (-ENODEV): the drain thread ended, the
  *		port is closed at the stop
  * @flushed:	the drain thread emptied the ring (stop) or ended (port gone)
- * @pending:	per pipe slot (from the tail), counts of the pages in flight
+ * @pending:	per sub-buffer in the pipe (from the tail), counts of the
+ *		sub-buffers in flight
  * @unread:	events still in the ring after the stop's last drain (a read
  *		failed, the port went away): counted in events_lost_ring
  * @st:		counters of the session, reported in STATUS and EOS
@@ -136,8 +143,8 @@ struct vtg_req {
  * @nr_ports:	data ports found
  * @ctl_task:	the control thread
  * @ubuf:	control thread's bounce buffer in @mm, %VTG_UBUF_SIZE bytes
- * @cpu_ubuf:	one page per CPU in @mm, for the read() of an offline CPU's
- *		last page (stream.c)
+ * @cpu_ubuf:	%VTG_SUBBUF_MAX bytes per CPU in @mm, for the read() of a
+ *		CPU's last sub-buffer at the stop (stream.c)
  * @state:	&enum vtrace_state
  * @session:	current or last session number
  * @tx_seq:	seq of the last message sent on ctl
@@ -149,7 +156,11 @@ struct vtg_req {
  * @ready:	the control thread finished its set-up (@init_err)
  * @init_err:	its result
  * @stopping:	drain threads empty their rings and exit
- * @stop_budget: most pages a drain thread takes at the stop (session.c)
+ * @stop_budget: most sub-buffers a drain thread takes at the stop (session.c)
+ * @subbuf_size: bytes of one ring-buffer sub-buffer, the unit on the data
+ *		ports and META_INFO's page_size: the instance's
+ *		buffer_subbuf_size_kb (v6.8+), else PAGE_SIZE; read at start
+ * @subbuf_pages: @subbuf_size in pages
  * @drain_wq:	drain threads sleep here between drains
  * @events:	event specification applied at start (set_event syntax)
  * @rx:		bytes received on ctl, not yet parsed
@@ -200,6 +211,8 @@ struct vtg {
 	int init_err;
 	bool stopping;
 	unsigned int stop_budget;
+	unsigned int subbuf_size;
+	unsigned int subbuf_pages;
 	wait_queue_head_t drain_wq;
 	char *events;
 	u8 *rx;

@@ -55,8 +55,9 @@ def ok(msg):
     print("ok: " + msg)
 
 
-def parse_ctl(data):
-    """List of (type, seq, payload); counts bytes skipped to resync."""
+def parse_ctl(data, spans=None):
+    """List of (type, seq, payload); counts bytes skipped to resync.  @spans gets
+    the (start, end) byte range of each message."""
     msgs, off, skipped = [], 0, 0
     while off + HDR.size <= len(data):
         magic, ver, typ, flags, length, seq = HDR.unpack_from(data, off)
@@ -67,6 +68,8 @@ def parse_ctl(data):
         if off + HDR.size + length > len(data):
             break
         msgs.append((typ, seq, data[off + HDR.size:off + HDR.size + length]))
+        if spans is not None:
+            spans.append((off, off + HDR.size + length))
         off += HDR.size + length
     return msgs, skipped
 
@@ -131,10 +134,11 @@ def page_missed(page):
 
 
 def check_pages(d, cpu, page_size, print_id, markers, eos, first=0, count=None):
+    """@first: byte offset of the session's first page in cpuK; @count: its pages"""
     path = os.path.join(d, "cpu%d" % cpu)
     raw = open(path, "rb").read() if os.path.exists(path) else b""
     if count is not None:
-        raw = raw[first * page_size:(first + count) * page_size]
+        raw = raw[first:first + count * page_size]
     if len(raw) % page_size:
         fail("cpu%d: %d bytes, not whole pages" % (cpu, len(raw)))
     events = fillers = 0
@@ -183,12 +187,14 @@ def check_pages(d, cpu, page_size, print_id, markers, eos, first=0, count=None):
     return pages, events
 
 
-def check_md5(files, console):
+def check_md5(files, console, session=None):
+    """Lines "vtg-md5 NAME MD5" of the guest's console; "vtg-md5 NAME@S MD5" are of
+    session S only, the others of the first session or of all."""
     want = {}
     for line in open(console, errors="replace"):
-        m = re.match(r"vtg-md5 (\S+) ([0-9a-f]{32})", line.strip())
-        if m:
-            want[m.group(1)] = m.group(2)
+        m = re.match(r"vtg-md5 ([^\s@]+)(?:@(\d+))? ([0-9a-f]{32})", line.strip())
+        if m and (int(m.group(2)) if m.group(2) else session or 1) == (session or 1):
+            want[m.group(1)] = m.group(3)
     if not want:
         fail("no vtg-md5 lines in %s" % console)
     for name, md5 in sorted(want.items()):
@@ -364,6 +370,34 @@ def check_merge_stats(path, totals):
                "the pages and EOS say" % ((cpu,) + got))
 
 
+def session_msgs(msgs, session):
+    """The messages of the N-th session: its META_INFO to its EOS, as indexes"""
+    infos = [i for i, (t, _, _) in enumerate(msgs) if t == 33]
+    ends = [i for i, (t, _, _) in enumerate(msgs) if t == 36]
+    if len(infos) < session or len(ends) < session:
+        return []
+    return list(range(infos[session - 1], ends[session - 1] + 1))
+
+
+def extract(a, data, spans, idx, eos_all, page_size):
+    """--extract: one session as a dump folder of its own (ctl, cpuK, qemu.pid)"""
+    os.makedirs(a.extract, exist_ok=True)
+    with open(os.path.join(a.extract, "ctl"), "wb") as f:
+        for i in idx:
+            f.write(data[spans[i][0]:spans[i][1]])
+    for cpu in eos_all[a.session - 1]:
+        path = os.path.join(a.dir, "cpu%d" % cpu)
+        raw = open(path, "rb").read() if os.path.exists(path) else b""
+        first = sum(x[cpu]["bytes_sent"] for x in eos_all[:a.session - 1])
+        with open(os.path.join(a.extract, "cpu%d" % cpu), "wb") as f:
+            f.write(raw[first:first + eos_all[a.session - 1][cpu]["bytes_sent"]])
+    pid = os.path.join(a.dir, "qemu.pid")
+    if os.path.exists(pid):
+        with open(os.path.join(a.extract, "qemu.pid"), "w") as f:
+            f.write(open(pid).read())
+    print("# session %d (pages of %d bytes) extracted to %s" % (a.session, page_size, a.extract))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
@@ -382,9 +416,12 @@ def main():
     ap.add_argument("--merge-stats", help="with --accounting: vtrace-merge --stats output")
     ap.add_argument("--seq-gaps", action="store_true",
                     help="ctl was a socket: messages sent while unconnected are missing")
+    ap.add_argument("--extract", metavar="OUT",
+                    help="with --session: write that session as a dump folder OUT")
     a = ap.parse_args()
 
-    msgs, skipped = parse_ctl(open(os.path.join(a.dir, "ctl"), "rb").read())
+    data, spans = open(os.path.join(a.dir, "ctl"), "rb").read(), []
+    msgs, skipped = parse_ctl(data, spans)
     order = []
     for typ, _, _ in msgs:
         name = TYPES.get(typ, str(typ))
@@ -422,8 +459,14 @@ def main():
         fail("ctl: order is not HELLO ... META_INFO ... STARTED ... EOS")
     else:
         ok("ctl: HELLO, META_INFO, META_FILEs, STARTED, EOS in order")
-    files = meta_files(msgs)
-    page_size = struct.unpack_from("<I", [p for t, _, p in msgs if t == 33][-1], 28)[0]
+    idx = session_msgs(msgs, a.session) if a.session else range(len(msgs))
+    files = meta_files([msgs[i] for i in idx])
+    infos = [msgs[i][2] for i in idx if msgs[i][0] == 33]
+    if not infos:
+        fail("ctl: no META_INFO for session %s" % a.session)
+        return 1
+    page_size = struct.unpack_from("<I", infos[-1], 28)[0]
+    print("# META_INFO page_size %d" % page_size)
     fmt = files.get("ftrace/print", b"").decode()
     m = re.search(r"ID: (\d+)", fmt)
     if not m:
@@ -451,15 +494,17 @@ def main():
             expect[int(cpu)] = [n for r in spec.split("+")
                                 for n in range(int(r.split("-")[0]), int(r.split("-")[1]) + 1)]
         for cpu in cpus:
-            first = sum(x[cpu]["pages_sent"] for x in eos_all[:a.session - 1])
+            first = sum(x[cpu]["bytes_sent"] for x in eos_all[:a.session - 1])
             check_pages(a.dir, cpu, page_size, print_id, expect.get(cpu, a.markers), eos,
                         first, eos[cpu]["pages_sent"])
+        if a.extract:
+            extract(a, data, spans, idx, eos_all, page_size)
     else:
         for cpu in cpus:
             check_pages(a.dir, cpu, page_size, print_id, a.markers,
                         eos if a.sessions == 1 else None)
     if a.console:
-        check_md5(files, a.console)
+        check_md5(files, a.console, a.session)
     print("# %s" % ("PASS" if not fails else "%d failures" % fails))
     return 1 if fails else 0
 

@@ -17,9 +17,9 @@
  *                                                +------------------------+
  *
  * Data ports carry nothing but ring-buffer pages of VTRACE page size (the
- * guest's PAGE_SIZE, announced in META_INFO), exactly as the guest's
- * trace_pipe_raw hands them out: the header described by the guest's
- * events/header_page, then events.  No framing is added.
+ * instance's sub-buffer size, announced in META_INFO), exactly as the
+ * guest's trace_pipe_raw hands them out: the header described by the
+ * events/header_page sent in META_FILE, then events.  No framing is added.
  *
  * The control port carries a stream of messages, each a struct
  * vtrace_msg_hdr followed by @len bytes of payload.  All integers are
@@ -270,7 +270,10 @@ struct vtrace_cpu_stats {
  * @session:		tracing session number (1 for the first START)
  * @nr_cpus:		number of &struct vtrace_cpu_info that follow
  *			(nr_cpu_ids of the guest)
- * @page_size:		size of one ring-buffer page on the data ports
+ * @page_size:		size of one ring-buffer page on the data ports: the
+ *			instance's sub-buffer size (buffer_subbuf_size_kb,
+ *			v6.8+, at most 32 KiB), else the guest's PAGE_SIZE.
+ *			The header_page META_FILE describes the same size.
  * @long_size:		sizeof(long) in the guest kernel (8)
  * @reserved:		must be zero
  * @uuid:		SMBIOS system UUID, NUL-terminated ("" if none)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# L2: vtrace_guest streams numbered markers of every CPU; stop flushes; metadata checksums.
+# L2: vtrace_guest streams numbered markers of every CPU; stop flushes; metadata checksums;
+# again with sub-buffers of 8 and 16 KiB (v6.8+), and a size it cannot stream refused.
 #   $1: markers per CPU (default 2000)
 count=${1:-2000}
 T=/sys/kernel/tracing
@@ -27,12 +28,14 @@ t $? disable
 echo "vtg-time: markers+stop $(( $(date +%s) - start )) s"
 [ "$(cat $D/enable)" = 0 ]
 t $? enable_reads_0
-dmesg | grep 'vtrace_guest: session' | sed 's/^\[[ 0-9.]*\] /vtg-dmesg: /'
 sed 's/^/vtg-status: /' $D/status
 
 # what the host must have received, byte for byte
 md5() { echo "vtg-md5 $1 $(md5sum "$2" | cut -d' ' -f1)"; }
-md5 header_page $T/events/header_page
+# the instance's own header_page since v6.8 (it says the sub-buffer size)
+H=$T/instances/vtrace/events/header_page
+[ -f $H ] || H=$T/events/header_page
+md5 header_page $H
 md5 header_event $T/events/header_event
 for e in print bprint bputs function; do
 	[ -f $T/events/ftrace/$e/format ] && md5 ftrace/$e $T/events/ftrace/$e/format
@@ -42,18 +45,35 @@ md5 sched/sched_wakeup $T/events/sched/sched_wakeup/format
 md5 printk_formats $T/printk_formats
 md5 kallsyms /proc/kallsyms
 
-# sub-buffers (v6.8+) of other than a page: the start is refused, clearly
+# sub-buffers (v6.8+): sessions 2 and 3 stream the same markers in sub-buffers
+# of 8 and 16 KiB (the host checks them as sessions 2 and 3); one of 64 KiB,
+# more than the module can send in one piece, is refused, clearly
 S=$T/instances/vtrace/buffer_subbuf_size_kb
+subbuf_session() {	# subbuf_session KB SESSION
+	echo "$1" > $S && [ "$(cat $S)" = "$1" ] && echo 1 > $D/enable &&
+		guest_markers "$count" > /dev/null && echo 0 > $D/enable &&
+		[ "$(cat $D/enable)" = 0 ] &&
+		dmesg | grep -q "vtrace_guest: session $2 .*stopped"
+	t $? "subbuf_$1k_session"
+	echo "vtg-md5 header_page@$2 $(md5sum < $H | cut -d' ' -f1)"
+	sed "s/^/vtg-status: subbuf $1k: /" $D/status
+}
 if [ -f $S ]; then
-	echo 8 > $S
+	subbuf_session 8 2
+	subbuf_session 16 3
+	echo 64 > $S
 	! echo 1 > $D/enable 2> /dev/null && [ "$(cat $D/enable)" = 0 ] &&
-		dmesg | grep -q "buffer_subbuf_size_kb is 8, not the page size: not starting"
-	t $? subbuf_8k_start_refused
+		dmesg | grep -q "buffer_subbuf_size_kb is 64, more than the 32 KiB a sub-buffer may have to be streamed: not starting"
+	t $? subbuf_64k_start_refused
+	dmesg | grep 'buffer_subbuf_size_kb is 64' | sed 's/^\[[ 0-9.]*\] /vtg-dmesg: /'
 	echo 4 > $S
 else
-	n=$((n + 1))
-	echo "vtg: ok $n subbuf_8k_start_refused # SKIP no buffer_subbuf_size_kb (kernel before 6.8)"
+	for s in subbuf_8k_session subbuf_16k_session subbuf_64k_start_refused; do
+		n=$((n + 1))
+		echo "vtg: ok $n $s # SKIP no buffer_subbuf_size_kb (kernel before 6.8)"
+	done
 fi
+dmesg | grep 'vtrace_guest: session' | sed 's/^\[[ 0-9.]*\] /vtg-dmesg: /'
 
 rmmod vtrace_guest
 t $? unload
