@@ -226,9 +226,10 @@ def kv(text):
 
 
 def session_pages(d, cpu, page_size, print_id, first, count):
-    """[(missed flag, missed count or None, [marker seq or 'filler' or None per event])]"""
+    """[(missed flag, missed count or None, [marker seq or 'filler' or None per event])]
+    of the @count pages from byte @first of cpuK"""
     raw = open(os.path.join(d, "cpu%d" % cpu), "rb").read()
-    raw = raw[first * page_size:(first + count) * page_size]
+    raw = raw[first:first + count * page_size]
     pages = []
     for p in range(len(raw) // page_size):
         page = raw[p * page_size:(p + 1) * page_size]
@@ -301,7 +302,8 @@ def account_cpu(tag, pages, gen, ring, eos):
     return missed_sum
 
 
-def check_accounting(a, msgs, page_size, print_id):
+def check_accounting(a, msgs, page_sizes, print_id):
+    """@page_sizes: each session's META_INFO page_size (its sub-buffer size)"""
     lines = console_lines(a.console)
     eos_all = [cpu_stats(p) for t, _, p in msgs if t == 36]
     if len(eos_all) != a.sessions:
@@ -329,8 +331,9 @@ def check_accounting(a, msgs, page_size, print_id):
             else:
                 ok("%s: status after stop equals EOS (%s)" %
                    (tag, " ".join("%s %d" % (k, e[k]) for k in STATUS_COLS[2:7])))
-            first = sum(x[cpu]["pages_sent"] for x in eos_all[:s - 1])
-            pages = session_pages(a.dir, cpu, page_size, print_id, first, e["pages_sent"])
+            first = sum(x[cpu]["bytes_sent"] for x in eos_all[:s - 1])
+            pages = session_pages(a.dir, cpu, page_sizes[s - 1], print_id, first,
+                                  e["pages_sent"])
             nev = sum(len(evs) for _, _, evs in pages)
             nfill = sum(evs.count("filler") for _, _, evs in pages)
             if (len(pages), nev, nfill) != (e["pages_sent"], e["events_sent"], e["fillers_sent"]):
@@ -371,12 +374,16 @@ def check_merge_stats(path, totals):
 
 
 def session_msgs(msgs, session):
-    """The messages of the N-th session: its META_INFO to its EOS, as indexes"""
-    infos = [i for i, (t, _, _) in enumerate(msgs) if t == 33]
+    """The messages of the session of the N-th EOS, as indexes: from the META_INFO of
+    the same session number (a start that failed after its META_INFO has no EOS)"""
     ends = [i for i, (t, _, _) in enumerate(msgs) if t == 36]
-    if len(infos) < session or len(ends) < session:
+    if len(ends) < session:
         return []
-    return list(range(infos[session - 1], ends[session - 1] + 1))
+    end = ends[session - 1]
+    number = STATUS.unpack_from(msgs[end][2], 0)[4]
+    infos = [i for i, (t, _, p) in enumerate(msgs[:end])
+             if t == 33 and struct.unpack_from("<Q", p, 16)[0] == number]
+    return list(range(infos[-1], end + 1)) if infos else []
 
 
 def extract(a, data, spans, idx, eos_all, page_size):
@@ -477,8 +484,11 @@ def main():
     global BUF_OFF
     m = re.search(r"field:char buf\[\];\s*offset:(\d+);", fmt)
     BUF_OFF = int(m.group(1)) if m else 16
+    if a.extract and a.session:
+        extract(a, data, spans, idx, [cpu_stats(p) for t, _, p in msgs if t == 36], page_size)
     if a.accounting:
-        check_accounting(a, msgs, page_size, print_id)
+        check_accounting(a, msgs, [struct.unpack_from("<I", p, 28)[0]
+                                   for t, _, p in msgs if t == 33], print_id)
         print("# %s" % ("PASS" if not fails else "%d failures" % fails))
         return 1 if fails else 0
     eos_all = [cpu_stats(p) for t, _, p in msgs if t == 36]
@@ -497,8 +507,6 @@ def main():
             first = sum(x[cpu]["bytes_sent"] for x in eos_all[:a.session - 1])
             check_pages(a.dir, cpu, page_size, print_id, expect.get(cpu, a.markers), eos,
                         first, eos[cpu]["pages_sent"])
-        if a.extract:
-            extract(a, data, spans, idx, eos_all, page_size)
     else:
         for cpu in cpus:
             check_pages(a.dir, cpu, page_size, print_id, a.markers,
