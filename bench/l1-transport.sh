@@ -149,16 +149,22 @@ ctl_watch() {
 	local key='hist:keys=exit_reason:sort=hitcount.descending'
 	[ "$prof" != 1 ] || key='hist:keys=exit_reason,guest_rip:sort=hitcount.descending:size=8192'
 	names="$kvm_stats l1_vcpu_ns l1_qemu_ns l1_vhost_ns"
+	# One trigger for the whole run, paused outside the windows: adding or
+	# removing it switches kvm_exit's tracepoint, a text patch of L1's
+	# hottest path while a guest runs (the stale-text stalls of
+	# Documentation/testbed.rst); pause, continue and clear patch nothing.
+	echo "$key:pause" > $ev/trigger
 	while read -r w m j; do
 		case "$w" in
 		exits-begin)
-			echo "$key" > $ev/trigger
+			echo "$key:clear" >> $ev/trigger
+			echo "$key:cont" >> $ev/trigger
 			a=($(l1_sample))
 			echo ack > $fifo.in ;;
 		exits-end)
 			b=($(l1_sample))
+			echo "$key:pause" >> $ev/trigger
 			cat $ev/hist > "$VTRACE_OUT/exits-$m-$j.hist"
-			echo "!$key" > $ev/trigger
 			echo ack > $fifo.in
 			out="vtg-bench-exits: method=$m job=$j $(awk '
 				/^\{ exit_reason:/ { r = $0; sub(/.*exit_reason: */, "", r); sub(/[ ,}].*/, "", r)

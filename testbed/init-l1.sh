@@ -28,7 +28,7 @@ for m in $(cat /lib/modules/order); do
 	insmod /lib/modules/$m || echo "vtrace-testbed: insmod $m failed"
 done
 
-run= out= proj= arg= kmod= l2kver= l2wd= qemu=
+run= out= proj= arg= kmod= l2kver= l2wd= qemu= pin=1
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	vtrace_run=*)	run=${w#vtrace_run=} ;;
@@ -39,6 +39,7 @@ for w in $(cat /proc/cmdline); do
 	vtrace_l2kver=*) l2kver=${w#vtrace_l2kver=} ;;
 	vtrace_l2wd=*)	l2wd=${w#vtrace_l2wd=} ;;
 	vtrace_qemu=*)	qemu=${w#vtrace_qemu=} ;;
+	vtrace_nopin)	pin= ;;
 	esac
 done
 
@@ -90,6 +91,19 @@ ks=/proj/build/testbed/l1-kallsyms-$(uname -r)
 		sleep 5
 	done
 ) 2>/dev/null > /dev/ttyS1 &)
+
+# an idle VM for the whole run (testbed/kvm-pin.py): KVM's static keys stay
+# on, no text patch in L1 per guest
+if [ -n "$run" ] && [ -n "$pin" ]; then
+	chroot /host /sbin/modprobe kvm_amd
+	chroot /host /usr/bin/env -i PATH=/usr/bin:/bin /usr/bin/python3 "$proj/testbed/kvm-pin.py" \
+		> /tmp/kvm-pin.txt 2>&1 &
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s /tmp/kvm-pin.txt ] && break
+		sleep 0.5
+	done
+	echo "vtrace-testbed: $(cat /tmp/kvm-pin.txt)"
+fi
 
 rc=1
 if [ -n "$run" ]; then

@@ -221,6 +221,19 @@ l2_wait() {
 	return $rc
 }
 
+# l2_wait_console NAME REGEX SECONDS: wait until guest NAME's console has a
+# line matching REGEX; 1 at once when the guest started last has ended (a
+# reset under -no-reboot), 1 after SECONDS.
+l2_wait_console() {
+	local i
+	for ((i = 0; i < $3; i++)); do
+		grep -q "$2" "$VTRACE_OUT/$1/console.log" 2>/dev/null && return 0
+		kill -0 "$L2_PID" 2>/dev/null || return 1
+		sleep 1
+	done
+	return 1
+}
+
 # l2_run NAME SCRIPT [options]: l2_start + l2_wait.
 l2_run() {
 	l2_start "$@" || return

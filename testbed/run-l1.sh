@@ -10,6 +10,8 @@
 #                         an RT L1, given an invariant TSC, gets tsc=unstable)
 #     --timeout SEC       wall-clock bound of the whole boot (default 600)
 #     --mem MIB           L1 memory (default 3072)
+#     --no-kvm-pin        no idle VM held in L1 for the run (testbed/kvm-pin.py;
+#                         for suites that count the host's VMs)
 #
 # SCRIPT runs as bash inside L1, chrooted into the outer root (shared
 # read-only over 9p), with the project tree writable at its usual path.
@@ -29,6 +31,7 @@ kver=${KVER:-}
 tsc="tsc=reliable"
 timeout=600
 mem=3072
+nopin=
 out=
 
 while [ $# -gt 0 ]; do
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--no-tsc-reliable)	tsc=""; shift ;;
 	--timeout)		timeout=$2; shift 2 ;;
 	--mem)			mem=$2; shift 2 ;;
+	--no-kvm-pin)		nopin=" vtrace_nopin"; shift ;;
 	-*)			echo "run-l1: unknown option $1" >&2; exit 2 ;;
 	*)			break ;;
 	esac
@@ -135,7 +139,7 @@ timeout -k 10 "$timeout" "${VTRACE_QEMU:-qemu-system-x86_64}" \
 	-display none -no-reboot -monitor none -qmp "unix:$mon,server=on,wait=off" \
 	-serial "file:$out/l1-console.log" -serial "file:$out/l1-heartbeat.log" \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-} vtrace_l2wd=${L2_BOOT_WATCHDOG:-} vtrace_qemu=${VTRACE_QEMU:-}" \
+	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-} vtrace_l2wd=${L2_BOOT_WATCHDOG:-} vtrace_qemu=${VTRACE_QEMU:-}$nopin" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$proj,mount_tag=project,security_model=none,multidevs=remap" &
 qpid=$!

@@ -44,6 +44,7 @@ for i in $(seq 1 200); do
 		ok=0
 		break
 	fi
+	kill -0 "$L2_PID" 2>/dev/null || break
 	sleep 1
 done
 ktap_result $ok "agent_hello" "$(cat "$dir/agent-hello.out")"

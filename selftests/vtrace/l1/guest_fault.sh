@@ -113,17 +113,10 @@ echo "$out" | grep -v '^# ctl:' | sed 's/^/# /'
 ktap_result $((rc | $?)) "fault_busy_writer_stop_markers_all_arrived" "$busy"
 
 l2_start_unplug gunplug /tests/guest_unplug.sh
-for i in $(seq 1 200); do
-	grep -q '^vtg-phase: streaming' "$VTRACE_OUT/gunplug/console.log" 2>/dev/null && break
-	sleep 1
-done
-sleep 2
+l2_wait_console gunplug '^vtg-phase: streaming' 200 && sleep 2
 monitor "/run/vtrace-gunplug.mon" "device_del vtp1" > "$VTRACE_OUT/gunplug/monitor.out"
 ktap_diag "monitor: device_del vtp1 sent"
-for i in $(seq 1 200); do
-	grep -q '^vtg-phase: ctl-unplug' "$VTRACE_OUT/gunplug/console.log" 2>/dev/null && break
-	sleep 1
-done
+l2_wait_console gunplug '^vtg-phase: ctl-unplug' 200
 monitor "/run/vtrace-gunplug.mon" "device_del vtpc" >> "$VTRACE_OUT/gunplug/monitor.out"
 ktap_diag "monitor: device_del vtpc sent"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vtrace_host in L1: its records are the offsets KVM applied, VM by VM, across unload and overflow.
-# vtrace-l1: --timeout 900
+# vtrace-l1: --timeout 900 --no-kvm-pin
 #
 # Two VMs run at once: A (2 vCPUs) writes IA32_TSC on vCPU 1, B (4 vCPUs)
 # writes IA32_TSC_ADJUST on vCPU 3, each by +3e9 cycles; A runs with a

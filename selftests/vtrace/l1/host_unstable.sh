@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vtrace_host with an unstable host TSC: KVM rewrites offsets at every vCPU load; unload under that load.
-# vtrace-l1: --no-tsc-reliable --timeout 600
+# vtrace-l1: --no-tsc-reliable --timeout 600 --no-kvm-pin
 #
 # Without tsc=reliable, L1's KVM rewrites each vCPU's offset whenever the
 # vCPU is loaded (hundreds of writes a second).  The module must keep up
