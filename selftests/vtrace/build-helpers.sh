@@ -9,7 +9,8 @@ mkdir -p "$out"
 for c in "$here"/helpers/*.c; do
 	[ -f "$c" ] || continue
 	b=$out/$(basename "$c" .c)
-	if [ ! -f "$b" ] || [ "$b" -ot "$c" ]; then
+	if [ ! -f "$b" ] || [ "$b" -ot "$c" ] ||
+	   [ -n "$(find "$here/helpers" -name '*.h' -newer "$b" -print -quit)" ]; then
 		gcc -static -O2 -Wall -Wextra -I"$here/../../include/uapi" -o "$b" "$c"
 	fi
 done

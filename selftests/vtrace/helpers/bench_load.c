@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "pin_open.h"
 
 static long long now_ns(void)
 {
@@ -34,20 +35,11 @@ static int load(const char *marker, int cpu, long rate, long count, int size)
 	struct timespec ts;
 	long long t0, deadline;
 	long n = 0, per_tick;
-	cpu_set_t set;
 	int fd, len;
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("sched_setaffinity");
+	fd = pin_open("bench_load", cpu, marker, O_WRONLY);
+	if (fd < 0)
 		return 1;
-	}
-	fd = open(marker, O_WRONLY);
-	if (fd < 0) {
-		perror(marker);
-		return 1;
-	}
 	memset(buf, 'x', sizeof(buf));
 	per_tick = rate > 0 ? (rate + 99) / 100 : count;
 	t0 = now_ns();

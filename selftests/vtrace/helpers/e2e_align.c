@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "pin_open.h"
 
 static void hypercall(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2)
 {
@@ -46,7 +47,6 @@ int main(int argc, char **argv)
 	unsigned long nr = 0x7654;
 	unsigned long tag = 0;
 	long count, i, first = 0, sleep_us = 0;
-	cpu_set_t set;
 	int cpu, fd;
 
 	if (argc < 3) {
@@ -66,17 +66,9 @@ int main(int argc, char **argv)
 	if (argc > 7)
 		first = atol(argv[7]);
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		fprintf(stderr, "e2e_align: cpu %d: %s\n", cpu, strerror(errno));
+	fd = pin_open("e2e_align", cpu, marker, O_WRONLY);
+	if (fd < 0)
 		return 1;
-	}
-	fd = open(marker, O_WRONLY);
-	if (fd < 0) {
-		fprintf(stderr, "e2e_align: %s: %s\n", marker, strerror(errno));
-		return 1;
-	}
 	for (i = first; i < first + count; i++) {
 		if (mark(fd, cpu, i, "before"))
 			goto error;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "pin_open.h"
 
 #define MARKER	"/sys/kernel/tracing/instances/vtrace/trace_marker"
 
@@ -34,20 +35,11 @@ static int write_markers(int cpu, long base, long count)
 	long pause_ms = getenv("MARK_PAUSE_MS") ? atol(getenv("MARK_PAUSE_MS")) : 0;
 	long n, written = 0, failed = 0;
 	char buf[64];
-	cpu_set_t set;
 	int fd, len;
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("sched_setaffinity");
+	fd = pin_open("guest_markers", cpu, MARKER, O_WRONLY);
+	if (fd < 0)
 		return 1;
-	}
-	fd = open(MARKER, O_WRONLY);
-	if (fd < 0) {
-		perror(MARKER);
-		return 1;
-	}
 	for (n = 0; n < count; n++) {
 		if (burst > 0 && n && n % burst == 0)
 			usleep(pause_ms * 1000);
