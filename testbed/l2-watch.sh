@@ -78,17 +78,34 @@ stuck() {	# stuck PID: classify a guest whose heartbeat stopped, kill it
 }
 
 # watch PID: 0 when QEMU ended by itself, 1 when the boot watchdog killed it
+# A boot whose console is silent for BOOT_WD seconds while its vCPU threads
+# keep computing (a loaded machine: firmware and the kernel's first steps
+# under nested TCG took 144 s with a load average of 10) is slow, not hung:
+# it gets up to 3 x BOOT_WD of silence; an idle one (under 5 % of a CPU: a
+# lost wake-up) does not.
 watch() {
-	local q=$1 now last=$SECONDS size=0 hb=0 hbsize=0
+	local q=$1 last=$SECONDS size=0 hb=0 hbsize=0 ticks0 ms hz silent said=
+	hz=$(getconf CLK_TCK)
+	ticks0=$(vcpu_ticks "$q")
 	while kill -0 "$q" 2>/dev/null; do
 		if [ $hb -eq 0 ]; then
+			silent=$((SECONDS - last))
 			if up; then
 				hb=$SECONDS
 				echo "l2: booted to its script after about $((SECONDS - t0))s"
 			elif [ "$(size "$d/console.log")" != "$size" ]; then
-				size=$(size "$d/console.log") last=$SECONDS
-			elif [ $((SECONDS - last)) -ge "$boot_wd" ]; then
-				say "l2 boot watchdog: $d: console silent for ${boot_wd}s at $size bytes before \"L2 up\" (attempt $try), QEMU killed"
+				size=$(size "$d/console.log") last=$SECONDS ticks0=$(vcpu_ticks "$q")
+			elif [ $silent -ge "$boot_wd" ]; then
+				ms=$((($(vcpu_ticks "$q") - ticks0) * 1000 / hz))
+				# busy: 5 % of a CPU or more while silent (idle: under 5 %, as in stuck())
+				if [ $silent -lt $((3 * boot_wd)) ] && [ $ms -ge $((silent * 50)) ]; then
+					[ -n "$said" ] ||
+						echo "l2: console silent for ${silent}s at $size bytes, its vCPU threads busy ($ms ms of CPU): a slow boot, waiting up to $((3 * boot_wd))s"
+					said=1
+					sleep 0.5
+					continue
+				fi
+				say "l2 boot watchdog: $d: console silent for ${silent}s at $size bytes before \"L2 up\", its vCPU threads $ms ms of CPU meanwhile (attempt $try), QEMU killed"
 				kill -9 "$q"
 				return 1
 			fi
@@ -119,7 +136,11 @@ for try in 1 2 3; do
 	killed=$?
 	wait $q
 	rc=$?
-	[ ! -f "$d/.qemu.pid" ] || mv -f "$d/.qemu.pid" "$d/qemu.pid"
+	if [ "$d/.qemu.pid" -ef "$d/qemu.pid" ]; then
+		rm -f "$d/.qemu.pid"
+	elif [ -f "$d/.qemu.pid" ]; then
+		mv -f "$d/.qemu.pid" "$d/qemu.pid"
+	fi
 	[ $killed -eq 0 ] || continue
 	bysig=$(grep -a "terminating on signal" "$d/qemu.log" 2>/dev/null)
 	if up; then

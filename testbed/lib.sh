@@ -234,6 +234,24 @@ l2_wait_console() {
 	return 1
 }
 
+# l1_hold_events SYSTEM/EVENT...: keep these tracepoints registered for the
+# rest of the L1 run, in two trace instances with tracing off, so that a
+# trace-cmd record started and stopped while guests run patches no kernel
+# text for them: a tracepoint with two probes or more calls them through
+# its iterator, and a third probe added or removed switches no static key
+# and no static call (Documentation/testbed.rst, text patching under TCG).
+# Not for an event whose first registration does something (vtrace_host's).
+l1_hold_events() {
+	local i e d
+	for i in 0 1; do
+		d=/sys/kernel/tracing/instances/bed-hold$i
+		mkdir -p $d && echo 0 > $d/tracing_on && echo 4 > $d/buffer_size_kb || return 1
+		for e; do
+			echo 1 > $d/events/$e/enable || return 1
+		done
+	done
+}
+
 # l2_run NAME SCRIPT [options]: l2_start + l2_wait.
 l2_run() {
 	l2_start "$@" || return

@@ -37,6 +37,9 @@ align_case() {
 	local dir=$VTRACE_OUT/$name g pids=() rc args=()
 
 	mkdir -p "$dir"
+	# trace-cmd starts while the guests run: no text patch for its events
+	l1_hold_events kvm/kvm_hypercall sched/sched_switch kvm/kvm_entry kvm/kvm_exit ||
+		ktap_diag "$name: could not hold L1's events (text patches while the guests run)"
 	if [ "${ALIGN_HISTORY:-file}" = events ]; then
 		align_start_events "$name" "$count" "${tscwrites[@]}"
 	else

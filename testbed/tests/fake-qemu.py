@@ -15,6 +15,8 @@ one behaviour per start (counted in P's folder, .fake-starts):
   hang-idle   "L2 up", one heartbeat, then nothing; its "CPU 0/KVM" thread sleeps
   hang-busy   the same, its "CPU 0/KVM" thread spins
   slow        "L2 up", heartbeats for FAKE_QEMU_SECS (default 8) s, exit 0
+  silent-busy its "CPU 0/KVM" thread spins, nothing printed for FAKE_QEMU_SECS
+              (default 5) s, then as ok
 """
 import ctypes
 import os
@@ -61,6 +63,9 @@ def beat():
 
 if mode == "silent":
     time.sleep(3600)
+if mode == "silent-busy":
+    threading.Thread(target=vcpu, args=(True,), daemon=True).start()
+    time.sleep(float(os.environ.get("FAKE_QEMU_SECS", "5")))
 console.write("[    0.000000] Linux version 6.1.0-fake\n")
 if mode == "reset-boot":
     sys.exit(0)

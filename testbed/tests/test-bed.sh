@@ -33,7 +33,7 @@ guest() {
 }
 
 echo "KTAP version 1"
-echo "1..13"
+echo "1..15"
 
 # The watchdog cases wait on watchdogs, not on the CPU: all at once (each in
 # its own folder), results in order.  caseK prints test K's line.
@@ -47,7 +47,7 @@ case2() {
 
 	guest silent,ok
 	[ $rc -eq 0 ] && [ "$starts" = 2 ] &&
-		grep -q '^l2 boot watchdog: .*console silent for 3s at 0 bytes before "L2 up" (attempt 1), QEMU killed$' <<< "$log"
+		grep -q '^l2 boot watchdog: .*console silent for 3s at 0 bytes before "L2 up", its vCPU threads 0 ms of CPU meanwhile (attempt 1), QEMU killed$' <<< "$log"
 	result $? "silent_boot_killed_and_restarted" "rc $rc, $starts starts, log: $log"
 }
 case3() {
@@ -107,15 +107,33 @@ case9() {
 	result $? "sigstopped_guest_left_alone" "rc $rc, log: $(cat "$d/watchdog.txt" 2>/dev/null)"
 }
 
-for k in 1 2 3 4 5 6 7 8 9; do
+case10() {
+
+	# a silent boot whose vCPU computes (a loaded machine) is waited for
+	FAKE_QEMU_SECS=5 guest silent-busy
+	[ $rc -eq 0 ] && [ "$starts" = 1 ] && [ -z "$log" ] &&
+		grep -q '^l2: console silent for 3s at 0 bytes, its vCPU threads busy ([0-9]* ms of CPU): a slow boot, waiting up to 9s$' "$d/qemu.log" &&
+		grep -q 'booted to its script' "$d/qemu.log"
+	result $? "silent_busy_boot_waited_for" "rc $rc, $starts starts, log: $log, qemu.log: $(cat "$d/qemu.log")"
+}
+case11() {
+
+	# ... but not for ever: 3 times the boot watchdog
+	FAKE_QEMU_SECS=3600 guest silent-busy,ok
+	[ $rc -eq 0 ] && [ "$starts" = 2 ] &&
+		grep -Eq '^l2 boot watchdog: .*console silent for 9s at 0 bytes before "L2 up", its vCPU threads [0-9]+ ms of CPU meanwhile \(attempt 1\), QEMU killed$' <<< "$log"
+	result $? "silent_busy_boot_killed_at_three_times_the_bound" "rc $rc, $starts starts, log: $log"
+}
+
+for k in 1 2 3 4 5 6 7 8 9 10 11; do
 	( n=$((k - 1)); "case$k" ) > "$tmp/res.$k" 2>&1 &
 done
 wait
-for k in 1 2 3 4 5 6 7 8 9; do
+for k in 1 2 3 4 5 6 7 8 9 10 11; do
 	cat "$tmp/res.$k"
 	if grep -q '^ok ' "$tmp/res.$k"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
-n=9
+n=11
 
 # bed-glitch.sh: the watchdogs' findings, but never a busy guest
 for f in "l2 stalled: x: no heartbeat" "l1 reset: L1 ended by itself" "l1 stalled: no heartbeat" \
