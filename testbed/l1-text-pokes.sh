@@ -21,7 +21,7 @@ bash "$VTRACE_PROJ/selftests/vtrace/l1/$1.sh"
 rc=$?
 echo 0 > $I/events/text_pokes/tpb/enable
 cat $I/trace > "$VTRACE_OUT/text-pokes.trace"
-grep -h 'overrun' $I/per_cpu/cpu*/stats | awk '$2 > 0 { print "text-pokes: ring overrun, counts too low" }'
+awk '/^overrun:/ && $2 > 0 { print "text-pokes: ring overrun, counts too low" }' $I/per_cpu/cpu*/stats
 awk '/ tpb: / { match($0, / [0-9]+\.[0-9]+: tpb:/); t = substr($0, RSTART + 1, RLENGTH - 7)
 		n = 0; calls++; next }
 	/^ => / { n++; if (n >= 4 && n <= 7) k = k " " $2
