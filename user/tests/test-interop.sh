@@ -489,17 +489,22 @@ fi
 # 30 us after the last kvm_entry) and shot twice, kvm_combo on and off: what differs is
 # what the plugin drew, ks-combo-check.py measures it.
 ks_shot() {	# ks_shot SESSION PPM: kernelshark -s SESSION on $disp, a screenshot once it is still
-	local i prev=
+	local i same=0
 	"${run_as[@]}" env HOME="$home" DISPLAY="$disp" XDG_RUNTIME_DIR= \
 		kernelshark -geometry 1600x1000+0+0 -s "$1" > "$T/ks.log" 2>&1 &
 	kpid=$!
 	sleep 3
-	for ((i = 0; i < 30; i++)); do
+	rm -f "$T/ks.prev"
+	# still: three screenshots in a row the same (the loading dialog moves every 0.3 s)
+	for ((i = 0; i < 40 && same < 2; i++)); do
 		sleep 1
 		xwd -root -display "$disp" -out "$T/ks.xwd" 2> /dev/null || continue
-		cmp -s "$T/ks.xwd" "$T/ks.prev" && [ -n "$prev" ] && break
+		if cmp -s "$T/ks.xwd" "$T/ks.prev"; then
+			same=$((same + 1))
+		else
+			same=0
+		fi
 		cp "$T/ks.xwd" "$T/ks.prev"
-		prev=1
 	done
 	kill -0 $kpid 2> /dev/null
 	ok $? "kernelshark_session_$(basename "$1" .json)_opens" "$(head -c 300 "$T/ks.log")"
