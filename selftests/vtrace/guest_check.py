@@ -188,12 +188,12 @@ def check_pages(d, cpu, page_size, print_id, markers, eos, first=0, count=None):
 
 
 def check_md5(files, console, session=None):
-    """Lines "vtg-md5 NAME MD5" of the guest's console; "vtg-md5 NAME@S MD5" are of
-    session S only, the others of the first session or of all."""
+    """Lines "vtg-md5 NAME MD5" of the guest's console are of the first session (or
+    of the whole stream), "vtg-md5 NAME@S MD5" of session S."""
     want = {}
     for line in open(console, errors="replace"):
         m = re.match(r"vtg-md5 ([^\s@]+)(?:@(\d+))? ([0-9a-f]{32})", line.strip())
-        if m and (int(m.group(2)) if m.group(2) else session or 1) == (session or 1):
+        if m and int(m.group(2) or 1) == (session or 1):
             want[m.group(1)] = m.group(3)
     if not want:
         fail("no vtg-md5 lines in %s" % console)

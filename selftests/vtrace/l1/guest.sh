@@ -22,7 +22,7 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
-ktap_header 22
+ktap_header 24
 modprobe kvm_amd
 l2_run gdata /tests/guest_data.sh --cpus 2 --arg 3000 --timeout 240
 ktap_result $? "data_l2_runs"
@@ -35,13 +35,15 @@ if grep -q 'subbuf_8k_session # SKIP' "$G/console.log"; then
 		ktap_skip "subbuf_${t}_merge" "no buffer_subbuf_size_kb in the guest (before 6.8)"
 	done
 	ktap_skip subbuf_8k_dat_trace_cmd_report "no buffer_subbuf_size_kb in the guest (before 6.8)"
+	ktap_skip subbuf_8k_overrun_host_side "no buffer_subbuf_size_kb in the guest (before 6.8)"
 else
-	# sessions: 1 at 4 KiB, 2 at 8 KiB, 3 at 16 KiB, the same 3000 markers per CPU
-	checker gdata data_host_side --sessions 3 --session 1 --markers 3000 \
+	# sessions: 1 at 4 KiB, 2 at 8 KiB, 3 at 16 KiB, the same 3000 markers per CPU;
+	# 4 at 8 KiB with overruns
+	checker gdata data_host_side --sessions 4 --session 1 --markers 3000 \
 		--console "$G/console.log"
 	s=2
 	for t in 8k 16k; do
-		checker gdata "data_host_side_subbuf_$t" --sessions 3 --session $s --markers 3000 \
+		checker gdata "data_host_side_subbuf_$t" --sessions 4 --session $s --markers 3000 \
 			--console "$G/console.log" --extract "$G-$t"
 		s=$((s + 1))
 		# the session alone, merged: every marker once, in order, nothing lost
@@ -55,6 +57,14 @@ else
 		ktap_result $? "subbuf_${t}_merge"
 		cat "$G-$t/stats" "$G-$t/merge.err" 2> /dev/null | sed 's/^/# /'
 	done
+	# session 4: every marker delivered or counted lost where the page headers say, the
+	# ring, status and EOS agree, and so does vtrace-merge --stats of the session alone
+	python3 "$VTRACE_PROJ/selftests/vtrace/guest_check.py" "$G" --sessions 4 --session 4 \
+		--accounting --console "$G/console.log" --extract "$G-acct" > /dev/null 2>&1
+	"$VTRACE_PROJ/user/vtrace-merge" -q --guest "g=$G-acct,offset=0" --stats \
+		> "$G-acct/stats.txt" 2>&1
+	checker gdata subbuf_8k_overrun_host_side --sessions 4 --session 4 --accounting \
+		--console "$G/console.log" --merge-stats "$G-acct/stats.txt"
 	# vtrace dat of the 8 KiB session (no host: offset 0 for both vCPUs), read by trace-cmd
 	X=$G-8k
 	command -v trace-cmd > /dev/null || X=
