@@ -53,7 +53,10 @@
  * offset before it.  So a snapshot placed after a record of its vCPU takes
  * that record's offset (vth_offset_before()); a snapshot placed before a
  * write that it already saw is the case the readers' rule covers (a
- * write's prev_offset wins over the snapshot before it).
+ * write's prev_offset wins over the snapshot before it).  VMs that existed
+ * before a recording: when the trace event is enabled in a trace buffer,
+ * the module writes a snapshot event per vCPU into that buffer (see
+ * "snapshot into a trace buffer" below).
  *
  * The TSC multiplier in force is read from the vCPU with every record.  KVM
  * writes it in kvm_vcpu_write_tsc_multiplier(), static and without a
@@ -66,7 +69,8 @@
  * scaling (kvm_caps.has_tsc_control == 0, as on the TCG test bed) the
  * multiplier is always 1.0: 1 << frac_bits.
  *
- * Unload: the module's debugfs files go first (debugfs drains readers in
+ * Unload: the snapshot work is cancelled (vth_enable_stop()), then the
+ * module's debugfs files go (debugfs drains readers in
  * flight; the vtrace/ folder is shared with vtrace_guest, see
  * kmod/common/vtrace_debugfs.h), then
  * the probe is unregistered and tracepoint_synchronize_unregister() waits
@@ -280,7 +284,7 @@ out_drop:
 static void vth_publish(struct vth_record *rec, bool kept)
 {
 	trace_tsc_offset(rec->host_tsc, rec->pid, rec->vm, rec->vcpu_id, rec->vcpu_idx,
-			 rec->prev, rec->offset, rec->multiplier, rec->frac_bits, rec->kind);
+			 rec->prev, rec->offset, rec->multiplier, rec->frac_bits, rec->kind, 0);
 	if (kept)
 		smp_store_release(&rec->ready, 1);
 }
@@ -469,6 +473,22 @@ static bool vth_wait_ready(u64 idx)
 	return true;
 }
 
+/* The latest record of @rec's vCPU in the slots before @idx, or NULL. Process context. */
+static const struct vth_record *vth_latest_before(const struct vth_record *rec, u64 idx)
+{
+	while (idx-- > 0) {
+		const struct vth_record *r = &vth_records[idx];
+
+		if (!(idx & 4095))
+			cond_resched();
+		if (!vth_wait_ready(idx))
+			continue;
+		if (r->vcpu_id == rec->vcpu_id && r->pid == rec->pid && !strcmp(r->vm, rec->vm))
+			return r;
+	}
+	return NULL;
+}
+
 /*
  * The offset of @rec's vCPU in its latest record before @rec, if any.  A
  * write whose probe ran before the snapshot claimed its slot may not be
@@ -477,39 +497,48 @@ static bool vth_wait_ready(u64 idx)
  */
 static bool vth_offset_before(const struct vth_record *rec, u64 *offset)
 {
-	u64 idx = rec - vth_records;
+	const struct vth_record *r = vth_latest_before(rec, rec - vth_records);
 
-	while (idx-- > 0) {
-		const struct vth_record *r = &vth_records[idx];
-
-		if (!vth_wait_ready(idx))
-			continue;
-		if (r->vcpu_id == rec->vcpu_id && r->pid == rec->pid && !strcmp(r->vm, rec->vm)) {
-			*offset = r->offset;
-			return true;
-		}
-	}
-	return false;
+	if (r)
+		*offset = r->offset;
+	return r;
 }
 
-/* Append a snapshot record of @vcpu; its VM is kept alive by the caller. */
-static void vth_snapshot_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu)
+/* QEMU's pid: set by KVM's creation uevent; the name "PID-FD" has it too */
+static s32 vth_kvm_pid(struct kvm *kvm)
 {
-	/* Set by KVM's creation uevent; the name "PID-FD" has it too */
 	s32 pid = kvm->userspace_pid;
-	struct vth_record *rec, local;
-	struct vth_vm *vm;
 
 	if (!pid && sscanf(kvm->debugfs_dentry->d_name.name, "%d-", &pid) != 1)
 		pid = 0;
-	vm = vth_vm_of(kvm, pid);
-	rec = vth_claim(vm) ?: &local;
+	return pid;
+}
+
+/*
+ * Fill @rec with the identity of @vcpu (@vm: its VM's entry, NULL if none)
+ * and the offset and multiplier KVM has now, kind snapshot.  Its VM is kept
+ * alive by the caller.
+ */
+static void vth_snapshot_fill(struct vth_record *rec, const struct vth_vm *vm, s32 pid,
+			      struct kvm_vcpu *vcpu)
+{
 	rec->host_tsc = rdtsc_ordered();
 	rec->offset = READ_ONCE(vcpu->arch.l1_tsc_offset);
 	rec->kind = VTH_KIND_SNAPSHOT;
 	vth_fill_vcpu(rec, vm, vcpu);
 	if (!vm)
 		rec->pid = pid;
+}
+
+/* Append a snapshot record of @vcpu to the array (the snapshot at load time). */
+static void vth_snapshot_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu, void *unused)
+{
+	s32 pid = vth_kvm_pid(kvm);
+	struct vth_vm *vm = vth_vm_of(kvm, pid);
+	struct vth_record *rec, local;
+
+	rec = vth_claim(vm) ?: &local;
+	vth_snapshot_fill(rec, vm, pid, vcpu);
 	if (rec != &local) {
 		vth_offset_before(rec, &rec->offset);
 		atomic64_inc(&vth_snapshots);
@@ -538,7 +567,10 @@ static struct kvm *vth_kvm_of_dir(struct dentry *vmdir)
 	return kvm;
 }
 
-static void vth_snapshot_vm(struct dentry *vmdir)
+/* What a snapshot does with each vCPU: append it to the array, or emit it into a trace */
+typedef void (*vth_vcpu_fn)(struct kvm *kvm, struct kvm_vcpu *vcpu, void *ctx);
+
+static void vth_snapshot_vm(struct dentry *vmdir, vth_vcpu_fn fn, void *ctx)
 {
 	struct kvm *kvm = vth_kvm_of_dir(vmdir);
 	struct kvm_vcpu *vcpu;
@@ -548,7 +580,7 @@ static void vth_snapshot_vm(struct dentry *vmdir)
 	if (!kvm || !refcount_read(&kvm->users_count))
 		return;
 	kvm_for_each_vcpu(i, vcpu, kvm)
-		vth_snapshot_vcpu(kvm, vcpu);
+		fn(kvm, vcpu, ctx);
 }
 
 /*
@@ -586,7 +618,11 @@ static unsigned int vth_grab_subdirs(struct dentry *dir, struct dentry **out,
 	return n;
 }
 
-static int vth_snapshot_all(void)
+/*
+ * Call @fn for every vCPU of every VM in KVM's debugfs.  Process context:
+ * it sleeps (the directory's inode lock, an allocation).
+ */
+static int vth_snapshot_all(vth_vcpu_fn fn, void *ctx)
 {
 	struct dentry *dir, **vms;
 	unsigned int n, i;
@@ -605,7 +641,7 @@ static int vth_snapshot_all(void)
 	}
 	n = min(n, vth_grab_subdirs(dir, vms, n));
 	for (i = 0; i < n; i++) {
-		vth_snapshot_vm(vms[i]);
+		vth_snapshot_vm(vms[i], fn, ctx);
 		dput(vms[i]);
 	}
 	kfree(vms);
@@ -613,6 +649,246 @@ out_unlock:
 	inode_unlock_shared(d_inode(dir));
 	dput(dir);
 	return ret;
+}
+
+/* ---- snapshot into a trace buffer, when the event is enabled there ---- */
+
+/*
+ * On a host with a stable TSC, KVM writes a vCPU's offset when QEMU creates
+ * or resets it: a VM started before "trace-cmd record -e vtrace_host" has
+ * no write record in the trace.  So when the event is enabled in a trace
+ * buffer (the top one or an instance), the module writes one snapshot
+ * event per existing vCPU into that buffer, with since = the host TSC of
+ * the enable.  Every write after the enable is in that buffer too (when
+ * it records), so a snapshot that is its vCPU's first record there was in
+ * force from since, or from the buffer's first event if later, on.
+ *
+ *   echo 1 > .../tsc_offset/enable (event_mutex held)   system_wq
+ *     vth_event_reg(REGISTER, file)
+ *       trace_event_reg(): the event's probe is live
+ *       vth_enables += { file, since = rdtsc } ----------> vth_enable_work()
+ *                                                          reserve in file's buffer
+ *                                                          NULL (not recording yet)?
+ *                                                            again in 10 ms, for 60 s
+ *                                                          else a snapshot per vCPU
+ *     vth_event_reg(UNREGISTER, file)
+ *       vth_enables -= file (vth_enable_lock: the work is done with it)
+ *       trace_event_reg()
+ *
+ * Why a work and retries, not the reg callback itself: trace-cmd record
+ * enables the events while tracing_on is 0 and turns it on once its
+ * readers run, and a buffer that does not record refuses the events (the
+ * TRACE_EVENT_FN regfunc is worse: it runs before the probe is added, and
+ * only for the first buffer).  The snapshot's values: the offset and
+ * multiplier KVM has, or those of the vCPU's latest record in the array
+ * when its VM lost none (a write whose probe ran before the enable may not
+ * be stored by KVM yet); a write after the enable races with nothing: it is
+ * in the trace, and the readers' rule (Documentation/vtrace_host.rst)
+ * gives a snapshot after a record of its vCPU that record's values.
+ */
+#define VTH_ENABLE_RETRY	msecs_to_jiffies(10)
+#define VTH_ENABLE_TIMEOUT	(60 * HZ)
+
+/**
+ * struct vth_enable - a trace buffer that enabled the event and awaits its snapshot
+ * @node:	in vth_enables
+ * @file:	the event's file in that buffer (valid until its UNREGISTER)
+ * @since:	host TSC of the enable
+ * @deadline:	jiffies after which the snapshot is given up (counted)
+ */
+struct vth_enable {
+	struct list_head node;
+	struct trace_event_file *file;
+	u64 since;
+	unsigned long deadline;
+};
+
+static LIST_HEAD(vth_enables);
+static DEFINE_MUTEX(vth_enable_lock);	/* guards vth_enables and vth_enable_live */
+static bool vth_enable_live;		/* set at the end of the load, cleared at unload */
+static atomic64_t vth_enable_events = ATOMIC64_INIT(0);
+static atomic64_t vth_enable_missed = ATOMIC64_INIT(0);
+static void vth_enable_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(vth_enable_work, vth_enable_work_fn);
+
+/*
+ * One vtrace_host:tsc_offset event into @file's buffer only (the fields
+ * of TP_fast_assign); false when the buffer takes none (not recording,
+ * soft-disabled, filtered out).  Process context.
+ */
+static bool vth_emit_to(struct trace_event_file *file, const struct vth_record *rec, u64 since)
+{
+	struct trace_event_raw_tsc_offset *entry;
+	struct trace_event_buffer fbuffer;
+
+	if (trace_trigger_soft_disabled(file))
+		return false;
+	entry = trace_event_buffer_reserve(&fbuffer, file, sizeof(*entry));
+	if (!entry)
+		return false;
+	entry->host_tsc = rec->host_tsc;
+	entry->prev_offset = rec->prev;
+	entry->offset = rec->offset;
+	entry->multiplier = rec->multiplier;
+	entry->since = since;
+	entry->tsc_khz = tsc_khz;
+	entry->pid = rec->pid;
+	entry->vcpu_id = rec->vcpu_id;
+	entry->vcpu_idx = rec->vcpu_idx;
+	entry->frac_bits = rec->frac_bits;
+	entry->kind = rec->kind;
+	strscpy(entry->vm, rec->vm, sizeof(entry->vm));
+	trace_event_buffer_commit(&fbuffer);
+	return true;
+}
+
+/* A snapshot of one enable in progress */
+struct vth_emit {
+	const struct vth_enable *e;
+	unsigned int emitted;
+	unsigned int failed;
+};
+
+static void vth_emit_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu, void *ctx)
+{
+	struct vth_emit *em = ctx;
+	struct vth_record rec = {};
+	const struct vth_record *r;
+	struct vth_vm *vm;
+	s32 pid;
+
+	if (em->failed && !em->emitted)
+		return;		/* the buffer does not record yet: all again later */
+	pid = vth_kvm_pid(kvm);
+	vm = vth_vm_of(kvm, pid);
+	vth_snapshot_fill(&rec, vm, pid, vcpu);
+	if (vm && !atomic64_read(&vm->dropped)) {
+		r = vth_latest_before(&rec, min_t(u64, atomic64_read(&vth_next), capacity));
+		if (r) {
+			rec.offset = r->offset;
+			rec.multiplier = r->multiplier;
+		}
+	}
+	rec.prev = rec.offset;
+	if (vth_emit_to(em->e->file, &rec, em->e->since))
+		em->emitted++;
+	else
+		em->failed++;
+}
+
+/* The snapshot of @e: true when done (or given up), false to try again later */
+static bool vth_enable_snapshot(const struct vth_enable *e)
+{
+	struct vth_emit em = { .e = e };
+	int ret = vth_snapshot_all(vth_emit_vcpu, &em);
+
+	if (!ret && em.failed && !em.emitted && time_before(jiffies, e->deadline))
+		return false;
+	atomic64_add(em.emitted, &vth_enable_events);
+	if (ret || em.failed)
+		atomic64_inc(&vth_enable_missed);
+	return true;
+}
+
+static void vth_enable_work_fn(struct work_struct *work)
+{
+	struct vth_enable *e, *tmp;
+	bool again = false;
+
+	mutex_lock(&vth_enable_lock);
+	list_for_each_entry_safe(e, tmp, &vth_enables, node) {
+		if (!vth_enable_snapshot(e)) {
+			again = true;
+			continue;
+		}
+		list_del(&e->node);
+		kfree(e);
+	}
+	if (again && vth_enable_live)
+		schedule_delayed_work(&vth_enable_work, VTH_ENABLE_RETRY);
+	mutex_unlock(&vth_enable_lock);
+}
+
+/* The event is enabled in @file's buffer: its snapshot is due. event_mutex held. */
+static void vth_enable_add(struct trace_event_file *file)
+{
+	struct vth_enable *e = kzalloc(sizeof(*e), GFP_KERNEL);
+
+	if (!e) {
+		atomic64_inc(&vth_enable_missed);
+		return;
+	}
+	e->file = file;
+	e->since = rdtsc_ordered();
+	e->deadline = jiffies + VTH_ENABLE_TIMEOUT;
+	mutex_lock(&vth_enable_lock);
+	if (vth_enable_live) {
+		list_add_tail(&e->node, &vth_enables);
+		mod_delayed_work(system_wq, &vth_enable_work, 0);
+		e = NULL;
+	}
+	mutex_unlock(&vth_enable_lock);
+	kfree(e);
+}
+
+/* The event is disabled in @file's buffer: no snapshot into it from now on. */
+static void vth_enable_del(struct trace_event_file *file)
+{
+	struct vth_enable *e, *tmp;
+
+	mutex_lock(&vth_enable_lock);
+	list_for_each_entry_safe(e, tmp, &vth_enables, node) {
+		if (e->file != file)
+			continue;
+		list_del(&e->node);
+		kfree(e);
+		atomic64_inc(&vth_enable_missed);
+	}
+	mutex_unlock(&vth_enable_lock);
+}
+
+/*
+ * The event class's reg callback (ftrace's trace_event_reg() plus the
+ * snapshot).  Called with event_mutex held, in process context.
+ */
+static int vth_event_reg(struct trace_event_call *call, enum trace_reg type, void *data)
+{
+	int ret;
+
+	if (type == TRACE_REG_UNREGISTER)
+		vth_enable_del(data);
+	ret = trace_event_reg(call, type, data);
+	if (type == TRACE_REG_REGISTER && !ret)
+		vth_enable_add(data);
+	return ret;
+}
+
+static void vth_enable_start(void)
+{
+	mutex_lock(&vth_enable_lock);
+	vth_enable_live = true;
+	mutex_unlock(&vth_enable_lock);
+	/* ftrace added the event when the module came: enables from now on */
+	WRITE_ONCE(event_class_tsc_offset.reg, vth_event_reg);
+}
+
+/*
+ * At unload: no snapshot work left.  The event's files go after the
+ * module's exit (ftrace's module notifier): until then vth_event_reg()
+ * may still run, and finds vth_enable_live false.
+ */
+static void vth_enable_stop(void)
+{
+	struct vth_enable *e, *tmp;
+
+	mutex_lock(&vth_enable_lock);
+	vth_enable_live = false;
+	mutex_unlock(&vth_enable_lock);
+	cancel_delayed_work_sync(&vth_enable_work);
+	list_for_each_entry_safe(e, tmp, &vth_enables, node) {
+		list_del(&e->node);
+		kfree(e);
+	}
 }
 
 /* ---- readers ---------------------------------------------------------- */
@@ -912,6 +1188,8 @@ static int vth_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "vms %u\n", READ_ONCE(vth_nr_vms));
 	seq_printf(m, "anomalies %lld\n", atomic64_read(&vth_anomalies));
 	seq_printf(m, "snapshots %lld\n", atomic64_read(&vth_snapshots));
+	seq_printf(m, "enable_snapshots %lld\n", atomic64_read(&vth_enable_events));
+	seq_printf(m, "enable_snapshots_missed %lld\n", atomic64_read(&vth_enable_missed));
 	seq_printf(m, "has_tsc_control %d\n", kvm_caps.has_tsc_control);
 	seq_printf(m, "multiplier_hook %d\n", vth_mult_hooked);
 	nr = smp_load_acquire(&vth_nr_vms);
@@ -986,10 +1264,11 @@ static int __init vtrace_host_init(void)
 
 	/* After the probe: a VM written to from now on has write records. */
 	if (snapshot) {
-		ret = vth_snapshot_all();
+		ret = vth_snapshot_all(vth_snapshot_vcpu, NULL);
 		if (ret)
 			goto out_unregister_probe;
 	}
+	vth_enable_start();
 	return 0;
 
 out_unregister_probe:
@@ -1005,6 +1284,7 @@ out_free_records:
 
 static void __exit vtrace_host_exit(void)
 {
+	vth_enable_stop();
 	/* No reader left after this: debugfs waits for those in flight. */
 	vtrace_debugfs_dir_put(vth_dir, vth_file_names);
 	vth_unhook_multiplier();

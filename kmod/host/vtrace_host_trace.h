@@ -13,16 +13,23 @@
  * the same meaning; kind: 0 write, 1 snapshot, 2 multiplier.  Emitted for
  * every record, also those the array or the VM's share drops, so that
  * "trace-cmd record -e vtrace_host" keeps the whole history in host.dat.
+ * Two more fields: since, in the snapshots the module writes into a trace
+ * buffer when the event is enabled there (vth_event_reg()), is the host
+ * TSC of that enable (0 in every other record); tsc_khz is the host's TSC
+ * frequency, so that host.dat carries it.
  */
 TRACE_EVENT(tsc_offset,
 	TP_PROTO(u64 host_tsc, s32 pid, const char *vm, u32 vcpu_id, s32 vcpu_idx,
-		 u64 prev, u64 offset, u64 multiplier, u8 frac_bits, u8 kind),
-	TP_ARGS(host_tsc, pid, vm, vcpu_id, vcpu_idx, prev, offset, multiplier, frac_bits, kind),
+		 u64 prev, u64 offset, u64 multiplier, u8 frac_bits, u8 kind, u64 since),
+	TP_ARGS(host_tsc, pid, vm, vcpu_id, vcpu_idx, prev, offset, multiplier, frac_bits, kind,
+		since),
 	TP_STRUCT__entry(
 		__field(u64, host_tsc)
 		__field(s64, prev_offset)
 		__field(s64, offset)
 		__field(u64, multiplier)
+		__field(u64, since)
+		__field(u32, tsc_khz)
 		__field(s32, pid)
 		__field(u32, vcpu_id)
 		__field(s32, vcpu_idx)
@@ -35,6 +42,8 @@ TRACE_EVENT(tsc_offset,
 		__entry->prev_offset = prev;
 		__entry->offset = offset;
 		__entry->multiplier = multiplier;
+		__entry->since = since;
+		__entry->tsc_khz = tsc_khz;
 		__entry->pid = pid;
 		__entry->vcpu_id = vcpu_id;
 		__entry->vcpu_idx = vcpu_idx;
@@ -42,12 +51,12 @@ TRACE_EVENT(tsc_offset,
 		__entry->kind = kind;
 		strscpy(__entry->vm, vm, sizeof(__entry->vm));
 	),
-	TP_printk("host_tsc=%llu pid=%d vm=%s vcpu_id=%u vcpu_idx=%d prev_offset=%lld offset=%lld multiplier=%llu frac_bits=%u kind=%s",
+	TP_printk("host_tsc=%llu pid=%d vm=%s vcpu_id=%u vcpu_idx=%d prev_offset=%lld offset=%lld multiplier=%llu frac_bits=%u kind=%s since=%llu tsc_khz=%u",
 		  __entry->host_tsc, __entry->pid, __entry->vm, __entry->vcpu_id,
 		  __entry->vcpu_idx, __entry->prev_offset, __entry->offset,
 		  __entry->multiplier, __entry->frac_bits,
 		  __print_symbolic(__entry->kind, { 0, "write" }, { 1, "snapshot" },
-				   { 2, "multiplier" }))
+				   { 2, "multiplier" }), __entry->since, __entry->tsc_khz)
 );
 
 #endif /* _VTRACE_HOST_TRACE_H */
