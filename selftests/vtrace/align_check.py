@@ -90,7 +90,10 @@ def events_history(records):
 
 def history_report(label, recs, pid, cpus):
     """One guest's history in the host trace: whole? (see the module docstring)"""
-    mine = {k[1]: v for k, v in recs.items() if k[0] == pid}
+    # a snapshot of the event's enable after a record of its vCPU repeats that
+    # record (Documentation/vtrace_host.rst, "Reading the history"): not a link
+    mine = {k[1]: [r for i, r in enumerate(v) if i == 0 or int(r["kind"]) != 1]
+            for k, v in recs.items() if k[0] == pid}
     breaks = sum(1 for v in mine.values() for a, b in zip(v, v[1:])
                  if int(b["prev_offset"]) != int(a["offset"]))
     creation = sum(1 for v in mine.values() for r in v

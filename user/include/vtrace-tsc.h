@@ -47,6 +47,7 @@ struct vtrace_tsc_interval {
  * @vcpu_idx:	the vCPU's index in the VM (QEMU's "CPU N/KVM" thread), -1 unknown
  * @end_tsc:	host TSC after which nothing is known, 0 when not known
  * @end_why:	why: &enum vtrace_history_end
+ * @start_why:	what its first interval stands on: &enum vtrace_history_start
  * @nr:		number of intervals
  * @iv:		the intervals
  */
@@ -57,6 +58,7 @@ struct vtrace_vcpu_history {
 	int				vcpu_idx;
 	uint64_t			end_tsc;
 	int				end_why;
+	int				start_why;
 	size_t				nr;
 	struct vtrace_tsc_interval	*iv;
 };
@@ -82,6 +84,24 @@ enum vtrace_history_end {
 };
 
 /**
+ * enum vtrace_history_start - what a history's first interval stands on
+ * @VTRACE_START_UNKNOWN:  a write with a non-zero prev_offset: what held
+ *			before it is assumed (%VTRACE_TSC_ASSUMED), or nothing
+ * @VTRACE_START_CREATION: a write from offset 0: the vCPU's creation
+ * @VTRACE_START_LOAD:	   a snapshot taken when vtrace_host loaded
+ * @VTRACE_START_ENABLE:   a snapshot taken when vtrace_host:tsc_offset was
+ *			enabled in the trace's buffer: the VM existed before
+ *			the recording; its first interval starts at that
+ *			enable or at the trace's first event, the later
+ */
+enum vtrace_history_start {
+	VTRACE_START_UNKNOWN	= 0,
+	VTRACE_START_CREATION	= 1,
+	VTRACE_START_LOAD	= 2,
+	VTRACE_START_ENABLE	= 3,
+};
+
+/**
  * struct vtrace_offset_record - one vtrace_host record, whatever its source
  * @host_tsc:	host TSC of the write (or snapshot)
  * @prev_offset: offset before it (two's complement of KVM's signed value)
@@ -94,6 +114,8 @@ enum vtrace_history_end {
  * @vcpu_idx:	the vCPU's index in its VM, -1 while KVM creates it
  * @vm:		KVM's debugfs name of the VM, "?" for an anomaly
  * @seq:	its number: the file's seq, or its place in the trace (host_tsc order)
+ * @since:	a snapshot of the trace event's enable: the host TSC of that
+ *		enable; 0 otherwise (and in the tsc_offsets file)
  *
  * The fields of a tsc_offsets line and of a vtrace_host:tsc_offset event
  * (Documentation/vtrace_host.rst).
@@ -110,6 +132,7 @@ struct vtrace_offset_record {
 	int		vcpu_idx;
 	char		vm[32];
 	uint64_t	seq;
+	uint64_t	since;
 };
 
 /**
@@ -120,8 +143,12 @@ struct vtrace_offset_record {
  *		lost events (1: before its first event): the histories stop there
  * @lost_cpu:	the CPU that lost them
  * @lost_nr:	how many (-1: the trace did not count them)
+ * @start_tsc:	the trace's first time stamp (host TSC)
+ * @tsc_khz:	the host's TSC frequency its events carry, 0 if none does
  */
 struct vtrace_offsets_trace {
+	uint64_t	start_tsc;
+	uint64_t	tsc_khz;
 	uint64_t	end_tsc;
 	uint64_t	lost_tsc;
 	int		lost_cpu;
@@ -144,6 +171,8 @@ int vtrace_offsets_range(struct vtrace_offsets *offsets, uint64_t *first, uint64
 int vtrace_offsets_end(struct vtrace_offsets *offsets, uint64_t *end_tsc);
 uint64_t vtrace_offsets_gaps(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_anomalies(struct vtrace_offsets *offsets);
+uint64_t vtrace_offsets_tsc_khz(struct vtrace_offsets *offsets);
+int vtrace_offsets_is_trace(struct vtrace_offsets *offsets);
 /* Comparisons made by the offsets file's sorts and searches so far (the tests count them) */
 uint64_t vtrace_offsets_steps(void);
 

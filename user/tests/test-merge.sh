@@ -147,7 +147,7 @@ if command -v trace-cmd > /dev/null && gen_ev ev; then
 		--host "$T/ev-late/host.dat" $(guests "$T/ev-late") --tsc-khz 2500000
 	# a host.dat with the event but no record of the guest's VM
 	gen_ev ev-none --offset-events-from 2
-	expect_error offset_events_none_for_pid "pid 4245 has no records in the offsets file" \
+	expect_error offset_events_none_for_pid "pid 4245 has no vtrace_host:tsc_offset event in the host trace (pids there: none): its VM wrote its offsets before the recording" \
 		--host "$T/ev-none/host.dat" $(guests "$T/ev-none") --tsc-khz 2500000
 else
 	skip offset_events "trace-cmd not installed"

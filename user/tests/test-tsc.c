@@ -193,6 +193,69 @@ static void test_intervals(void)
 }
 
 /*
+ * Snapshots vtrace_host writes into a trace when its event is enabled
+ * there (since = the enable's host TSC).  The trace's first event is at
+ * 1500, the enable at 3000.
+ */
+static struct vtrace_offset_record rec(uint64_t t, int64_t prev, int64_t off, uint32_t kind,
+				       uint64_t since, uint32_t vcpu_id)
+{
+	struct vtrace_offset_record r = { .host_tsc = t, .prev_offset = (uint64_t)prev,
+					  .offset = (uint64_t)off, .mult = 1ULL << 32, .frac = 32,
+					  .kind = kind, .pid = 100, .vcpu_id = vcpu_id,
+					  .vcpu_idx = (int)vcpu_id, .since = since };
+
+	snprintf(r.vm, sizeof(r.vm), "100-11");
+	return r;
+}
+
+static void test_enable_snapshot(void)
+{
+	/* host TSC order; vCPU 0: the snapshot only; vCPU 1: a write at 4500
+	 * after the enable, then its snapshot read before KVM stored it (stale);
+	 * vCPU 2: a write of an earlier enable (2000), then this enable's snapshot */
+	struct vtrace_offset_record r[] = {
+		rec(2000, -7, -8, VTRACE_TSC_WRITE, 0, 2),
+		rec(4500, -500, -900, VTRACE_TSC_WRITE, 0, 1),
+		rec(5000, -1000, -1000, VTRACE_TSC_SNAPSHOT, 3000, 0),
+		rec(5001, -500, -500, VTRACE_TSC_SNAPSHOT, 3000, 1),
+		rec(5002, -9, -9, VTRACE_TSC_SNAPSHOT, 3000, 2),
+	};
+	struct vtrace_offsets_trace tr = { .start_tsc = 1500, .tsc_khz = 2596131, .end_tsc = 9000 };
+	const struct vtrace_vcpu_history *h0, *h1, *h2;
+	struct vtrace_offsets *o;
+	struct vtrace_tsc_map m;
+	bool quiet = vtrace_set_quiet(true);
+	int ok;
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		r[i].seq = i;
+	o = vtrace_offsets_from_trace("t.dat", r, sizeof(r) / sizeof(r[0]), &tr);
+	vtrace_set_quiet(quiet);
+	h0 = o ? vtrace_offsets_vcpu(o, 100, 0) : NULL;
+	h1 = o ? vtrace_offsets_vcpu(o, 100, 1) : NULL;
+	h2 = o ? vtrace_offsets_vcpu(o, 100, 2) : NULL;
+	ok = h0 && h0->nr == 1 && h0->iv[0].host_tsc == 3000 &&
+	     h0->iv[0].kind == VTRACE_TSC_SNAPSHOT && h0->start_why == VTRACE_START_ENABLE &&
+	     vtrace_offsets_tsc_khz(o) == 2596131;
+	if (ok) {	/* a guest event at host 3200, before the snapshot: placed */
+		vtrace_tsc_map_init(&m, h0, 0);
+		ok = map(&m, 3200 - 1000) == 3200;
+	}
+	ktap_check(ok, "enable_snapshot_holds_from_the_enable", "");
+	ok = h1 && h1->nr == 3 && h1->start_why == VTRACE_START_ENABLE &&
+	     h1->iv[0].host_tsc == 3000 && h1->iv[0].offset == (uint64_t)-500 &&
+	     h1->iv[0].kind == VTRACE_TSC_SNAPSHOT && h1->iv[1].offset == (uint64_t)-900 &&
+	     h1->iv[2].offset == (uint64_t)-900;
+	ktap_check(ok, "enable_snapshot_after_a_write_takes_its_offset", "");
+	ok = h2 && h2->nr == 3 && h2->start_why == VTRACE_START_UNKNOWN &&
+	     h2->iv[0].kind == VTRACE_TSC_ASSUMED && h2->iv[1].offset == (uint64_t)-8 &&
+	     h2->iv[2].offset == (uint64_t)-9;
+	ktap_check(ok, "enable_snapshot_after_an_earlier_enable_keeps_its_own", "");
+	vtrace_offsets_close(o);
+}
+
+/*
  * A hostile offsets file: N records in reverse seq order, every other seq
  * missing, each of its own VM.  The gap count once used an insertion sort
  * (N^2/2 steps here) and the lookups a linear scan (N per lookup): both must
@@ -258,10 +321,11 @@ static void test_hostile_offsets_file(void)
 
 int main(void)
 {
-	printf("KTAP version 1\n1..20\n");
+	printf("KTAP version 1\n1..23\n");
 	test_inverse();
 	test_intervals();
 	test_ambiguous();
 	test_hostile_offsets_file();
+	test_enable_snapshot();
 	return ktap_finish();
 }

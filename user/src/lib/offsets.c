@@ -32,6 +32,7 @@ struct offset_rec {
 	char				vm[32];
 	uint64_t			prev_offset;
 	int				vcpu_idx;
+	uint64_t			since;		/* of an enable snapshot, else 0 */
 	struct vtrace_tsc_interval	iv;
 };
 
@@ -48,6 +49,9 @@ struct vtrace_offsets {
 	uint64_t			end_tsc;	/* its host_tsc */
 	uint64_t			first_tsc;	/* host_tsc of the earliest record */
 	uint64_t			last_tsc;	/* of the latest */
+	bool				trace;		/* read from a trace's events */
+	uint64_t			trace_start;	/* the trace's first time stamp */
+	uint64_t			tsc_khz;	/* the trace's, 0 if not known */
 };
 
 struct line_ctx {
@@ -322,6 +326,65 @@ static void count_gaps(struct vtrace_offsets *o, const char *path, struct offset
 }
 
 /*
+ * A snapshot of the trace event's enable after another record of its vCPU
+ * in the same trace: a record at or after its enable (@since) was written
+ * while the buffer recorded, so KVM may not have stored it yet when the
+ * snapshot read the offset: the record's values win.  A record before
+ * @since is of an earlier enable: the writes in between are not in the
+ * trace, and the snapshot's values stand (warned when they differ).
+ */
+static void enable_snapshot_rule(struct vtrace_vcpu_history *h, size_t k, uint64_t since,
+				 const char *path)
+{
+	struct vtrace_tsc_interval *prev = &h->iv[k - 1], *iv = &h->iv[k];
+
+	if (!since)
+		return;
+	if (prev->host_tsc >= since) {
+		iv->offset = prev->offset;
+		iv->mult = prev->mult;
+		iv->frac = prev->frac;
+	} else if (iv->offset != prev->offset || iv->mult != prev->mult) {
+		vtrace_warn("%s: pid %d vcpu %u: the snapshot of seq %llu differs from seq %llu"
+			    " before it: offsets written while vtrace_host:tsc_offset was disabled",
+			    path, h->pid, h->vcpu_id, (unsigned long long)iv->seq,
+			    (unsigned long long)prev->seq);
+	}
+}
+
+/*
+ * What the vCPU's first interval stands on.  In a trace, a snapshot of the
+ * event's enable (@since) says that every write from max(since, the
+ * trace's first event) on is in the trace: the values of the vCPU's first
+ * record, or the prev_offset of a first write, held from there.
+ */
+static void set_start(struct vtrace_offsets *o, struct vtrace_vcpu_history *h,
+		      const struct offset_rec *recs, size_t nr, bool assumed)
+{
+	uint64_t known = 0;
+
+	for (size_t k = 0; k < nr; k++)
+		if (recs[k].iv.kind == VTRACE_TSC_SNAPSHOT && recs[k].since &&
+		    (!known || recs[k].since < known))
+			known = recs[k].since;
+	if (known && o->trace_start > known)
+		known = o->trace_start;
+	/* the first record from before: of an earlier enable, or the snapshot itself */
+	if (known && known > recs[0].iv.host_tsc)
+		known = recs[0].since ? recs[0].iv.host_tsc : 0;
+	if (known) {
+		h->start_why = VTRACE_START_ENABLE;
+		h->iv[0].host_tsc = known;
+		if (assumed)
+			h->iv[0].kind = VTRACE_TSC_SNAPSHOT;
+	} else if (recs[0].iv.kind == VTRACE_TSC_SNAPSHOT) {
+		h->start_why = VTRACE_START_LOAD;
+	} else if (!assumed) {
+		h->start_why = VTRACE_START_CREATION;
+	}
+}
+
+/*
  * The reading rules of Documentation/vtrace_host.rst, per vCPU:
  *  - each record starts an interval with its offset and multiplier;
  *  - a write's prev_offset is the offset before it: where it disagrees
@@ -329,7 +392,9 @@ static void count_gaps(struct vtrace_offsets *o, const char *path, struct offset
  *    wins; elsewhere a disagreement means records were dropped (warned);
  *  - before a first "write" record with a non-zero prev_offset (the vCPU
  *    existed before the module loaded and has no snapshot), that
- *    prev_offset held since an unknown time: an ASSUMED interval.
+ *    prev_offset held since an unknown time: an ASSUMED interval;
+ *  - in a trace, a snapshot of the event's enable: see
+ *    enable_snapshot_rule() and set_start().
  */
 static void apply_rules(struct vtrace_vcpu_history *h, const struct offset_rec *recs,
 			size_t first, const char *path)
@@ -338,7 +403,11 @@ static void apply_rules(struct vtrace_vcpu_history *h, const struct offset_rec *
 		struct vtrace_tsc_interval *prev = &h->iv[k - 1];
 		uint64_t prev_offset = recs[k - first].prev_offset;
 
-		if (h->iv[k].kind == VTRACE_TSC_SNAPSHOT || prev_offset == prev->offset)
+		if (h->iv[k].kind == VTRACE_TSC_SNAPSHOT) {
+			enable_snapshot_rule(h, k, recs[k - first].since, path);
+			continue;
+		}
+		if (prev_offset == prev->offset)
 			continue;
 		if (prev->kind == VTRACE_TSC_SNAPSHOT)
 			prev->offset = prev_offset;
@@ -390,6 +459,7 @@ static int add_history(struct vtrace_offsets *o, const char *path, const struct 
 				    h->pid, h->vcpu_id, recs[0].vm, recs[k].vm);
 	}
 	apply_rules(h, recs, first, path);
+	set_start(o, h, recs, nr, assumed);
 	return 0;
 }
 
@@ -531,6 +601,7 @@ static bool from_record(const struct vtrace_offset_record *r, struct offset_rec 
 		.vcpu_id	= r->vcpu_id,
 		.prev_offset	= r->prev_offset,
 		.vcpu_idx	= r->vcpu_idx,
+		.since		= r->kind == VTRACE_TSC_SNAPSHOT ? r->since : 0,
 		.iv		= { .host_tsc = r->host_tsc, .offset = r->offset, .mult = r->mult,
 				    .frac = r->frac, .kind = r->kind, .seq = r->seq },
 	};
@@ -563,6 +634,9 @@ struct vtrace_offsets *vtrace_offsets_from_trace(const char *path,
 
 	if (!o || !kept)
 		goto error;
+	o->trace = true;
+	o->trace_start = trace->start_tsc;
+	o->tsc_khz = trace->tsc_khz;
 	for (size_t i = 0; i < nr; i++) {
 		if (trace->lost_tsc && recs[i].host_tsc > trace->lost_tsc)
 			continue;
@@ -685,6 +759,16 @@ uint64_t vtrace_offsets_records(struct vtrace_offsets *o)
 uint64_t vtrace_offsets_anomalies(struct vtrace_offsets *o)
 {
 	return o->anomalies;
+}
+
+uint64_t vtrace_offsets_tsc_khz(struct vtrace_offsets *o)
+{
+	return o->tsc_khz;
+}
+
+int vtrace_offsets_is_trace(struct vtrace_offsets *o)
+{
+	return o->trace;
 }
 
 uint64_t vtrace_offsets_gaps(struct vtrace_offsets *o)

@@ -668,6 +668,14 @@ static uint64_t bound_of(const struct cand *k)
 	return k->to_start > k->to_end ? k->to_start : k->to_end;
 }
 
+/* The CPU's events used its history's first interval, a snapshot of the event's enable */
+static bool started_at_enable(const struct check_cpu *cc)
+{
+	const struct vtrace_tsc_map *map = &cc->s->map;
+
+	return map->hist && map->hist->start_why == VTRACE_START_ENABLE && map->first_used == 0;
+}
+
 /* Why this CPU cannot be checked, or NULL */
 static const char *cpu_unverified(const struct check *c, const struct check_cpu *cc,
 				  char *buf, size_t size)
@@ -824,6 +832,9 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	if (cc->unchecked)
 		fprintf(f, "; %" PRIu64 " events outside the host trace not checked",
 			cc->unchecked);
+	if (started_at_enable(cc))
+		fprintf(f, "; offset history from the snapshot taken when the recording began:"
+			" the VM existed before it");
 	fprintf(f, ")\n");
 }
 

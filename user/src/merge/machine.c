@@ -412,8 +412,19 @@ int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 		return -1;
 	if (!vtrace_offsets_has_pid(offsets, m->pid)) {
 		pids = vtrace_offsets_pids(offsets);
-		vtrace_set_error("guest %s: pid %d has no records in the offsets file (pids there:"
-				 " %s)", m->name, m->pid, pids ? pids : "?");
+		if (vtrace_offsets_is_trace(offsets))
+			vtrace_set_error("guest %s: pid %d has no vtrace_host:tsc_offset event in the"
+					 " host trace (pids there: %s): its VM wrote its offsets before"
+					 " the recording and the trace has no snapshot of them (a"
+					 " vtrace_host without snapshots at enable, or"
+					 " enable_snapshots_missed in /sys/kernel/debug/vtrace/stats: the"
+					 " trace did not record within 60 s of its enable, or filtered"
+					 " the event); record again with this vtrace_host loaded, or give"
+					 " --offsets with its tsc_offsets file", m->name, m->pid,
+					 pids ? pids : "?");
+		else
+			vtrace_set_error("guest %s: pid %d has no records in the offsets file (pids"
+					 " there: %s)", m->name, m->pid, pids ? pids : "?");
 		free(pids);
 		return -1;
 	}
@@ -541,7 +552,9 @@ static int convert(struct source *s)
 	else
 		vtrace_set_error("offset history does not cover guest %s cpu %d before host TSC"
 				 " %llu (its guest TSC %llu at %s/cpu%d byte %llu; first record:"
-				 " seq %llu; --assume-constant-offset extrapolates)",
+				 " seq %llu): the guest traced before the history begins; start"
+				 " the host recording (trace-cmd record -e vtrace_host) before the"
+				 " guest traces, or --assume-constant-offset extrapolates",
 				 s->m->name, s->cpu, (unsigned long long)first->host_tsc,
 				 (unsigned long long)s->rec->ts, s->m->path, s->cpu,
 				 (unsigned long long)s->rec->offset,

@@ -27,8 +27,9 @@ static const char usage_text[] =
 "                           tsc-offset) for a VM without offset records\n"
 "  --offsets FILE           vtrace_host's tsc_offsets file (default: the host trace.dat's\n"
 "                           vtrace_host:tsc_offset events, trace-cmd record -e vtrace_host)\n"
-"  --tsc-khz KHZ|FILE       host TSC frequency (default: tsc_khz in the offsets file's or\n"
-"                           the host trace.dat's folder, or a host dump's META_INFO)\n"
+"  --tsc-khz KHZ|FILE       host TSC frequency (default: the host trace.dat's vtrace_host\n"
+"                           events', tsc_khz in the offsets file's or the host trace.dat's\n"
+"                           folder, or a host dump's META_INFO)\n"
 "  --format FMT             text (default), jsonl, perfetto (Chrome JSON trace events for\n"
 "                           ui.perfetto.dev) or svg (a picture of the CPUs' tasks)\n"
 "  --raw-tsc                show host TSC values instead of seconds\n"
@@ -238,13 +239,21 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 	return 0;
 }
 
-/* --tsc-khz, else tsc_khz beside the offsets (file or host trace.dat), else a host dump's */
-static int find_khz(struct cmdline *c, struct machine *host)
+/*
+ * --tsc-khz, else the host trace.dat's own (its vtrace_host:tsc_offset
+ * events carry it), else tsc_khz beside the offsets (file or host
+ * trace.dat), else a host dump's
+ */
+static int find_khz(struct cmdline *c, struct machine *host, struct vtrace_offsets *offsets)
 {
 	int ret;
 
 	if (c->khz)
 		return vtrace_tsc_khz_read(c->khz, &c->opts.khz);
+	if (offsets && vtrace_offsets_tsc_khz(offsets)) {
+		c->opts.khz = vtrace_offsets_tsc_khz(offsets);
+		return 0;
+	}
 	if (c->offsets_src) {
 		ret = vtrace_tsc_khz_beside(c->offsets_src, &c->opts.khz);
 		if (ret)
@@ -345,7 +354,7 @@ static int open_all(struct cmdline *c, struct machine ***out, int *nr,
 		if (machine_bind_offsets(ms[i], *offsets, &c->opts) ||
 		    machine_select(ms[i], &c->opts))
 			return -1;
-	if (find_khz(c, c->host ? ms[0] : NULL) || attach_vmlinux(c, ms, *nr))
+	if (find_khz(c, c->host ? ms[0] : NULL, *offsets) || attach_vmlinux(c, ms, *nr))
 		return -1;
 	return 0;
 }

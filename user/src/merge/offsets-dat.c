@@ -26,6 +26,7 @@ struct tsc_fields {
 	struct tep_event	*ev;
 	struct tep_format_field	*host_tsc, *prev_offset, *offset, *multiplier, *pid, *vcpu_id;
 	struct tep_format_field	*vcpu_idx, *frac_bits, *kind, *vm;
+	struct tep_format_field	*since, *tsc_khz;	/* optional: newer vtrace_host */
 	bool			native;
 };
 
@@ -56,6 +57,8 @@ static int find_fields(struct tep_handle *tep, struct tsc_fields *f, const char 
 			return -1;
 		}
 	}
+	f->since = tep_find_field(f->ev, "since");
+	f->tsc_khz = tep_find_field(f->ev, "tsc_khz");
 	return 1;
 }
 
@@ -92,7 +95,10 @@ static int add_record(struct dat_records *d, const struct tsc_fields *f,
 		.pid		= machine_field_num(f->native, f->pid, rec),
 		.vcpu_id	= machine_field_num(f->native, f->vcpu_id, rec),
 		.vcpu_idx	= machine_field_num(f->native, f->vcpu_idx, rec),
+		.since		= machine_field_num(f->native, f->since, rec),
 	};
+	if (!d->trace.tsc_khz)
+		d->trace.tsc_khz = (uint32_t)machine_field_num(f->native, f->tsc_khz, rec);
 	if (f->vm->offset + f->vm->size > rec->size) {
 		vtrace_set_error("%s: cpu %d byte %llu: a vtrace_host:tsc_offset event shorter than"
 				 " its format", path, rec->cpu, rec->offset);
@@ -131,6 +137,8 @@ static int read_cpu(struct tracecmd_input *h, int cpu, const struct tsc_fields *
 			d->trace.lost_nr = rec->missed_events;
 		}
 		last = rec->ts;
+		if (!seen && (!d->trace.start_tsc || last < d->trace.start_tsc))
+			d->trace.start_tsc = last;
 		seen = true;
 		if (last > d->trace.end_tsc)
 			d->trace.end_tsc = last;
