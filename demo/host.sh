@@ -12,8 +12,8 @@ step() { echo "demo: $*"; }
 modprobe kvm_amd
 insmod "$VTRACE_HOST_KO" || exit 1
 
-step "recording the host with trace-cmd (-C x86-tsc), the vCPUs' kvm_entry/kvm_exit too"
-(cd /tmp && exec trace-cmd record -q -C x86-tsc -b 8192 -e sched:sched_switch \
+step "recording the host with trace-cmd (-C x86-tsc), the offset history (-e vtrace_host) and the vCPUs' kvm_entry/kvm_exit too"
+(cd /tmp && exec trace-cmd record -q -C x86-tsc -b 8192 -e vtrace_host -e sched:sched_switch \
 	-e sched:sched_wakeup -e kvm:kvm_entry -e kvm:kvm_exit -o /tmp/host.dat) \
 	> "$out/trace-cmd.log" 2>&1 &
 tc=$!
@@ -39,8 +39,6 @@ l2_wait
 kill -INT "$tc"
 wait "$tc"
 cp /tmp/host.dat "$out/host.dat"
-cat /sys/kernel/debug/vtrace/tsc_offsets > "$out/tsc_offsets"
-cat /sys/kernel/debug/vtrace/tsc_khz > "$out/tsc_khz"
 rmmod vtrace_host
 grep -a "T: 0" "$out/guest/console.log" | sed 's/^/demo: guest cyclictest: /'
 step "capture done"

@@ -36,8 +36,8 @@ if ! wait "$run"; then
 	exit 1
 fi
 
-merge=(user/vtrace-merge --host "$out/host.dat" --offsets "$out/tsc_offsets"
-       --tsc-khz "$(cat "$out/tsc_khz")" --guest "guest=$out/guest")
+# the offset history and the TSC frequency are in host.dat (trace-cmd record -e vtrace_host)
+merge=(user/vtrace-merge --host "$out/host.dat" --guest "guest=$out/guest")
 "${merge[@]}" > "$out/merged.txt"
 "${merge[@]}" --stats > "$out/stats.txt"
 "${merge[@]}" --explain --task cyclictest > "$out/explain.txt"
@@ -48,8 +48,8 @@ echo
 cat "$out/explain.txt"
 echo
 echo "vtrace demo: files in $out:"
-echo "  host.dat           the host's trace (trace-cmd record -C x86-tsc), kvm_entry/kvm_exit too"
-echo "  tsc_offsets        every TSC offset KVM wrote (vtrace_host)"
+echo "  host.dat           the host's trace (trace-cmd record -C x86-tsc), kvm_entry/kvm_exit too,"
+echo "                     and every TSC offset KVM wrote (-e vtrace_host)"
 echo "  guest/ctl, cpuK    what the guest's vtrace ports carried (vtrace_guest)"
 echo "  merged.txt         host and guest on one timeline (vtrace-merge)"
 echo "  stats.txt          events, losses and offset intervals per machine and CPU"
