@@ -104,6 +104,9 @@ align_case() {
 	local pidargs=()
 	for ((g = 1; g <= guests; g++)); do
 		pidargs+=(--pid "g$g=$(cat "$VTRACE_OUT/$name-g$g/qemu.pid")")
+		# a boot the bed started again made its VM during the recording
+		! grep -q "^l2 boot watchdog: $VTRACE_OUT/$name-g$g:" "$VTRACE_OUT/l2-boot-watchdog.txt" \
+			2> /dev/null || pidargs+=(--created-during "g$g")
 	done
 	python3 "$ALIGN_CHECK" "${chk[@]}" --samples "$count" "${pidargs[@]}" \
 		--khz "$(cat "$dir/khz")" \
@@ -203,6 +206,9 @@ align_file_way() {
 	shift 4
 	for ((g = 1; g <= guests; g++)); do
 		pidargs+=(--pid "g$g=$(cat "$VTRACE_OUT/$name-g$g/qemu.pid")")
+		# a boot the bed started again made its VM during the recording
+		! grep -q "^l2 boot watchdog: $VTRACE_OUT/$name-g$g:" "$VTRACE_OUT/l2-boot-watchdog.txt" \
+			2> /dev/null || pidargs+=(--created-during "g$g")
 	done
 	"$ALIGN_MERGE" --host "$dir/host.dat" --offsets "$dir/tsc_offsets" \
 		--tsc-khz "$(cat "$dir/khz")" "$@" --format jsonl --event kvm_hypercall,print \
