@@ -56,17 +56,6 @@ nmethods=$(wc -w <<< "${methods//:/ }")
 tmo=$(( 300 + nmethods * (runs * count * 3 / rate + njobs * 90 + 30) ))
 for r in ${sweep//:/ }; do tmo=$(( tmo + nmethods * 3 * (r == 0 ? 4 * scount / 1000 : 2) )); done
 
-# wait_console NAME PATTERN SECONDS
-wait_console() {
-	local i
-	for ((i = 0; i < $3 * 2; i++)); do
-		grep -q "$2" "$VTRACE_OUT/$1/console.log" 2>/dev/null && return 0
-		kill -0 "$L2_PID" 2>/dev/null || return 1
-		sleep 0.5
-	done
-	return 1
-}
-
 # port_watch: follow the guest's console; at each "vtg-bench: method=M job=J"
 # line, write how many bytes the data ports' files in $pdir grew by since
 # the previous line, then punch out what they hold (their size stays, their
@@ -198,7 +187,7 @@ dat_bytes() {
 agent_jobs() {
 	local name=$1 fifo=$2 tdir=/tmp/bench-agent j rec try f i
 	for ((j = 1; j <= njobs; j++)); do
-		wait_console $name "vtg-bench-agent-ready: $j\\b" $((wait + 60)) || { echo "# agent job $j: guest not ready"; return 1; }
+		l2_wait_console $name "vtg-bench-agent-ready: $j\\b" $((wait + 60)) || { echo "# agent job $j: guest not ready"; return 1; }
 		for ((try = 1; try <= 5; try++)); do
 			rm -rf $tdir
 			mkdir -p $tdir
@@ -219,7 +208,7 @@ agent_jobs() {
 			echo "# agent job $j: trace-cmd record ended at once (try $try): $(tail -2 "$VTRACE_OUT/$name/record-$j.log" | tr '\n' ' ')"
 			sleep 3
 		done
-		wait_console $name "vtg-bench-done: $j\\b" $((wait + 60)) || echo "# agent job $j did not finish"
+		l2_wait_console $name "vtg-bench-done: $j\\b" $((wait + 60)) || echo "# agent job $j did not finish"
 		kill -INT $rec 2>/dev/null
 		wait $rec
 		ls -l $tdir >> "$VTRACE_OUT/$name/record-$j.log"

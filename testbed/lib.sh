@@ -223,13 +223,13 @@ l2_wait() {
 
 # l2_wait_console NAME REGEX SECONDS: wait until guest NAME's console has a
 # line matching REGEX; 1 at once when the guest started last has ended (a
-# reset under -no-reboot), 1 after SECONDS.
+# reset under -no-reboot), 1 after SECONDS.  Looks twice a second.
 l2_wait_console() {
 	local i
-	for ((i = 0; i < $3; i++)); do
+	for ((i = 0; i < $3 * 2; i++)); do
 		grep -q "$2" "$VTRACE_OUT/$1/console.log" 2>/dev/null && return 0
 		kill -0 "$L2_PID" 2>/dev/null || return 1
-		sleep 1
+		sleep 0.5
 	done
 	return 1
 }

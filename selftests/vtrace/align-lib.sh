@@ -101,14 +101,8 @@ align_case() {
 		fi
 		return
 	fi
-	local pidargs=()
-	for ((g = 1; g <= guests; g++)); do
-		pidargs+=(--pid "g$g=$(cat "$VTRACE_OUT/$name-g$g/qemu.pid")")
-		# a boot the bed started again made its VM during the recording
-		! grep -q "^l2 boot watchdog: $VTRACE_OUT/$name-g$g:" "$VTRACE_OUT/l2-boot-watchdog.txt" \
-			2> /dev/null || pidargs+=(--created-during "g$g")
-	done
-	python3 "$ALIGN_CHECK" "${chk[@]}" --samples "$count" "${pidargs[@]}" \
+	align_pid_args "$name" "$guests"
+	python3 "$ALIGN_CHECK" "${chk[@]}" --samples "$count" "${ALIGN_PIDARGS[@]}" \
 		--khz "$(cat "$dir/khz")" \
 		--guests "$guests" "$dir/merged.jsonl" > "$dir/check.txt" 2>&1
 	rc=$?
@@ -120,6 +114,19 @@ align_case() {
 		ktap_result $? "$name-history-complete"
 		align_old_way "$name" "$dir" "$count" "$guests" "${args[@]}"
 	fi
+}
+
+# align_pid_args NAME GUESTS: ALIGN_PIDARGS, align_check.py's --pid gN=PID of
+# each guest, and --created-during gN for one whose boot the bed started
+# again (testbed/l2-watch.sh): its VM was made during the recording
+align_pid_args() {
+	local g
+	ALIGN_PIDARGS=()
+	for ((g = 1; g <= $2; g++)); do
+		ALIGN_PIDARGS+=(--pid "g$g=$(cat "$VTRACE_OUT/$1-g$g/qemu.pid")")
+		! grep -q "^l2 boot watchdog: $VTRACE_OUT/$1-g$g:" "$VTRACE_OUT/l2-boot-watchdog.txt" \
+			2> /dev/null || ALIGN_PIDARGS+=(--created-during "g$g")
+	done
 }
 
 # the last result's name in the events mode
@@ -202,19 +209,14 @@ align_old_way() {
 # own file of the same capture is complete, and vtrace-merge --offsets orders
 # every sample with it too
 align_file_way() {
-	local name=$1 dir=$2 count=$3 guests=$4 g pidargs=() rc
+	local name=$1 dir=$2 count=$3 guests=$4 rc
 	shift 4
-	for ((g = 1; g <= guests; g++)); do
-		pidargs+=(--pid "g$g=$(cat "$VTRACE_OUT/$name-g$g/qemu.pid")")
-		# a boot the bed started again made its VM during the recording
-		! grep -q "^l2 boot watchdog: $VTRACE_OUT/$name-g$g:" "$VTRACE_OUT/l2-boot-watchdog.txt" \
-			2> /dev/null || pidargs+=(--created-during "g$g")
-	done
+	align_pid_args "$name" "$guests"
 	"$ALIGN_MERGE" --host "$dir/host.dat" --offsets "$dir/tsc_offsets" \
 		--tsc-khz "$(cat "$dir/khz")" "$@" --format jsonl --event kvm_hypercall,print \
 		> "$dir/merged-file.jsonl" 2> "$dir/merge-file.err" &&
 		python3 "$ALIGN_CHECK" --offsets "$dir/tsc_offsets" --samples "$count" \
-			"${pidargs[@]}" --khz "$(cat "$dir/khz")" --guests "$guests" \
+			"${ALIGN_PIDARGS[@]}" --khz "$(cat "$dir/khz")" --guests "$guests" \
 			"$dir/merged-file.jsonl" > "$dir/check-file.txt" 2>&1
 	rc=$?
 	grep -h 'error: \| ordered ' "$dir/merge-file.err" "$dir/check-file.txt" 2>/dev/null |
