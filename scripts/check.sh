@@ -6,7 +6,7 @@
 # Prints KTAP per part and ends with the plain "N passed, N failed" line.
 #
 #   scripts/check.sh [PART...]   only these parts: unit sanitizers modules docs
-#                                setup bed install bench vm clone kselftest matrix
+#                                setup bed install bench vm clone matrix
 #                                (or one matrix entry's name, e.g.
 #                                vm-6.12.117+deb12-amd64); none = all
 set -u
@@ -89,10 +89,9 @@ part bed ./testbed/tests/test-bed.sh
 # shellcheck disable=SC2086
 part install ./selftests/install.sh "$kver" $others
 part bench ./bench/check.sh
-# Every VM suite on the default kernel, but smoke and guest: the kselftest
-# part runs both (l1/smoke.sh in the tree, l1/guest.sh installed) on the
-# same kernel and the clone part smoke once more; each ran three and two
-# times before, 60 s of the 25 minutes.
+# Every VM suite on the default kernel, but smoke and guest: the clone part
+# runs both as kselftests (l1/smoke.sh in the tree, l1/guest.sh installed,
+# scripts/check-kselftest.sh) from a clone under /tmp, on the same kernel.
 vm_suites=()
 for f in selftests/vtrace/l1/*.sh; do
 	s=$(basename "$f" .sh)
@@ -101,7 +100,6 @@ for f in selftests/vtrace/l1/*.sh; do
 done
 part vm ./selftests/run_vm_tests.sh "${vm_suites[@]}"
 part clone ./scripts/check-clone.sh
-part kselftest ./scripts/check-kselftest.sh
 for m in $matrix; do
 	host=${m%%:*} suites=${m#*:} name=vm-${m%%:*}
 	guest=${host#*/} host=${host%%/*}

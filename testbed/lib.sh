@@ -57,14 +57,30 @@ ktap_diag() {
 }
 
 ktap_finish() {	# exit status: 1 if anything failed or a planned result is missing
+	local rc=0
 	echo "# totals: pass:$ktap_pass fail:$ktap_fail skip:$ktap_skip"
 	# a guest that died in the middle prints fewer results than planned:
 	# what did not run did not pass (guest_fault once printed 47 of 62, ok)
 	if [ -n "${ktap_plan:-}" ] && [ "$ktap_n" -ne "$ktap_plan" ]; then
 		echo "# planned $ktap_plan results, printed $ktap_n: the missing ones did not run"
-		return 1
+		rc=1
 	fi
-	[ "$ktap_fail" -eq 0 ]
+	[ "$ktap_fail" -eq 0 ] || rc=1
+	[ $rc -eq 0 ] || l2_console_tails
+	return $rc
+}
+
+# l2_console_tails: the last lines of every guest's console and QEMU log, so
+# that a failed suite's own output (all a CI log may keep) shows how each
+# guest ended
+l2_console_tails() {
+	local f
+	for f in "$VTRACE_OUT"/*/console.log; do
+		[ -f "$f" ] || continue
+		echo "# ---- last lines of $(basename "$(dirname "$f")")'s console and QEMU log"
+		tail -n 25 "$f" | sed 's/\r$//; s/^/# | /'
+		tail -n 5 "$(dirname "$f")/qemu.log" 2>/dev/null | sed 's/^/# qemu: /'
+	done
 }
 
 # ---- kernel logs --------------------------------------------------------
