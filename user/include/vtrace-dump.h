@@ -8,6 +8,8 @@
 #include <linux/vtrace.h>
 
 struct tep_handle;
+struct tep_format_field;
+struct tracecmd_input;
 struct tep_record;
 struct vtrace_dump;
 struct vtrace_cpu_reader;
@@ -57,6 +59,14 @@ int vtrace_dump_has_eos(struct vtrace_dump *dump);
 int vtrace_dump_qemu_pid(struct vtrace_dump *dump);
 const char *vtrace_dump_kallsyms(struct vtrace_dump *dump);
 const char *vtrace_dump_printk_formats(struct vtrace_dump *dump);
+
+/* tracedat.c: a host trace.dat (trace-cmd record -C x86-tsc) */
+int vtrace_dat_check_magic(const char *path);
+int vtrace_dat_check_clock(const char *path, const char *clock);
+struct tracecmd_input *vtrace_dat_open_raw(const char *path);
+const char *vtrace_dat_clock(struct tracecmd_input *handle);
+int64_t vtrace_field_num(bool native, struct tep_format_field *field,
+			 const struct tep_record *rec);
 
 struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *dump, unsigned int cpu);
 void vtrace_cpu_reader_close(struct vtrace_cpu_reader *reader);

@@ -3,6 +3,7 @@
 #ifndef _VTRACE_TSC_H
 #define _VTRACE_TSC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -173,6 +174,14 @@ uint64_t vtrace_offsets_gaps(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_anomalies(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_tsc_khz(struct vtrace_offsets *offsets);
 int vtrace_offsets_is_trace(struct vtrace_offsets *offsets);
+/* offsets-dat.c: the history in a host trace.dat's vtrace_host:tsc_offset events */
+struct vtrace_offsets *vtrace_offsets_open_dat(const char *path, bool *found);
+/* offsets-source.c: --offsets FILE, else the host trace.dat's events; why a guest has none */
+struct vtrace_offsets *vtrace_offsets_load(const char *file, const char *host_dat,
+					   const char **src, bool *found);
+void vtrace_offsets_missing(const char *guest, const char *host_dat);
+int vtrace_offsets_check_pid(struct vtrace_offsets *offsets, int pid, const char *guest,
+			     const char *src);
 /* Comparisons made by the offsets file's sorts and searches so far (the tests count them) */
 uint64_t vtrace_offsets_steps(void);
 
@@ -257,6 +266,9 @@ struct vtrace_tsc_map {
 void vtrace_tsc_map_init(struct vtrace_tsc_map *map, const struct vtrace_vcpu_history *hist,
 			 int assume_constant);
 int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_t *host_tsc);
+void vtrace_tsc_map_refused(const struct vtrace_tsc_map *map, const char *guest, int cpu,
+			    const char *path, uint64_t guest_tsc, uint64_t at);
+const struct vtrace_tsc_interval *vtrace_tsc_history_first(const struct vtrace_vcpu_history *h);
 int vtrace_tsc_map_needs_drops(const struct vtrace_tsc_map *map);
 void vtrace_tsc_map_set_drops(struct vtrace_tsc_map *map, const struct vtrace_tsc_drop *drops,
 			      size_t nr);

@@ -104,9 +104,15 @@ def ev_kvm_exit(tid, vcpu, reason=1, isa=0):
                                                  isa, 0, 0, 0, 0, 0, vcpu)
 
 
-def ev_tsc_offset(t, pid, vm, vcpu_id, idx, prev, offset, mult, frac, kind):
-    """vtrace_host:tsc_offset (kmod/host/vtrace_host_trace.h), 78 bytes"""
+def ev_tsc_offset(t, pid, vm, vcpu_id, idx, prev, offset, mult, frac, kind, snap=None):
+    """vtrace_host:tsc_offset (kmod/host/vtrace_host_trace.h): 78 bytes, or with @snap
+    = (since, tsc_khz) the 90 bytes of a vtrace_host that snapshots at the enable
+    (fixtures/debian-6.1/vtrace_host/tsc_offset-snap.format)"""
     kinds = {'write': 0, 'snapshot': 1, 'multiplier': 2}
+    if snap:
+        return common('tsc_offset', pid) + struct.pack(
+            '<QqqQQIiIiBB', t, s64(prev), s64(offset), mult, snap[0], snap[1], pid, vcpu_id,
+            idx, frac, kinds[kind]) + vm.encode().ljust(24, b'\0')
     return common('tsc_offset', pid) + struct.pack('<QqqQiIiBB', t, s64(prev), s64(offset), mult,
                                                    pid, vcpu_id, idx, frac, kinds[kind]) + \
         vm.encode().ljust(24, b'\0')
@@ -827,23 +833,43 @@ def write_offsets(out, machines, rng):
         f.write('\n'.join(lines) + '\n')
 
 
-def add_offset_events(machines, since, lose_at):
+def add_offset_events(machines, since, lose_at, snapshot=False):
     """The records as vtrace_host:tsc_offset events in the host's trace (trace-cmd record
     -e vtrace_host), from host TSC @since on (a recording started then), alternating
     host CPUs; @lose_at: host CPU 1 loses 1000 events before its first event at or
-    after that host TSC (0: none)."""
+    after that host TSC (0: none); @snapshot: the event has since and tsc_khz, and
+    the event's enable at @since wrote a snapshot of every vCPU that existed then."""
     host = machines[0]
+    snap = (0, host.khz) if snapshot else None
     for i, (t, pid, v, iv, prev) in enumerate(offset_records(machines)):
         if t >= since:
             host.events[i % 2].append((t + 40, ev_tsc_offset(t, pid, '%d-11' % pid, v.vcpu_id,
                                                             v.idx, prev, iv['offset'],
                                                             iv['mult'], iv['frac'],
-                                                            iv['kind']), '', 0))
+                                                            iv['kind'], snap), '', 0))
+    if snapshot:
+        add_enable_snapshots(machines, since)
     if lose_at:
         evs = sorted(host.events[1], key=lambda e: e[0])
         k = next(i for i, e in enumerate(evs) if e[0] >= lose_at)
         evs[k] = evs[k][:3] + (1000,)
         host.events[1] = evs
+
+
+def add_enable_snapshots(machines, since):
+    """vtrace_host's snapshot of each vCPU that existed at the enable (host TSC @since),
+    written 1 us apart on host cpu 0 a little after it, with since and tsc_khz"""
+    host, k = machines[0], 0
+    for m in machines[1:]:
+        for v in m.vcpus:
+            if v.iv[0]['t'] >= since:
+                continue
+            k += 1
+            t, iv = since + 1000 * k, v.at(since)
+            host.events[0].append((t + 40, ev_tsc_offset(t, m.pid, '%d-11' % m.pid, v.vcpu_id,
+                                                        v.idx, iv['offset'], iv['offset'],
+                                                        iv['mult'], iv['frac'], 'snapshot',
+                                                        (since, host.khz)), '', 0))
 
 
 IPS = []
@@ -858,7 +884,8 @@ def cmd_make(a):
     if a.offset_events:
         base, span = 10_000_000_000, 2_000_000_000      # scenario()'s recording
         add_offset_events(machines, base + int(span * a.offset_events_from),
-                          base + int(span * a.lose_at) if a.lose_at else 0)
+                          base + int(span * a.lose_at) if a.lose_at else 0,
+                          a.offset_snapshots)
     os.makedirs(a.out, exist_ok=True)
     truth, stats = [], {}
     for mi, m in enumerate(machines):
@@ -949,6 +976,9 @@ def main():
                    help='the offset records also as vtrace_host:tsc_offset host events')
     m.add_argument('--offset-events-from', type=float, default=-1.0,
                    help='only those from this fraction of the recording on (-1: all)')
+    m.add_argument('--offset-snapshots', action='store_true',
+                   help="vtrace_host's event with since and tsc_khz: a snapshot per vCPU at"
+                   " the enable (--offset-events-from)")
     m.add_argument('--lose-at', type=float, default=0.0,
                    help='host cpu 1 loses events at this fraction of the recording')
     m.add_argument('--guest-page-size', type=int, default=PAGE,

@@ -85,14 +85,16 @@ want=$(for i in $(seq 50); do printf 'host[000] host[001] g2[000] g2[001] g1[000
 ok $? ties_follow_guest_option_order "got: ${order:0:120}"
 
 # ---- the host as a real trace.dat (trace-cmd restore of the same pages)
-make_dat() {	# make_dat DIR [SYSTEM/EVENT...]: DIR/host.dat from DIR/host/cpu*, with these formats too
-	local d=$1 tr=$1/tracefs
+# make_dat DIR [[FIXTURE=]SYSTEM/EVENT...]: DIR/host.dat from DIR/host/cpu*, with these
+# formats too (FIXTURE: another format file of fixtures/debian-6.1 for that event)
+make_dat() {
+	local d=$1 tr=$1/tracefs e
 	shift
 	mkdir -p "$tr/events"
 	cp fixtures/debian-6.1/header_page fixtures/debian-6.1/header_event "$tr/events/"
 	for e in ftrace/print sched/sched_switch ftrace/function "$@"; do
-		mkdir -p "$tr/events/$e"
-		cp "fixtures/debian-6.1/$e.format" "$tr/events/$e/format"
+		mkdir -p "$tr/events/${e#*=}"
+		cp "fixtures/debian-6.1/${e%%=*}.format" "$tr/events/${e#*=}/format"
 	done
 	for c in 0 1 2 3 4 5 6 7; do echo "$((1000 + c)) task-$c"; done > "$tr/saved_cmdlines"
 	echo "local global counter uptime perf mono mono_raw boot [x86-tsc]" > "$tr/trace_clock"
@@ -147,8 +149,54 @@ if command -v trace-cmd > /dev/null && gen_ev ev; then
 		--host "$T/ev-late/host.dat" $(guests "$T/ev-late") --tsc-khz 2500000
 	# a host.dat with the event but no record of the guest's VM
 	gen_ev ev-none --offset-events-from 2
-	expect_error offset_events_none_for_pid "pid 4245 has no vtrace_host:tsc_offset event in the host trace (pids there: none): its VM wrote its offsets before the recording" \
+	expect_error offset_events_none_for_pid "pid 4245 has no vtrace_host:tsc_offset event in the host trace $T/ev-none/host.dat (pids there: none): its VM wrote its offsets before the recording" \
 		--host "$T/ev-none/host.dat" $(guests "$T/ev-none") --tsc-khz 2500000
+	# vtrace_host with snapshots at the enable (since, tsc_khz): the recording began after
+	# the VM's creation records, a snapshot per vCPU says what held from then on; both
+	# commands take the history and the TSC rate from host.dat alone
+	V=${VTRACE_BINDIR:-$here/..}/vtrace
+	gen_ev ev-snap --offset-events-from -0.25 --offset-snapshots &&
+		make_dat "$T/ev-snap" vtrace_host/tsc_offset-snap=vtrace_host/tsc_offset
+	ok $? offset_snapshots_host_dat_made
+	rm "$T/ev-snap/tsc_khz"
+	run --host "$T/ev-snap/host.dat" $(guests "$T/ev-snap") --format jsonl
+	ok $rc "merge_offset_snapshots_exit" "$(head -c 300 "$T/err")"
+	relay < <($GEN check "$T/ev-snap" "offset_snapshots" < "$T/out")
+	D=$T/ev-snap
+	dat_report() {	# dat_report OUT ARGS...: vtrace dat, then trace-cmd report of host and g1
+		local out=$1
+		shift
+		timeout 20 "$V" dat $(guests "$D") --host "$D/host.dat" --out "$out" "$@" \
+			> "$T/dat-out" 2> "$T/err" &&
+		timeout 20 trace-cmd report -t -i "$out/host.dat" -i "$out/g1.dat" > "$out.report" \
+			2> /dev/null
+	}
+	dat_report "$D/dat-ev"
+	rc=$?
+	grep -qF "$D/dat-ev/g1.dat: guest g1, 2 CPUs, TIME_SHIFT from $D/host.dat (pid 4245)" \
+		"$T/dat-out" && grep -qF "(tsc_khz 2500000), OFFSET" "$T/dat-out"
+	ok $((rc | $?)) dat_offsets_from_host_dat_snapshots "rc $rc: $(head -c 300 "$T/err")"
+	dat_report "$D/dat-file" --offsets "$D/tsc_offsets" --tsc-khz 2500000
+	[ $? -eq 0 ] && [ "$(grep -c 'g1-c' "$D/dat-ev.report")" -eq 600 ] &&
+		cmp -s "$D/dat-ev.report" "$D/dat-file.report"
+	ok $? dat_host_dat_same_report_as_offsets_file "$(diff "$D/dat-ev.report" \
+		"$D/dat-file.report" | head -3 | tr '\n' '|')"
+	# the recording began after the guest traced: refused as vtrace-merge refuses it
+	gen_ev ev-snap-late --offset-events-from 0.5 --offset-snapshots &&
+		make_dat "$T/ev-snap-late" vtrace_host/tsc_offset-snap=vtrace_host/tsc_offset
+	D=$T/ev-snap-late
+	timeout 20 "$V" dat $(guests "$D") --host "$D/host.dat" --out "$D/out" > /dev/null 2> "$T/err"
+	[ $? -eq 1 ] && grep -qF "vtrace dat: error: offset history does not cover guest g1 cpu 0 before host TSC 11000000000 (its guest TSC" "$T/err" &&
+		grep -qF "the guest traced before the history begins; start the host recording (trace-cmd record -e vtrace_host) before the guest traces" "$T/err"
+	ok $? dat_guest_before_history_refused "$(head -c 400 "$T/err")"
+	# no history: the file read, what it lacks, what to record
+	D=$T/ev-snap
+	timeout 20 "$V" dat $(guests "$D") --host "$T/jump/host.dat" --out "$D/out" > /dev/null 2> "$T/err"
+	[ $? -eq 1 ] && grep -qxF "vtrace dat: error: guest g1: no offset history: $T/jump/host.dat has no vtrace_host:tsc_offset events and no --offsets file was given: record the host with trace-cmd record -C x86-tsc -e vtrace_host (vtrace_host loaded), or give --offsets with vtrace_host's tsc_offsets file" "$T/err"
+	ok $? dat_no_offset_events_refused "$(head -c 400 "$T/err")"
+	timeout 20 "$V" dat $(guests "$D") --out "$D/out" > /dev/null 2> "$T/err"
+	[ $? -eq 1 ] && grep -qF "vtrace dat: error: guest g1: no offset history: no --offsets file and no host trace.dat to read vtrace_host:tsc_offset events from: give --host" "$T/err"
+	ok $? dat_no_host_no_offsets_refused "$(head -c 400 "$T/err")"
 else
 	skip offset_events "trace-cmd not installed"
 fi
@@ -851,7 +899,7 @@ expect_error unknown_event_id "unknown event id 999" --guest g1="$T/badid" --off
 mk badpid; echo "12x" > "$T/badpid/qemu.pid"
 expect_error bad_qemu_pid "$T/badpid/qemu.pid: byte 0: expected a process id" \
 	--guest g1="$T/badpid" --offsets "$B/tsc_offsets"
-expect_error unknown_pid "pid 777 has no records in the offsets file (pids there: 4242)" \
+expect_error unknown_pid "pid 777 has no records in the offsets file $B/tsc_offsets (pids there: 4242)" \
 	--guest "g1=$B/g1,pid=777" --offsets "$B/tsc_offsets"
 mk nopid; rm "$T/nopid/qemu.pid"
 run --guest g1="$T/nopid" --offsets "$B/tsc_offsets" --format jsonl

@@ -30,9 +30,11 @@
 #include <trace-cmd.h>
 
 #include "lib-local.h"
+#include "vtrace-dump.h"
 #include "vtrace-util.h"
 
 /* libtracecmd 3.1's calls and values that trace-cmd.h does not declare (trace-cmd-private.h) */
+struct tracecmd_input *tracecmd_alloc(const char *file, int flags);
 struct tracecmd_input *tracecmd_alloc_fd(int fd, int flags);
 int tracecmd_read_headers(struct tracecmd_input *handle, int state);
 void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
@@ -337,4 +339,109 @@ void dat_layout_free(struct dat_layout *l, bool keep_handle)
 	free(l->offset);
 	free(l->size);
 	l->offset = l->size = NULL;
+}
+
+/* The first bytes of every trace-cmd trace.dat: "\027\010Dtracing" */
+static const char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+/* 0: @path starts as a trace.dat does, -1 with the error set */
+int vtrace_dat_check_magic(const char *path)
+{
+	char buf[sizeof(dat_magic)];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	if (n < sizeof(buf) || memcmp(buf, dat_magic, sizeof(buf))) {
+		vtrace_set_error("%s: byte 0: not a trace-cmd trace.dat (no \"\\027\\010Dtracing\""
+				 " magic)", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Host time stamps are host TSC values only with trace-cmd's -C x86-tsc: @clock is @path's */
+int vtrace_dat_check_clock(const char *path, const char *clock)
+{
+	if (clock && !strcmp(clock, "x86-tsc"))
+		return 0;
+	if (clock)
+		vtrace_set_error("%s: recorded with trace clock \"%s\", not x86-tsc: its times are"
+				 " not the host TSC the guests are put on (record the host with"
+				 " trace-cmd record -C x86-tsc)", path, clock);
+	else
+		vtrace_set_error("%s: names no trace clock, so its times cannot be taken for the"
+				 " host TSC (record the host with trace-cmd record -C x86-tsc)",
+				 path);
+	return -1;
+}
+
+/*
+ * A trace.dat opened with libtracecmd's record reader for raw time stamps:
+ * TRACECMD_FL_RAW_TS set between tracecmd_alloc() and
+ * tracecmd_read_headers() makes tracecmd_read_data() return the ring
+ * buffer's own time stamps, not shifted by the file's DATE, OFFSET,
+ * TSC2NSEC or TIME_SHIFT options, not scaled to ns.  vtrace-merge opens a
+ * compressed host trace.dat this way (and its self-check a second one);
+ * both commands read the vtrace_host events of any host trace.dat so.
+ */
+struct tracecmd_input *vtrace_dat_open_raw(const char *path)
+{
+	struct tracecmd_input *h;
+
+	if (vtrace_dat_check_magic(path))
+		return NULL;
+	h = tracecmd_alloc(path, 0);
+	if (h) {
+		tracecmd_set_flag(h, DAT_FL_RAW_TS);
+		if (tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0) {
+			tracecmd_close(h);
+			h = NULL;
+		}
+	}
+	if (!h)
+		vtrace_set_error("%s: a trace.dat whose headers or CPU data libtracecmd cannot read"
+				 " (truncated or damaged?)", path);
+	return h;
+}
+
+/* The trace clock a trace.dat opened by libtracecmd names ("x86-tsc"), NULL if none */
+const char *vtrace_dat_clock(struct tracecmd_input *handle)
+{
+	return tracecmd_get_trace_clock(handle);
+}
+
+/*
+ * A number field of @rec, 0 when the field is missing or outside the
+ * record.  @native: the trace's byte order is this machine's; the 4- and
+ * 8-byte fields (sched_switch's pids, every event of a merge) are then read
+ * in place, without a library call.
+ */
+int64_t vtrace_field_num(bool native, struct tep_format_field *field,
+			 const struct tep_record *rec)
+{
+	unsigned long long v;
+	int32_t v32;
+	int64_t v64;
+
+	if (!field || field->offset + field->size > rec->size)
+		return 0;
+	if (native && field->size == 4) {
+		memcpy(&v32, (const char *)rec->data + field->offset, 4);
+		return field->flags & TEP_FIELD_IS_SIGNED ? v32 : (int64_t)(uint32_t)v32;
+	}
+	if (native && field->size == 8) {
+		memcpy(&v64, (const char *)rec->data + field->offset, 8);
+		return v64;
+	}
+	if (tep_read_number_field(field, rec->data, &v))
+		return 0;
+	if ((field->flags & TEP_FIELD_IS_SIGNED) && field->size == 4)
+		return (int32_t)v;
+	return (int64_t)v;
 }

@@ -408,3 +408,63 @@ int vtrace_tsc_map_event(struct vtrace_tsc_map *map, uint64_t guest_tsc, uint64_
 		map->last_used = map->cur;
 	return 0;
 }
+
+/* The first interval of @h that stands on a record (not an ASSUMED one before it), or NULL */
+const struct vtrace_tsc_interval *vtrace_tsc_history_first(const struct vtrace_vcpu_history *h)
+{
+	if (!h || !h->nr)
+		return NULL;
+	return &h->iv[h->nr > 1 && h->iv[0].kind == VTRACE_TSC_ASSUMED];
+}
+
+static const char *end_why(int why)
+{
+	switch (why) {
+	case VTRACE_END_READ:
+		return "the copy's \"# end\" line: it was read then";
+	case VTRACE_END_DROPPED:
+		return "vtrace_host dropped the records after it";
+	case VTRACE_END_TRACE:
+		return "the host trace's last event: the recording stopped then";
+	case VTRACE_END_LOST:
+		return "the host trace lost events after it: a record may be missing";
+	default:
+		return "its last record: the copy has no \"# end\" line, it may have been cut";
+	}
+}
+
+/**
+ * vtrace_tsc_map_refused - say why vtrace_tsc_map_event() refused an event
+ * @map:	the guest CPU's map
+ * @guest:	the guest's name
+ * @cpu:	the guest CPU
+ * @path:	the guest's dump folder
+ * @guest_tsc:	the event's guest TSC
+ * @at:		its byte in @path/cpu@cpu
+ *
+ * vtrace-merge and vtrace dat refuse such an event with the same error.
+ */
+void vtrace_tsc_map_refused(const struct vtrace_tsc_map *map, const char *guest, int cpu,
+			    const char *path, uint64_t guest_tsc, uint64_t at)
+{
+	const struct vtrace_vcpu_history *h = map->hist;
+	const struct vtrace_tsc_interval *first = vtrace_tsc_history_first(h);
+
+	if (!first)
+		vtrace_set_error("guest %s cpu %d: events but no offset history for its vCPU",
+				 guest, cpu);
+	else if (map->past_end)
+		vtrace_set_error("offset history of guest %s cpu %d ends at host TSC %llu (%s),"
+				 " its event at %s/cpu%d byte %llu is later (--assume-constant-offset"
+				 " extrapolates)", guest, cpu, (unsigned long long)h->end_tsc,
+				 end_why(h->end_why), path, cpu, (unsigned long long)at);
+	else
+		vtrace_set_error("offset history does not cover guest %s cpu %d before host TSC"
+				 " %llu (its guest TSC %llu at %s/cpu%d byte %llu; first record:"
+				 " seq %llu): the guest traced before the history begins; start"
+				 " the host recording (trace-cmd record -e vtrace_host) before the"
+				 " guest traces, or --assume-constant-offset extrapolates",
+				 guest, cpu, (unsigned long long)first->host_tsc,
+				 (unsigned long long)guest_tsc, path, cpu, (unsigned long long)at,
+				 (unsigned long long)first->seq);
+}

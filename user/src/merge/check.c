@@ -315,7 +315,7 @@ static void find_fields(struct tep_handle *tep, struct fields *f)
 
 static int walk_dat(struct check *c, struct machine *host)
 {
-	struct tracecmd_input *h = machine_dat_open_raw(host->path);
+	struct tracecmd_input *h = vtrace_dat_open_raw(host->path);
 	struct tep_handle *tep;
 	struct fields f;
 	int ret = 0;

@@ -210,7 +210,7 @@ static void lookup(struct cl_fields *f, struct tep_handle *tep)
 static int64_t num(const struct cl_fields *f, struct tep_format_field *field,
 		   const struct tep_record *rec)
 {
-	return machine_field_num(f->native, field, rec);
+	return vtrace_field_num(f->native, field, rec);
 }
 
 struct classify *classify_open(struct machine **machines, int nr)

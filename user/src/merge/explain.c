@@ -242,7 +242,7 @@ static void lookup_fields(struct ev_fields *f, struct tep_handle *tep)
 static int64_t num(const struct ev_fields *f, struct tep_format_field *field,
 		   const struct tep_record *rec)
 {
-	return machine_field_num(f->native, field, rec);
+	return vtrace_field_num(f->native, field, rec);
 }
 
 static void str(struct tep_format_field *f, const struct tep_record *rec, char *buf)

@@ -78,80 +78,6 @@ static int open_dump(struct machine *m, const struct merge_opts *opts)
 	return open_readers(m, m->dump);
 }
 
-/*
- * libtracecmd 3.1's reader calls that trace-cmd.h does not declare (they are
- * in its trace-cmd-private.h, exported from libtracecmd.so.1).  With
- * TRACECMD_FL_RAW_TS set between tracecmd_alloc() and
- * tracecmd_read_headers(), tracecmd_read_data() returns the ring buffer's
- * own time stamps: not shifted by the file's DATE, OFFSET, TSC2NSEC or
- * TIME_SHIFT options, not scaled to ns.
- */
-struct tracecmd_input *tracecmd_alloc(const char *file, int flags);
-int tracecmd_read_headers(struct tracecmd_input *handle, int state);
-void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
-const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
-#define VTRACE_TRACECMD_FL_RAW_TS	(1 << 3)
-
-/* The first bytes of every trace-cmd trace.dat: "\027\010Dtracing" */
-static const char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
-static int check_dat_magic(const char *path)
-{
-	char buf[sizeof(dat_magic)];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f) {
-		vtrace_set_error("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	if (n < sizeof(buf) || memcmp(buf, dat_magic, sizeof(buf))) {
-		vtrace_set_error("%s: byte 0: not a trace-cmd trace.dat (no \"\\027\\010Dtracing\""
-				 " magic)", path);
-		return -1;
-	}
-	return 0;
-}
-
-/* Host time stamps are host TSC values only with trace-cmd's -C x86-tsc */
-static int check_dat_clock(struct machine *m, const char *clock)
-{
-	if (clock && !strcmp(clock, "x86-tsc"))
-		return 0;
-	if (clock)
-		vtrace_set_error("%s: recorded with trace clock \"%s\", not x86-tsc: its times are"
-				 " not the host TSC the guests are put on (record the host with"
-				 " trace-cmd record -C x86-tsc)", m->path, clock);
-	else
-		vtrace_set_error("%s: names no trace clock, so its times cannot be taken for the"
-				 " host TSC (record the host with trace-cmd record -C x86-tsc)",
-				 m->path);
-	return -1;
-}
-
-/* A compressed trace.dat opened for raw time stamps (the self-check opens a second one) */
-struct tracecmd_input *machine_dat_open_raw(const char *path)
-{
-	struct tracecmd_input *h;
-
-	if (check_dat_magic(path))
-		return NULL;
-	h = tracecmd_alloc(path, 0);
-	if (h) {
-		tracecmd_set_flag(h, VTRACE_TRACECMD_FL_RAW_TS);
-		if (tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0) {
-			tracecmd_close(h);
-			h = NULL;
-		}
-	}
-	if (!h)
-		vtrace_set_error("%s: a trace.dat whose headers or CPU data libtracecmd cannot read"
-				 " (truncated or damaged?)", path);
-	return h;
-}
-
 static int open_dat(struct machine *m, const struct merge_opts *opts)
 {
 	bool compressed;
@@ -165,21 +91,21 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 		vtrace_set_error("%s: byte 0: empty file, expected a trace-cmd trace.dat", m->path);
 		return -1;
 	}
-	if (check_dat_magic(m->path))
+	if (vtrace_dat_check_magic(m->path))
 		return -1;
 	m->dat_pages = vtrace_dump_open_dat(m->path, opts->skip_bad ? VTRACE_DUMP_SKIP_BAD : 0,
 					    &compressed);
 	if (m->dat_pages) {
-		if (check_dat_clock(m, vtrace_dump_dat_clock(m->dat_pages)))
+		if (vtrace_dat_check_clock(m->path, vtrace_dump_dat_clock(m->dat_pages)))
 			return -1;
 		return open_readers(m, m->dat_pages);
 	}
 	if (!compressed)
 		return -1;
-	m->dat = machine_dat_open_raw(m->path);
+	m->dat = vtrace_dat_open_raw(m->path);
 	if (!m->dat)
 		return -1;
-	if (check_dat_clock(m, tracecmd_get_trace_clock(m->dat)))
+	if (vtrace_dat_check_clock(m->path, vtrace_dat_clock(m->dat)))
 		return -1;
 	m->tep = tracecmd_get_tep(m->dat);
 	m->nr_cpus = tep_get_cpus(m->tep);
@@ -396,38 +322,18 @@ static int bind_constant(struct machine *m, const struct merge_opts *opts)
 int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			 const struct merge_opts *opts)
 {
-	char *pids;
-
 	if (!m->guest)
 		return 0;
 	if (m->has_offset)
 		return bind_constant(m, opts);
 	if (!offsets) {
-		vtrace_set_error("guest %s: no --offsets file and no vtrace_host:tsc_offset events"
-				 " in the host trace: cannot put its events on the host's clock"
-				 " (record the host with trace-cmd record -e vtrace_host)", m->name);
+		vtrace_offsets_missing(m->name, opts->host_dat);
 		return -1;
 	}
 	if (m->pid < 0 && guess_pid(m, offsets))
 		return -1;
-	if (!vtrace_offsets_has_pid(offsets, m->pid)) {
-		pids = vtrace_offsets_pids(offsets);
-		if (vtrace_offsets_is_trace(offsets))
-			vtrace_set_error("guest %s: pid %d has no vtrace_host:tsc_offset event in the"
-					 " host trace (pids there: %s): its VM wrote its offsets before"
-					 " the recording and the trace has no snapshot of them (a"
-					 " vtrace_host without snapshots at enable, or"
-					 " enable_snapshots_missed in /sys/kernel/debug/vtrace/stats: the"
-					 " trace did not record within 60 s of its enable, or filtered"
-					 " the event); record again with this vtrace_host loaded, or give"
-					 " --offsets with its tsc_offsets file", m->name, m->pid,
-					 pids ? pids : "?");
-		else
-			vtrace_set_error("guest %s: pid %d has no records in the offsets file (pids"
-					 " there: %s)", m->name, m->pid, pids ? pids : "?");
-		free(pids);
+	if (vtrace_offsets_check_pid(offsets, m->pid, m->name, opts->offsets_src))
 		return -1;
-	}
 	for (int i = 0; i < m->nr_cpus; i++) {
 		const struct vtrace_cpu_info *ci = vtrace_dump_cpu(m->dump, i);
 		const struct vtrace_vcpu_history *h;
@@ -504,61 +410,26 @@ static int next_record(struct source *s, int *filler)
 	return s->rec ? 1 : 0;
 }
 
-static const char *end_why(int why)
-{
-	switch (why) {
-	case VTRACE_END_READ:
-		return "the copy's \"# end\" line: it was read then";
-	case VTRACE_END_DROPPED:
-		return "vtrace_host dropped the records after it";
-	case VTRACE_END_TRACE:
-		return "the host trace's last event: the recording stopped then";
-	case VTRACE_END_LOST:
-		return "the host trace lost events after it: a record may be missing";
-	default:
-		return "its last record: the copy has no \"# end\" line, it may have been cut";
-	}
-}
-
 static int convert(struct source *s)
 {
 	const struct vtrace_vcpu_history *h = s->map.hist;
-	const struct vtrace_tsc_interval *first;
 
 	if (!s->m->guest) {
 		s->host_tsc = s->rec->ts;
 		return 0;
 	}
-	first = h ? &h->iv[h->nr > 1 && h->iv[0].kind == VTRACE_TSC_ASSUMED] : NULL;
 	if (!vtrace_tsc_map_event(&s->map, s->rec->ts, &s->host_tsc)) {
 		if (s->map.extrapolated == 1 && !s->warned) {
 			s->warned = true;
 			vtrace_warn("guest %s cpu %d: events before its first offset record (host TSC"
 				    " %llu) converted with the earliest offset known"
 				    " (--assume-constant-offset): approximate", s->m->name, s->cpu,
-				    (unsigned long long)first->host_tsc);
+				    (unsigned long long)vtrace_tsc_history_first(h)->host_tsc);
 		}
 		return 0;
 	}
-	if (!h)
-		vtrace_set_error("guest %s cpu %d: events but no offset history for its vCPU",
-				 s->m->name, s->cpu);
-	else if (s->map.past_end)
-		vtrace_set_error("offset history of guest %s cpu %d ends at host TSC %llu (%s),"
-				 " its event at %s/cpu%d byte %llu is later (--assume-constant-offset"
-				 " extrapolates)", s->m->name, s->cpu,
-				 (unsigned long long)h->end_tsc, end_why(h->end_why), s->m->path,
-				 s->cpu, (unsigned long long)s->rec->offset);
-	else
-		vtrace_set_error("offset history does not cover guest %s cpu %d before host TSC"
-				 " %llu (its guest TSC %llu at %s/cpu%d byte %llu; first record:"
-				 " seq %llu): the guest traced before the history begins; start"
-				 " the host recording (trace-cmd record -e vtrace_host) before the"
-				 " guest traces, or --assume-constant-offset extrapolates",
-				 s->m->name, s->cpu, (unsigned long long)first->host_tsc,
-				 (unsigned long long)s->rec->ts, s->m->path, s->cpu,
-				 (unsigned long long)s->rec->offset,
-				 (unsigned long long)first->seq);
+	vtrace_tsc_map_refused(&s->map, s->m->name, s->cpu, s->m->path, s->rec->ts,
+			       s->rec->offset);
 	return -1;
 }
 
@@ -612,32 +483,3 @@ int source_advance(struct source *s, const struct merge_opts *opts)
 	}
 }
 
-/*
- * A number field of @rec, 0 when the field is missing or outside the
- * record.  @native: the trace's byte order is this machine's; the 4- and
- * 8-byte fields (sched_switch's pids, every event of a merge) are then read
- * in place, without a library call.
- */
-int64_t machine_field_num(bool native, struct tep_format_field *field,
-			  const struct tep_record *rec)
-{
-	unsigned long long v;
-	int32_t v32;
-	int64_t v64;
-
-	if (!field || field->offset + field->size > rec->size)
-		return 0;
-	if (native && field->size == 4) {
-		memcpy(&v32, (const char *)rec->data + field->offset, 4);
-		return field->flags & TEP_FIELD_IS_SIGNED ? v32 : (int64_t)(uint32_t)v32;
-	}
-	if (native && field->size == 8) {
-		memcpy(&v64, (const char *)rec->data + field->offset, 8);
-		return v64;
-	}
-	if (tep_read_number_field(field, rec->data, &v))
-		return 0;
-	if ((field->flags & TEP_FIELD_IS_SIGNED) && field->size == 4)
-		return (int32_t)v;
-	return (int64_t)v;
-}

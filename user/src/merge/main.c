@@ -93,7 +93,6 @@ struct cmdline {
 	struct merge_opts	opts;
 	const char		*host;
 	const char		*offsets;
-	const char		*offsets_src;	/* --offsets, or the host trace.dat read for them */
 	const char		*khz;
 	char			**guests;
 	int			nr_guests;
@@ -254,8 +253,8 @@ static int find_khz(struct cmdline *c, struct machine *host, struct vtrace_offse
 		c->opts.khz = vtrace_offsets_tsc_khz(offsets);
 		return 0;
 	}
-	if (c->offsets_src) {
-		ret = vtrace_tsc_khz_beside(c->offsets_src, &c->opts.khz);
+	if (c->opts.offsets_src) {
+		ret = vtrace_tsc_khz_beside(c->opts.offsets_src, &c->opts.khz);
 		if (ret)
 			return ret < 0 ? -1 : 0;
 	}
@@ -279,16 +278,10 @@ static int open_offsets(struct cmdline *c, struct machine *host, struct vtrace_o
 {
 	bool found;
 
-	if (c->offsets) {
-		c->offsets_src = c->offsets;
-		*offsets = vtrace_offsets_open(c->offsets);
-		return *offsets ? 0 : -1;
-	}
-	if (!host || (!host->dat && !host->dat_pages))	/* a dump folder has no such events */
-		return 0;
-	*offsets = offsets_dat_open(host->path, &found);
-	if (*offsets)
-		c->offsets_src = host->path;
+	/* a dump folder has no such events */
+	if (host && (host->dat || host->dat_pages))
+		c->opts.host_dat = host->path;
+	*offsets = vtrace_offsets_load(c->offsets, c->opts.host_dat, &c->opts.offsets_src, &found);
 	return *offsets || !found ? 0 : -1;
 }
 
@@ -526,7 +519,7 @@ int vtrace_merge_main(int argc, char **argv)
 			" set): the timeline is unverified\n");
 	} else if (!ret) {
 		chk = check_open(machines, nr, &c.opts);
-		if (!chk || check_offsets(chk, offsets, c.offsets_src))
+		if (!chk || check_offsets(chk, offsets, c.opts.offsets_src))
 			ret = -1;
 	}
 	if (!ret)

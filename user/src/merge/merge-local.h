@@ -49,6 +49,8 @@ struct merge_opts {
 	char			**events;
 	const char		*task;
 	bool			explain;
+	const char		*host_dat;	/* the host trace.dat read for offsets, or NULL */
+	const char		*offsets_src;	/* where the offset history was read */
 	uint64_t		threshold_ns;	/* --explain: later than this is late */
 	int			worst;		/* --explain: stories of the worst N */
 	char			*explain_text;	/* --explain --format svg: its text; perfetto: jsonl */
@@ -132,12 +134,6 @@ int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			 const struct merge_opts *opts);
 int machine_select(struct machine *m, const struct merge_opts *opts);
 int source_advance(struct source *s, const struct merge_opts *opts);
-struct tracecmd_input *machine_dat_open_raw(const char *path);
-int64_t machine_field_num(bool native, struct tep_format_field *field,
-			  const struct tep_record *rec);
-
-/* offsets-dat.c: the history in a host trace.dat's vtrace_host:tsc_offset events */
-struct vtrace_offsets *offsets_dat_open(const char *path, bool *found);
 
 /* check.c: the self-check */
 struct check *check_open(struct machine **machines, int nr, const struct merge_opts *opts);

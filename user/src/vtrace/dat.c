@@ -41,6 +41,10 @@
  * always uses the first, and after the last sample it uses the one before,
  * so a last sample at INT64_MAX repeats the last offset.
  *
+ * The offset history is vtrace-merge's (vtrace_offsets_load()): --offsets
+ * FILE, else the host trace.dat's vtrace_host:tsc_offset events (the
+ * snapshot of every vCPU when the recording began, then every write).
+ *
  * What trace-cmd cannot express is said, not hidden: a scaled guest TSC
  * (KVM's multiplier) is refused, and a vCPU whose guest TSC went back
  * (a guest TSC write) is mapped by guest time, so events in the overlap are
@@ -83,8 +87,8 @@ enum {
 };
 
 static const char dat_usage[] =
-"usage: vtrace dat --guest NAME=DIR[,pid=PID]... --offsets FILE [--host FILE]\n"
-"                  [--tsc-khz KHZ|FILE] --out DIR\n"
+"usage: vtrace dat --guest NAME=DIR[,pid=PID]... [--host FILE] [--offsets FILE]\n"
+"                  [--tsc-khz KHZ|FILE] [--assume-constant-offset] --out DIR\n"
 "\n"
 "Write each guest capture as a trace-cmd trace.dat (DIR/NAME.dat, version 6) whose\n"
 "TIME_SHIFT option carries its vCPUs' TSC offset history, and with --host a copy\n"
@@ -93,10 +97,15 @@ static const char dat_usage[] =
 "the host's TSC, in seconds when the host TSC frequency is known (TSC2NSEC).\n"
 "\n"
 "  --guest NAME=DIR[,pid=PID]  a guest dump folder (ctl, cpuK, qemu.pid); repeatable\n"
-"  --offsets FILE           vtrace_host's tsc_offsets file\n"
-"  --host FILE              the host's trace.dat (trace-cmd record -C x86-tsc)\n"
-"  --tsc-khz KHZ|FILE       host TSC frequency (default: tsc_khz beside the offsets file,\n"
-"                           else beside the host file; none: times stay TSC cycles)\n"
+"  --host FILE              the host's trace.dat (trace-cmd record -C x86-tsc); with\n"
+"                           -e vtrace_host it carries the offset history\n"
+"  --offsets FILE           vtrace_host's tsc_offsets file (default: the host trace.dat's\n"
+"                           vtrace_host:tsc_offset events, as vtrace-merge)\n"
+"  --tsc-khz KHZ|FILE       host TSC frequency (default: the host trace.dat's vtrace_host\n"
+"                           events', tsc_khz beside the offsets or host file; none: times\n"
+"                           stay TSC cycles)\n"
+"  --assume-constant-offset guest events before the offset history: the earliest offset\n"
+"                           known (vtrace-merge's option; default: refused)\n"
 "  --out DIR                output folder (created)\n";
 
 /* The guest's metadata files, as its ctl carried them (first session) */
@@ -111,10 +120,12 @@ struct meta {
 struct dat {
 	const char			*name;
 	const char			*dir;
-	const char			*offsets_path;
+	const char			*offsets_path;	/* --offsets, or NULL */
+	const char			*offsets_src;	/* where the history was read */
 	const char			*host;
 	const char			*out;
 	const char			*khz_arg;
+	int				assume_constant;	/* --assume-constant-offset */
 	/* trace-cmd's TSC2NSEC: ns = tsc * ns_mult >> ns_shift (ns_mult 0: none) */
 	uint32_t			ns_mult;
 	uint32_t			ns_shift;
@@ -127,7 +138,7 @@ struct dat {
 	int				pid;
 	struct vtrace_guest_spec	spec;		/* --guest, parsed: owns name and dir */
 	struct vtrace_dump		*dump;
-	struct vtrace_offsets		*offsets;
+	struct vtrace_offsets		*offsets;	/* shared by the guests */
 	const struct vtrace_meta_info	*info;
 	const struct vtrace_vcpu_history **hist;	/* per guest CPU */
 	struct meta			*files;
@@ -333,10 +344,14 @@ static int used_intervals(struct dat *d, int cpu)
 
 	if (!r)
 		return -1;
-	vtrace_tsc_map_init(&map, d->hist[cpu], 0);
+	vtrace_tsc_map_init(&map, d->hist[cpu], d->assume_constant);
 	while ((ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0) {
-		if (vtrace_tsc_map_event(&map, rec->ts, &host))
-			continue;
+		if (vtrace_tsc_map_event(&map, rec->ts, &host)) {
+			/* vtrace-merge's refusal: trace-cmd would misplace it silently */
+			vtrace_tsc_map_refused(&map, d->name, cpu, d->dir, rec->ts, rec->offset);
+			ret = -1;
+			break;
+		}
 		if (host < d->host_lo)
 			d->host_lo = host;
 		if (host > d->host_hi)
@@ -1149,8 +1164,11 @@ static int open_guest(struct dat *d)
 				 d->dir, d->name, d->dir);
 		return -1;
 	}
-	d->offsets = vtrace_offsets_open(d->offsets_path);
-	if (!d->offsets)
+	if (!d->offsets) {
+		vtrace_offsets_missing(d->name, d->host);
+		return -1;
+	}
+	if (vtrace_offsets_check_pid(d->offsets, d->pid, d->name, d->offsets_src))
 		return -1;
 	d->hist = calloc(d->info->nr_cpus, sizeof(*d->hist));
 	d->vcpu_tid = calloc(d->info->nr_cpus, sizeof(*d->vcpu_tid));
@@ -1166,7 +1184,7 @@ static int open_guest(struct dat *d)
 		if (!d->hist[c] || !d->hist[c]->nr) {
 			vtrace_set_error("guest %s cpu %u: no offset history for pid %d APIC id"
 					 " %u in %s", d->name, c, d->pid, ci ? ci->apic_id : 0,
-					 d->offsets_path);
+					 d->offsets_src);
 			return -1;
 		}
 		if (used_intervals(d, c) || check_history(d, c))
@@ -1186,7 +1204,6 @@ static void dat_free(struct dat *d)
 	free(d->vcpu_tid);
 	free(d->first);
 	free(d->last);
-	vtrace_offsets_close(d->offsets);
 	vtrace_dump_close(d->dump);
 	vtrace_guest_spec_free(&d->spec);
 }
@@ -1207,7 +1224,10 @@ static int parse_guest(struct dat *d, const char *arg)
 	return 0;
 }
 
-/* --tsc-khz, else tsc_khz beside the offsets file, else beside the host's: TSC2NSEC */
+/*
+ * --tsc-khz, else the host trace.dat's vtrace_host events', else tsc_khz
+ * beside the offsets file, else beside the host's: TSC2NSEC
+ */
 static int find_khz(struct dat *gs, int nr)
 {
 	uint64_t khz = 0;
@@ -1215,8 +1235,12 @@ static int find_khz(struct dat *gs, int nr)
 
 	if (gs[0].khz_arg)
 		ret = vtrace_tsc_khz_read(gs[0].khz_arg, &khz) ? -1 : 1;
+	if (!ret && vtrace_offsets_tsc_khz(gs[0].offsets)) {
+		khz = vtrace_offsets_tsc_khz(gs[0].offsets);
+		ret = 1;
+	}
 	if (!ret)
-		ret = vtrace_tsc_khz_beside(gs[0].offsets_path, &khz);
+		ret = vtrace_tsc_khz_beside(gs[0].offsets_src, &khz);
 	if (!ret && gs[0].host)
 		ret = vtrace_tsc_khz_beside(gs[0].host, &khz);
 	if (ret < 0)
@@ -1224,7 +1248,7 @@ static int find_khz(struct dat *gs, int nr)
 	if (!ret) {
 		dat_warn("host TSC frequency unknown (no --tsc-khz, no tsc_khz beside %s): no"
 			 " TSC2NSEC, times stay host TSC cycles (trace-cmd and KernelShark take"
-			 " them for ns)", gs[0].offsets_path);
+			 " them for ns)", gs[0].offsets_src);
 		return 0;
 	}
 	for (int i = 0; i < nr; i++) {
@@ -1335,10 +1359,29 @@ out:
 	return ret;
 }
 
+/* --offsets FILE, else the host trace.dat's vtrace_host events: vtrace-merge's history */
+static int load_offsets(struct dat *gs, int nr)
+{
+	struct vtrace_offsets *o;
+	const char *src;
+	bool found;
+
+	o = vtrace_offsets_load(gs[0].offsets_path, gs[0].host, &src, &found);
+	if (!o && found)
+		return -1;
+	for (int i = 0; i < nr; i++) {
+		gs[i].offsets = o;
+		gs[i].offsets_src = src;
+	}
+	return 0;
+}
+
 static int run(struct dat *gs, int nr)
 {
 	char path[PATH_MAX];
 
+	if (load_offsets(gs, nr))
+		return -1;
 	for (int i = 0; i < nr; i++)
 		if (open_guest(&gs[i]))
 			return -1;
@@ -1359,7 +1402,7 @@ static int run(struct dat *gs, int nr)
 		if (write_guest(g, path))
 			return -1;
 		printf("%s: guest %s, %u CPUs, TIME_SHIFT from %s (pid %d), trace id 0x%" PRIx64
-		       "\n", path, g->name, g->info->nr_cpus, g->offsets_path, g->pid, g->guest_id);
+		       "\n", path, g->name, g->info->nr_cpus, g->offsets_src, g->pid, g->guest_id);
 	}
 	if (!gs[0].host)
 		return 0;
@@ -1401,6 +1444,8 @@ static struct dat *add_guest(struct dat **gs, int *nr, const char *arg)
 
 static void free_guests(struct dat *gs, int nr)
 {
+	if (nr)
+		vtrace_offsets_close(gs[0].offsets);
 	for (int i = 0; i < nr; i++)
 		dat_free(&gs[i]);
 	free(gs);
@@ -1414,6 +1459,7 @@ int vtrace_cmd_dat(int argc, char **argv)
 		{ "host",	required_argument, NULL, 'H' },
 		{ "out",	required_argument, NULL, 'O' },
 		{ "tsc-khz",	required_argument, NULL, 'k' },
+		{ "assume-constant-offset", no_argument, NULL, 'a' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1434,12 +1480,13 @@ int vtrace_cmd_dat(int argc, char **argv)
 		case 'H':	common.host = optarg; break;
 		case 'O':	common.out = optarg; break;
 		case 'k':	common.khz_arg = optarg; break;
+		case 'a':	common.assume_constant = 1; break;
 		case 'h':	fputs(dat_usage, stdout); free_guests(gs, nr); return 0;
 		default:	fputs(dat_usage, stderr); free_guests(gs, nr); return 2;
 		}
 	}
-	if (optind < argc || !nr || !common.offsets_path || !common.out) {
-		fprintf(stderr, "vtrace dat: --guest, --offsets and --out are needed\n%s",
+	if (optind < argc || !nr || !common.out) {
+		fprintf(stderr, "vtrace dat: --guest and --out are needed\n%s",
 			dat_usage);
 		free_guests(gs, nr);
 		return 2;
@@ -1449,6 +1496,7 @@ int vtrace_cmd_dat(int argc, char **argv)
 		gs[i].host = common.host;
 		gs[i].out = common.out;
 		gs[i].khz_arg = common.khz_arg;
+		gs[i].assume_constant = common.assume_constant;
 	}
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
 	ret = run(gs, nr);

@@ -3,9 +3,10 @@
 /*
  * "trace-cmd record -C x86-tsc -e vtrace_host ..." keeps every record of
  * vtrace_host in host.dat (Documentation/vtrace_host.rst, "The trace
- * event"): this reads them into the same records the tsc_offsets parser
- * makes, and src/lib/offsets.c builds the histories from either source
- * with the same rules.
+ * event"), with a snapshot per vCPU when the recording began: this reads
+ * them into the same records the tsc_offsets parser makes, and offsets.c
+ * builds the histories from either source with the same rules, for
+ * vtrace-merge and vtrace dat alike (vtrace_offsets_load()).
  *
  * Completeness is the trace's own: a record is missing only where the
  * ring buffer lost events.  Every CPU of the trace is read in full (the
@@ -19,7 +20,8 @@
 
 #include <trace-cmd.h>
 
-#include "merge-local.h"
+#include "vtrace-dump.h"
+#include "vtrace-tsc.h"
 #include "vtrace-util.h"
 
 struct tsc_fields {
@@ -66,7 +68,7 @@ static int add_record(struct dat_records *d, const struct tsc_fields *f,
 		      const struct tep_record *rec, const char *path)
 {
 	struct vtrace_offset_record *r;
-	int64_t kind = machine_field_num(f->native, f->kind, rec);
+	int64_t kind = vtrace_field_num(f->native, f->kind, rec);
 	const char *vm;
 
 	if (d->nr == d->alloc) {
@@ -86,19 +88,19 @@ static int add_record(struct dat_records *d, const struct tsc_fields *f,
 	}
 	r = &d->recs[d->nr];
 	*r = (struct vtrace_offset_record){
-		.host_tsc	= machine_field_num(f->native, f->host_tsc, rec),
-		.prev_offset	= machine_field_num(f->native, f->prev_offset, rec),
-		.offset		= machine_field_num(f->native, f->offset, rec),
-		.mult		= machine_field_num(f->native, f->multiplier, rec),
-		.frac		= machine_field_num(f->native, f->frac_bits, rec),
+		.host_tsc	= vtrace_field_num(f->native, f->host_tsc, rec),
+		.prev_offset	= vtrace_field_num(f->native, f->prev_offset, rec),
+		.offset		= vtrace_field_num(f->native, f->offset, rec),
+		.mult		= vtrace_field_num(f->native, f->multiplier, rec),
+		.frac		= vtrace_field_num(f->native, f->frac_bits, rec),
 		.kind		= kind,
-		.pid		= machine_field_num(f->native, f->pid, rec),
-		.vcpu_id	= machine_field_num(f->native, f->vcpu_id, rec),
-		.vcpu_idx	= machine_field_num(f->native, f->vcpu_idx, rec),
-		.since		= machine_field_num(f->native, f->since, rec),
+		.pid		= vtrace_field_num(f->native, f->pid, rec),
+		.vcpu_id	= vtrace_field_num(f->native, f->vcpu_id, rec),
+		.vcpu_idx	= vtrace_field_num(f->native, f->vcpu_idx, rec),
+		.since		= vtrace_field_num(f->native, f->since, rec),
 	};
 	if (!d->trace.tsc_khz)
-		d->trace.tsc_khz = (uint32_t)machine_field_num(f->native, f->tsc_khz, rec);
+		d->trace.tsc_khz = (uint32_t)vtrace_field_num(f->native, f->tsc_khz, rec);
 	if (f->vm->offset + f->vm->size > rec->size) {
 		vtrace_set_error("%s: cpu %d byte %llu: a vtrace_host:tsc_offset event shorter than"
 				 " its format", path, rec->cpu, rec->offset);
@@ -159,14 +161,14 @@ static int cmp_host_tsc(const void *a, const void *b)
 }
 
 /**
- * offsets_dat_open - the offset history in @path's vtrace_host:tsc_offset events
- * @path:	the host's trace.dat (already checked: x86-tsc clock)
+ * vtrace_offsets_open_dat - the offset history in @path's vtrace_host:tsc_offset events
+ * @path:	the host's trace.dat (trace-cmd record -C x86-tsc)
  * @found:	set when the trace has the event (recorded with -e vtrace_host)
  *
  * Return: the histories, or NULL: with *@found false when the trace has no
  * such event (not an error), else with the error set.
  */
-struct vtrace_offsets *offsets_dat_open(const char *path, bool *found)
+struct vtrace_offsets *vtrace_offsets_open_dat(const char *path, bool *found)
 {
 	struct dat_records d = { 0 };
 	struct vtrace_offsets *o = NULL;
@@ -175,9 +177,14 @@ struct vtrace_offsets *offsets_dat_open(const char *path, bool *found)
 	int cpus, ret;
 
 	*found = false;
-	h = machine_dat_open_raw(path);
+	h = vtrace_dat_open_raw(path);
 	if (!h)
 		return NULL;
+	/* the records' host_tsc is the TSC: the trace's own times must be too */
+	if (vtrace_dat_check_clock(path, vtrace_dat_clock(h))) {
+		tracecmd_close(h);
+		return NULL;
+	}
 	ret = find_fields(tracecmd_get_tep(h), &f, path);
 	if (ret <= 0)
 		goto out;
