@@ -6,9 +6,11 @@
  * front.  It sleeps on the port itself: a permanent entry on the wait queue
  * virtio_console's poll() uses, which the driver wakes when bytes arrive,
  * the host end connects or disconnects, the host takes our output, and the
- * port is unplugged.  Only while vtg.rx holds an incomplete message (or if
- * the port has no poll()) does it also wake every poll_ms, for the timeouts
- * below.
+ * port is unplugged.  Each round ends with a poll() of the port that frees
+ * the output buffers the host has used, so that other ports' interrupts
+ * stop waking it, and whose EPOLLIN it acts on (vtg_ctl_reclaim()).  Only
+ * while vtg.rx holds an incomplete message (or if the port has no poll())
+ * does it also wake every poll_ms, for the timeouts below.
  *
  *   rx: [garbage][hdr|payload][hdr|pay...        (incomplete)
  *        ^ skipped up to the next magic, one ERROR (seq 0) per resync
@@ -109,8 +111,11 @@ long vtg_agent_timeout(void)
 	return MAX_SCHEDULE_TIMEOUT;
 }
 
-/* Read what the host sent; a read of 0 means the host end is closed */
-static void vtg_rx_fill(void)
+/*
+ * Read what the host sent; a read of 0 means the host end is closed.
+ * Return: whether bytes were read.
+ */
+static bool vtg_rx_fill(void)
 {
 	bool got = false;
 	loff_t pos = 0;
@@ -131,7 +136,7 @@ static void vtg_rx_fill(void)
 			if (!got && time_after(jiffies, vtg.rx_since +
 					       msecs_to_jiffies(VTG_RX_OLD_MS)))
 				vtg.rx_len = 0;
-			return;
+			return got;
 		}
 		if (ret == -ENODEV) {
 			/* hot-unplugged: later messages count as lost */
@@ -140,21 +145,22 @@ static void vtg_rx_fill(void)
 			vtg_close(vtg.ctl);
 			vtg.ctl = NULL;
 			vtg.rx_len = 0;
-			return;
+			return false;
 		}
 		if (ret < 0) {
 			if (ret != -EAGAIN)
 				pr_warn_ratelimited("vtrace_guest: reading ctl: %zd\n", ret);
-			return;
+			return got;
 		}
 		if (copy_from_user(vtg.rx + vtg.rx_len, vtg.ubuf, ret))
-			return;
+			return got;
 		vtg.rx_len += ret;
 		vtg.rx_since = jiffies;
 		got = true;
 		/* someone is there: replies get the full port_timeout_ms again */
 		vtg.ctl_stalled = false;
 	}
+	return got;
 }
 
 /* Skip to the next magic (or keep a tail that may start one) */
@@ -341,6 +347,46 @@ static bool vtg_rx_one(void)
 	return true;
 }
 
+/*
+ * Free the control port's output buffers the host has used, and act on
+ * what the port says while doing so.
+ *
+ * virtio_console frees them only at the port's next write or poll().
+ * Until then the port's output virtqueue has used buffers pending, and
+ * every interrupt of the device's vector (one vector for all virtqueues
+ * when MSI-X vectors run short, as with one port per CPU) runs the port's
+ * out_intr(), which wakes our entry: the thread woke at every data batch
+ * of every port (Documentation/benchmarks.rst).
+ *
+ * The poll() also takes a host message that arrived since our last read
+ * off the receive virtqueue (port_has_data() moves it to the port's
+ * inbuf), and the interrupt that follows then finds the queue empty and
+ * wakes nobody.  So its EPOLLIN is acted on here: with the host end
+ * connected it means bytes to read, and the thread goes round again
+ * (vtg.ctl_kick) instead of sleeping.  With the host end closed (EPOLLHUP)
+ * virtio_console sets EPOLLIN anyway (a read would not block, it returns
+ * 0): one read tells, and takes any bytes the poll moved.
+ */
+static void vtg_ctl_reclaim(void)
+{
+	__poll_t mask;
+
+	/* vtg_rx_fill() closes the port and clears vtg.ctl on hot-unplug */
+	if (!vtg.ctl || !vtg.ctl->f_op->poll)
+		return;
+	mask = vfs_poll(vtg.ctl, NULL);
+	if (!(mask & EPOLLIN))
+		return;
+	if (!(mask & EPOLLHUP) || vtg_rx_fill())
+		WRITE_ONCE(vtg.ctl_kick, true);
+}
+
+/*
+ * One round of the control thread on vtrace.ctl: read, answer every whole
+ * message, reclaim.  The last look at the port before the thread sleeps is
+ * a read that found nothing or a poll() whose EPOLLIN the thread acts on,
+ * so a host message never waits for a later wake-up.
+ */
 void vtg_agent_poll(void)
 {
 	WRITE_ONCE(vtg.ctl_kick, false);
@@ -349,4 +395,5 @@ void vtg_agent_poll(void)
 	vtg_rx_fill();
 	while (vtg.rx_len && vtg_rx_one())
 		;
+	vtg_ctl_reclaim();
 }
