@@ -11,6 +11,7 @@ ACK: the guest is healthy.  Everything received is appended to OUTFILE.
 Prints "ok N name" / "not ok N name"; exit status 1 on any failure.
 """
 import errno
+import random
 import struct
 import sys
 import time
@@ -37,15 +38,55 @@ def result(good, name, diag=""):
     print("%sok %d %s" % ("" if good else "not ", n, name))
 
 
-def expect_error(g, name, data, err, seq, timeout=20):
+# A host message is answered within PROMPT s (a truncated one: the guest's
+# 1 s wait for its rest, then PROMPT), or the guest slept with it pending.
+PROMPT = 2.0
+took_by_case = {}
+
+
+def expect_error(g, name, data, err, seq, timeout=20, wait=0.0):
     """Send data; the guest must answer ERROR -err naming seq (0: header unreadable)."""
+    start = time.time()
     g.send(data)
     m = g.wait_for(lambda t, q, p: t == ERROR and error_of(p)[0] == seq, timeout)
+    took_by_case[name] = (time.time() - start, PROMPT + wait)
     if m is None:
         result(False, name, "no ERROR for seq %d within %d s" % (seq, timeout))
         return
     _, e, text = error_of(m[2])
     result(e == -err, name, "ERROR %d (%s) for seq %d, expected %d" % (e, text, seq, -err))
+
+
+def replies_prompt():
+    """Every reply of the cases above came within its PROMPT."""
+    late = ["%s %.2f s" % (n, t) for n, (t, lim) in took_by_case.items() if t > lim]
+    worst = max(took_by_case.items(), key=lambda kv: kv[1][0])
+    print("# replies: %d cases, slowest %s %.2f s" % (len(took_by_case), worst[0], worst[1][0]))
+    result(not late, "replies_prompt", "answered late (> %.0f s): %s" % (PROMPT, ", ".join(late)))
+
+
+def pairs_prompt(g, pairs=40):
+    """Two messages a few ms apart, so that the second lands while the
+    guest is answering the first (between its read and its poll() of the
+    port); both answered within PROMPT, each pair."""
+    rnd = random.Random(20)
+    late, worst = [], 0.0
+    for i in range(pairs):
+        m1, s1 = g.msg(99, b"x" * 8)
+        m2, s2 = g.msg(99, b"y" * 8)
+        start = time.time()
+        g.send(m1)
+        time.sleep(rnd.uniform(0, 0.03))
+        g.send(m2)
+        for s in (s1, s2):
+            r = g.wait_for(lambda t, q, p: t == ERROR and error_of(p)[0] == s,
+                           max(0.0, start + PROMPT - time.time()))
+            if r is None:
+                late.append(s)
+                g.wait_for(lambda t, q, p: t == ERROR and error_of(p)[0] == s, 20)
+        worst = max(worst, time.time() - start)
+    print("# pairs: %d pairs, slowest answered after %.2f s" % (pairs, worst))
+    result(not late, "pairs_prompt", "seqs not answered within %.0f s: %s" % (PROMPT, late))
 
 
 def flood(g):
@@ -120,7 +161,9 @@ def main():
     m, s = g.msg(HELLO, struct.pack("<HHIQ", 5, 9, 0, 0))
     expect_error(g, "hello_no_common_version", m, errno.EPROTONOSUPPORT, seq=s)
     m, s = g.msg(SET_EVENTS, length=100)
-    expect_error(g, "truncated", m + b"sched:sched", errno.EPROTO, seq=s)
+    expect_error(g, "truncated", m + b"sched:sched", errno.EPROTO, seq=s, wait=1.0)
+    replies_prompt()
+    pairs_prompt(g)
 
     m, _ = g.msg(HELLO, struct.pack("<HHIQ", 1, 1, 0, 0), seq=1)
     g.seq = 1
