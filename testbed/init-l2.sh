@@ -22,7 +22,7 @@ done
 
 # With l2_start --hostroot, L1's root (the outer machine's) is at /host.
 mkdir -p /host
-if mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /host 2>/dev/null; then
+if mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose hostroot /host 2>/dev/null; then
 	# chroot /host works like a full system: kernel file systems, writable tmp
 	mount --rbind /proc /host/proc
 	mount --rbind /sys /host/sys

@@ -11,6 +11,10 @@ KVER=${KVER:-$(uname -r)}
 # The guest's kernel: L1's own unless L2_KVER names another installed one
 L2_KVER=${L2_KVER:-$KVER}
 L2_INITRD=${L2_INITRD:-$VTRACE_PROJ/build/testbed/initramfs-l2-$L2_KVER.cpio.gz}
+# The start of every L2 guest's kernel command line.  The crypto self-tests
+# (cryptomgr.notests) took 2-5 s of each guest's boot under the nesting,
+# for algorithms no test uses
+L2_CMDLINE="console=ttyS0 panic=-1 loglevel=6 cryptomgr.notests"
 # The host module under test: the tree's, or VTRACE_KMOD_DIR/vtrace_host.ko
 # (e.g. what DKMS built for this kernel).
 if [ -n "${VTRACE_KMOD_DIR:-}" ]; then
@@ -148,7 +152,7 @@ l2_start() {
 		-display none -no-reboot -monitor none
 		-serial "file:$dir/console.log"
 		-kernel "/boot/vmlinuz-$L2_KVER" -initrd "$L2_INITRD"
-		-append "console=ttyS0 panic=-1 loglevel=6 ${L2_APPEND:-} vtrace_run=$script vtrace_arg=$arg")
+		-append "$L2_CMDLINE ${L2_APPEND:-} vtrace_run=$script vtrace_arg=$arg")
 	if [ -n "$vtargs" ]; then
 		if [ "$ctl" = socket ]; then
 			echo "l2_start: --vtrace-args puts the socket on the 9p share: use --ctl file" >&2
@@ -164,8 +168,11 @@ l2_start() {
 		done
 		ports=0 ctl=none
 	else
+		# as many ports as the guest has (the data ports, the control
+		# port, one spare), as "vtrace qemu-args" gives: each port is two
+		# virtqueues the guest's virtio_console sets up in its boot
 		args+=(-name "$name,debug-threads=on" -pidfile "$dir/qemu.pid"
-		       -device virtio-serial-pci,id=vser0,max_ports=64)
+		       -device "virtio-serial-pci,id=vser0,max_ports=${L2_MAX_PORTS:-$((ports + 2))}")
 	fi
 	case "$ctl" in
 	file)	args+=(-chardev "file,id=vtctl,path=$dir/ctl") ;;

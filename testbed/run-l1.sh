@@ -139,7 +139,7 @@ timeout -k 10 "$timeout" "${VTRACE_QEMU:-qemu-system-x86_64}" \
 	-display none -no-reboot -monitor none -qmp "unix:$mon,server=on,wait=off" \
 	-serial "file:$out/l1-console.log" -serial "file:$out/l1-heartbeat.log" \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=6 $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-} vtrace_l2wd=${L2_BOOT_WATCHDOG:-} vtrace_qemu=${VTRACE_QEMU:-}$nopin" \
+	-append "console=ttyS0 panic=-1 loglevel=6 cryptomgr.notests $tsc vtrace_run=$script vtrace_out=$out vtrace_proj=$proj vtrace_arg=$arg vtrace_kmod=${VTRACE_KMOD_DIR:-} vtrace_l2kver=${L2_KVER:-} vtrace_l2wd=${L2_BOOT_WATCHDOG:-} vtrace_qemu=${VTRACE_QEMU:-}$nopin" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$proj,mount_tag=project,security_model=none,multidevs=remap" &
 qpid=$!

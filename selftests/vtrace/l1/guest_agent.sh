@@ -19,8 +19,8 @@ l2_start_sock() {
 		-display none -no-reboot -monitor none
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid"
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD"
-		-append "console=ttyS0 panic=-1 loglevel=6 vtrace_run=$script vtrace_arg=$arg"
-		-device virtio-serial-pci,id=vser0,max_ports=64
+		-append "$L2_CMDLINE vtrace_run=$script vtrace_arg=$arg"
+		-device "virtio-serial-pci,id=vser0,max_ports=$((cpus + 2))"
 		-chardev "socket,id=vtctl,path=$sock,server=on,wait=off"
 		-device "virtserialport,bus=vser0.0,chardev=vtctl,name=vtrace.ctl")
 	for ((k = 0; k < cpus; k++)); do

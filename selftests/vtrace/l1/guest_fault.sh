@@ -15,8 +15,8 @@ l2_start_noconn() {
 		-smp 2 -m 512 -display none -no-reboot -monitor none \
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
-		-append "console=ttyS0 panic=-1 loglevel=6 vtrace_run=$script vtrace_arg=300" \
-		-device virtio-serial-pci,id=vser0,max_ports=64 \
+		-append "$L2_CMDLINE vtrace_run=$script vtrace_arg=300" \
+		-device virtio-serial-pci,id=vser0,max_ports=4 \
 		-chardev "socket,id=vtctl,path=/run/vtrace-$name-ctl.sock,server=on,wait=off" \
 		-device virtserialport,bus=vser0.0,chardev=vtctl,name=vtrace.ctl \
 		-chardev "file,id=vtc0,path=$dir/cpu0" \
@@ -36,8 +36,8 @@ l2_start_unplug() {
 		-monitor "unix:/run/vtrace-$name.mon,server=on,wait=off" \
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
-		-append "console=ttyS0 panic=-1 loglevel=6 vtrace_run=$script" \
-		-device virtio-serial-pci,id=vser0,max_ports=64 \
+		-append "$L2_CMDLINE vtrace_run=$script" \
+		-device virtio-serial-pci,id=vser0,max_ports=4 \
 		-chardev "file,id=vtctl,path=$dir/ctl" \
 		-device virtserialport,bus=vser0.0,chardev=vtctl,name=vtrace.ctl,id=vtpc \
 		-chardev "file,id=vtc0,path=$dir/cpu0" \
