@@ -182,6 +182,8 @@ struct vtrace_offsets *vtrace_offsets_load(const char *file, const char *host_da
 void vtrace_offsets_missing(const char *guest, const char *host_dat);
 int vtrace_offsets_check_pid(struct vtrace_offsets *offsets, int pid, const char *guest,
 			     const char *src);
+const char *vtrace_history_start(const struct vtrace_vcpu_history *h, bool in_trace,
+				 const char **key);
 /* Comparisons made by the offsets file's sorts and searches so far (the tests count them) */
 uint64_t vtrace_offsets_steps(void);
 

@@ -189,8 +189,27 @@ if command -v trace-cmd > /dev/null && gen_ev ev; then
 	[ $? -eq 1 ] && grep -qF "vtrace dat: error: offset history does not cover guest g1 cpu 0 before host TSC 11000000000 (its guest TSC" "$T/err" &&
 		grep -qF "the guest traced before the history begins; start the host recording (trace-cmd record -e vtrace_host) before the guest traces" "$T/err"
 	ok $? dat_guest_before_history_refused "$(head -c 400 "$T/err")"
-	# no history: the file read, what it lacks, what to record
+	# --explain says what each history starts on: the snapshot when the recording began,
+	# the VM's creation during it (the recording began before the VM), an offsets file
 	D=$T/ev-snap
+	run --host "$D/host.dat" $(guests "$D") --explain
+	grep -qxF "  guest g1 (pid 4245, 2 vCPUs): from 3.800000400, the snapshot taken when the recording began: the VM existed before it" "$T/out" &&
+		grep -qxF "Offset histories ($D/host.dat), what the guests' earliest times rest on:" "$T/out"
+	ok $((rc | $?)) explain_history_from_recording_start_snapshot "rc $rc: $(tail -3 "$T/out")"
+	run --host "$D/host.dat" $(guests "$D") --explain --format jsonl
+	# cpu 0 from its snapshot (host TSC 9500001000), cpu 1 from the trace's first event (9500001040)
+	grep -qF '{"type":"offset_history","guest":"g1","cpu":0,"pid":4245,"start":"recording_start_snapshot","from_ns":3800000400,' "$T/out" &&
+		grep -qF '{"type":"offset_history","guest":"g1","cpu":1,"pid":4245,"start":"recording_start_snapshot","from_ns":3800000416,' "$T/out"
+	ok $? explain_history_jsonl "$(grep offset_history "$T/out" | head -c 300)"
+	run --host "$D/host.dat" $(guests "$D") --offsets "$D/tsc_offsets" --tsc-khz 2500000 --explain
+	grep -qxF "  guest g1 (pid 4245, 2 vCPUs): from 3.600000000, the offsets file, from the VM's creation: whole from its start" "$T/out"
+	ok $((rc | $?)) explain_history_from_offsets_file "rc $rc: $(tail -2 "$T/out")"
+	gen_ev ev-snap-new --offset-events-from -0.75 --offset-snapshots &&
+		make_dat "$T/ev-snap-new" vtrace_host/tsc_offset-snap=vtrace_host/tsc_offset
+	run --host "$T/ev-snap-new/host.dat" $(guests "$T/ev-snap-new") --explain
+	grep -qxF "  guest g1 (pid 4245, 2 vCPUs): from 3.600000000, the VM's creation during the recording: whole from its start" "$T/out"
+	ok $((rc | $?)) explain_history_vm_created_during_recording "rc $rc: $(tail -2 "$T/out")"
+	# no history: the file read, what it lacks, what to record
 	timeout 20 "$V" dat $(guests "$D") --host "$T/jump/host.dat" --out "$D/out" > /dev/null 2> "$T/err"
 	[ $? -eq 1 ] && grep -qxF "vtrace dat: error: guest g1: no offset history: $T/jump/host.dat has no vtrace_host:tsc_offset events and no --offsets file was given: record the host with trace-cmd record -C x86-tsc -e vtrace_host (vtrace_host loaded), or give --offsets with vtrace_host's tsc_offsets file" "$T/err"
 	ok $? dat_no_offset_events_refused "$(head -c 400 "$T/err")"
@@ -673,7 +692,8 @@ run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --t
 ok $? explain_summary_first "$(head -4 "$T/out" | tr '\n' '|')"
 run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --task cyclictest \
 	--threshold 10ms
-[ $rc -eq 0 ] && [ "$(cat "$T/out")" = "No late wake-up: none of the 100 wake-ups of cyclictest was later than 10.000 ms (--threshold)." ]
+[ $rc -eq 0 ] && [ "$(head -1 "$T/out")" = "No late wake-up: none of the 100 wake-ups of cyclictest was later than 10.000 ms (--threshold)." ] &&
+	[ "$(grep -c . "$T/out")" -eq 3 ]
 ok $? explain_no_late_wakeup_says_so "rc $rc $(head -c 300 "$T/out")"
 run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --threshold 5parsecs
 [ $rc -eq 2 ] && grep -q -- "--threshold 5parsecs: expected a duration" "$T/err"
@@ -796,15 +816,16 @@ ok $? explain_story_says_how_many_slices_more "$(grep -A2 'task-62 ' "$T/out" | 
 SCHED=sched_switch,sched_wakeup,hrtimer_start,hrtimer_expire_entry
 run "${EXITS[@]}" --explain --worst 0 --event $SCHED
 grep -qE '^  vCPU thread running, guest idle \(guest mode or exits\) +9 +10\.648 +1\.542 +72\.3%$' \
-	"$T/out" && [ "$(tail -1 "$T/out")" = 'Not told apart: the host trace has no kvm:kvm_entry/kvm_exit events, so "vCPU thread running" is guest mode and exits the host handled together.' ] &&
+	"$T/out" && grep -qxF 'Not told apart: the host trace has no kvm:kvm_entry/kvm_exit events, so "vCPU thread running" is guest mode and exits the host handled together.' "$T/out" &&
 	! grep -q 'vCPU modes' "$T/out"
 ok $? explain_without_kvm_events_says_what_it_cannot_tell "$(tail -3 "$T/out" | tr '\n' '|')"
 run "${EXITS[@]}" --explain --worst 0 --event $SCHED,kvm_exit
-[ "$(tail -1 "$T/out")" = 'Not told apart: the host trace has kvm:kvm_exit or kvm:kvm_entry but not both, so "vCPU thread running" is guest mode and exits the host handled together.' ]
-ok $? explain_kvm_exit_alone_says_so "$(tail -1 "$T/out")"
+grep -qxF 'Not told apart: the host trace has kvm:kvm_exit or kvm:kvm_entry but not both, so "vCPU thread running" is guest mode and exits the host handled together.' "$T/out"
+ok $? explain_kvm_exit_alone_says_so "$(tail -4 "$T/out")"
 # no late wake-up: said so, also with exits recorded
 run "${EXITS[@]}" --explain --threshold 2.1ms
-[ $rc -eq 0 ] && [ "$(cat "$T/out")" = "No late wake-up: none of the 100 wake-ups of cyclictest was later than 2.100 ms (--threshold)." ]
+[ $rc -eq 0 ] && [ "$(head -1 "$T/out")" = "No late wake-up: none of the 100 wake-ups of cyclictest was later than 2.100 ms (--threshold)." ] &&
+	[ "$(grep -c . "$T/out")" -eq 3 ]
 ok $? explain_exits_no_late_wakeup_says_so "rc $rc $(head -c 300 "$T/out")"
 run --guest l2=$R --offsets $R/tsc_offsets --explain --worst 0
 grep -q "^No host trace (--host): the host's causes cannot be told apart.$" "$T/out" &&

@@ -88,3 +88,35 @@ int vtrace_offsets_check_pid(struct vtrace_offsets *o, int pid, const char *gues
 	free(pids);
 	return -1;
 }
+
+/**
+ * vtrace_history_start - what the alignment of a vCPU's earliest events rests on
+ * @h:		the vCPU's history
+ * @in_trace:	@h was read from a host trace's events, not an offsets file
+ * @key:	set to a word for machine-readable output
+ *
+ * One wording for the self-check, --explain and their JSON.  Return: the
+ * words, from "offset history from ..." on.
+ */
+const char *vtrace_history_start(const struct vtrace_vcpu_history *h, bool in_trace,
+				 const char **key)
+{
+	switch (h->start_why) {
+	case VTRACE_START_ENABLE:
+		*key = "recording_start_snapshot";
+		return "the snapshot taken when the recording began: the VM existed before it";
+	case VTRACE_START_CREATION:
+		*key = in_trace ? "created_during_recording" : "file_creation";
+		return in_trace ? "the VM's creation during the recording: whole from its start" :
+		       "the offsets file, from the VM's creation: whole from its start";
+	case VTRACE_START_LOAD:
+		*key = "file_load_snapshot";
+		return "the offsets file, from the snapshot taken when vtrace_host loaded: the VM"
+		       " existed before it";
+	default:
+		*key = in_trace ? "unknown" : "file_unknown";
+		return in_trace ? "a first write whose previous offset was not recorded: what held"
+		       " before it is assumed" : "the offsets file, from a first write whose"
+		       " previous offset was not recorded: what held before it is assumed";
+	}
+}

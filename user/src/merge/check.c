@@ -773,7 +773,7 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 		     const char *prefix, struct totals *t)
 {
 	const struct cand *k = best(cc);
-	const char *why;
+	const char *why, *key;
 	uint64_t b;
 	char buf[160], bound[24];
 
@@ -833,8 +833,8 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 		fprintf(f, "; %" PRIu64 " events outside the host trace not checked",
 			cc->unchecked);
 	if (started_at_enable(cc))
-		fprintf(f, "; offset history from the snapshot taken when the recording began:"
-			" the VM existed before it");
+		fprintf(f, "; offset history from %s",
+			vtrace_history_start(cc->s->map.hist, true, &key));
 	fprintf(f, ")\n");
 }
 

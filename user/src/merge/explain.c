@@ -735,22 +735,116 @@ static void print_late_jsonl(struct explain *x, FILE *out, const struct late *l,
 	fputs("}\n", out);
 }
 
+/* The host time (ns, or TSC without a rate) where @h's first recorded interval starts */
+static uint64_t history_from(const struct explain *x, const struct vtrace_vcpu_history *h)
+{
+	uint64_t tsc = vtrace_tsc_history_first(h)->host_tsc;
+
+	return x->opts->khz ? vtrace_tsc_to_ns(tsc, x->opts->khz) : tsc;
+}
+
+static void history_json(const struct explain *x, FILE *out, const struct machine *m, int cpu)
+{
+	const struct vtrace_vcpu_history *h = m->cpus[cpu].map.hist;
+	const char *key;
+
+	vtrace_history_start(h, x->opts->offsets_in_trace, &key);
+	fputs("{\"type\":\"offset_history\",\"guest\":\"", out);
+	classify_json(out, m->name);
+	fprintf(out, "\",\"cpu\":%d,\"pid\":%d,\"start\":\"%s\",\"from_ns\":%" PRIu64
+		",\"source\":\"", cpu, m->pid, key, history_from(x, h));
+	classify_json(out, x->opts->offsets_src);
+	fputs("\"}\n", out);
+}
+
+/* One line for the VM when its vCPUs' histories start alike, else one per vCPU */
+static void history_lines(const struct explain *x, FILE *out, const struct machine *m)
+{
+	const char *key, *first = NULL;
+	uint64_t from = UINT64_MAX;
+	bool same = true;
+	int n = 0;
+
+	for (int c = 0; c < m->nr_cpus; c++) {
+		const struct vtrace_vcpu_history *h = m->cpus[c].map.hist;
+		const char *text;
+
+		if (!h)
+			continue;
+		text = vtrace_history_start(h, x->opts->offsets_in_trace, &key);
+		same &= !first || text == first;
+		first = first ? first : text;
+		from = history_from(x, h) < from ? history_from(x, h) : from;
+		n++;
+	}
+	if (first && same) {
+		fprintf(out, "  guest %s (pid %d, %d vCPU%s): from ", m->name, m->pid, n,
+			n == 1 ? "" : "s");
+		print_ns(out, from);
+		fprintf(out, ", %s\n", first);
+		return;
+	}
+	for (int c = 0; first && c < m->nr_cpus; c++) {
+		const struct vtrace_vcpu_history *h = m->cpus[c].map.hist;
+
+		if (!h)
+			continue;
+		fprintf(out, "  guest %s cpu %d (pid %d): from ", m->name, c, m->pid);
+		print_ns(out, history_from(x, h));
+		fprintf(out, ", %s\n", vtrace_history_start(h, x->opts->offsets_in_trace, &key));
+	}
+}
+
+/*
+ * Where each guest's offset history starts, so that a reader knows what the
+ * times of its earliest events rest on: the snapshot taken when the
+ * recording began, the VM's creation during the recording, or an offsets
+ * file (text: a line per VM, per vCPU where they differ; jsonl: an object
+ * per guest CPU).
+ */
+static void print_history_starts(const struct explain *x, FILE *out, bool jsonl)
+{
+	if (!jsonl)
+		fprintf(out, "\nOffset histories (%s), what the guests' earliest times rest on:\n",
+			x->opts->offsets_src ? x->opts->offsets_src : "none");
+	for (int i = 0; i < x->nr; i++) {
+		const struct machine *m = x->machines[i];
+
+		if (!m->guest)
+			continue;
+		if (m->has_offset && !jsonl)
+			fprintf(out, "  guest %s: offset=%" PRId64 " given: a constant offset, no"
+				" history\n", m->name, m->offset);
+		for (int c = 0; !m->has_offset && jsonl && c < m->nr_cpus; c++)
+			if (m->cpus[c].map.hist)
+				history_json(x, out, m, c);
+		if (!m->has_offset && !jsonl)
+			history_lines(x, out, m);
+	}
+}
+
 /* The summary, then (jsonl) the worst; returns the number of stories pass 2 tells */
 static int explain_summary(struct explain *x, FILE *out)
 {
 	bool jsonl = x->opts->format == MERGE_JSONL;
 	const char *what = x->task ? x->task : "the guest tasks";
 
-	if (!x->wakeups && !jsonl) {
+	if (!x->wakeups && jsonl) {
+		print_history_starts(x, out, jsonl);
+		return 0;
+	}
+	if (!x->wakeups) {
 		fprintf(out, "No wake-up of %s found in the guests: --explain needs the guests'"
 			" sched:sched_switch and sched:sched_wakeup events (and timer:hrtimer_start,"
 			" timer:hrtimer_expire_entry for timer wake-ups)\n",
 			x->task ? x->task : "any task");
+		print_history_starts(x, out, jsonl);
 		return 0;
 	}
 	top_sort(x);
 	if (classify_print(x->cl, out, jsonl, what, x->opts->threshold_ns, x->wakeups))
 		return -1;
+	print_history_starts(x, out, jsonl);
 	if (jsonl) {
 		for (int i = 0; i < x->nr_top; i++)
 			print_late_jsonl(x, out, &x->top[i], i);

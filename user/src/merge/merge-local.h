@@ -51,6 +51,7 @@ struct merge_opts {
 	bool			explain;
 	const char		*host_dat;	/* the host trace.dat read for offsets, or NULL */
 	const char		*offsets_src;	/* where the offset history was read */
+	bool			offsets_in_trace;	/* from the host trace's events */
 	uint64_t		threshold_ns;	/* --explain: later than this is late */
 	int			worst;		/* --explain: stories of the worst N */
 	char			*explain_text;	/* --explain --format svg: its text; perfetto: jsonl */
