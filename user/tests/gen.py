@@ -332,9 +332,11 @@ def scenario(name, rng, nev):
         v.write(t, v.at(t)['offset'] + 3_000_000_000)
         for c in range(2):
             add_markers(rng, g, c, base, base + span, nev)
-    elif name == 'unstable':
+    elif name in ('unstable', 'unstable_sched'):
         # KVM on an unstable host: at each vCPU load the offset is recomputed so
-        # the guest TSC continues where it stopped (offset steps backwards)
+        # the guest TSC continues where it stopped (offset steps backwards);
+        # unstable_sched: a task "spin" (pid 600 + CPU) runs in each run window
+        # too, switched in 1 us after it starts and out 1 us before it ends
         g = guest('g1', 2, [0, 1], 4245)
         for c in range(2):
             v = g.vcpus[c]
@@ -348,6 +350,12 @@ def scenario(name, rng, nev):
                 v.write(t, last_guest - guest_of({'mult': v.mult, 'frac': v.frac,
                                                   'offset': 0}, t))
             add_markers(rng, g, c, 0, 1, nev, runs=runs)
+            for a, b in runs if name == 'unstable_sched' else []:
+                idle = b'swapper/%d' % c
+                g.events[c].append((a + 2500, ev_switch(idle, 0, b'spin', 600 + c), '',
+                                    0))
+                g.events[c].append((b - 2500, ev_switch(b'spin', 600 + c, idle, 0), '',
+                                    0))
     elif name == 'scaling':
         # TSC scaling: Intel-style 48 fraction bits (x1.5) and AMD-style 32 bits (x0.75)
         g = guest('g1', 2, [0, 1], 4246, mult=3 << 47, frac=48)

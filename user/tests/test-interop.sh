@@ -186,13 +186,41 @@ relay_py < "$T/py"
 U=$T/unstable
 $GEN make "$U" unstable --events 300 > /dev/null || ok 1 gen_unstable
 run --host "$U/host" $(guests "$U") --offsets "$U/tsc_offsets" --format perfetto
-python3 - "$T/out" <<'EOF4' | relay_py
+relay_py < <(python3 - "$T/out" <<'EOF4'
 import collections, json, sys
 evs = json.load(open(sys.argv[1]))['traceEvents']
 c = collections.Counter((e['name'], e['args'].get('time_ambiguous')) for e in evs if e['ph'] == 'i')
 print('%s perfetto_ambiguous_instants_marked%s' % (
     'ok' if c == {('print', None): 1060, ('print', True): 140} else 'not ok', ' # ' + str(c)))
 EOF4
+)
+# the task slices too: gen.py unstable_sched (the unstable capture, a task "spin" switched
+# in and out in each of its vCPUs' runs): every switch-in just after an offset set back is
+# ambiguous (149 of them, the text marks them), never a switch-out
+S=$T/unstable-sched
+$GEN make "$S" unstable_sched --events 300 > /dev/null || ok 1 gen_unstable_sched
+run --host "$S/host" $(guests "$S") --offsets "$S/tsc_offsets"
+[ "$(grep -c 'sched_switch: .*swapper/[01]:0 .*==> spin:60[01] .*\[time ambiguous\]$' "$T/out")" -eq 149 ] &&
+	[ "$(grep -c 'sched_switch.*\[time ambiguous\]$' "$T/out")" -eq 149 ]
+ok $? text_ambiguous_switches "$(grep -c 'time ambiguous' "$T/out") marked"
+run --host "$S/host" $(guests "$S") --offsets "$S/tsc_offsets" --format perfetto
+relay_py < <(python3 - "$T/out" <<'EOF5'
+import collections, json, sys
+evs = json.load(open(sys.argv[1]))['traceEvents']
+c = collections.Counter((e['name'], e['cat'], e['args'].get('time_ambiguous'))
+                        for e in evs if e['ph'] == 'X')
+want = {('spin', 'sched,time_ambiguous', 'start'): 149, ('spin', 'sched', None): 2}
+print('%s perfetto_ambiguous_slices_marked%s' % ('ok' if c == want else 'not ok', ' # ' + str(c)))
+EOF5
+)
+run --host "$S/host" $(guests "$S") --offsets "$S/tsc_offsets" --format svg
+[ $rc -eq 0 ] && [ "$(grep -c '<rect [^>]*class="amb"><title>spin (pid 60[01]) .*; time ambiguous at its start</title>' "$T/out")" -eq 149 ] &&
+	grep -qF 'class="lg">149 slices outlined in dashed red start or end at a guest sched_switch whose time is ambiguous' "$T/out" &&
+	grep -qF '.amb{stroke:#c0392b;stroke-width:2;stroke-dasharray:3,2}' "$T/out"
+ok $? svg_ambiguous_slices_marked "rc $rc, $(grep -c 'class="amb"' "$T/out") marked"
+if command -v rsvg-convert > /dev/null; then
+	mkdir -p "$ART" && cp "$T/out" "$ART/ambiguous.svg" && rsvg-convert -o "$ART/ambiguous.png" "$ART/ambiguous.svg"
+fi
 run "${IN[@]}" --format nosuch
 [ $rc -eq 2 ] && grep -q "expected text, jsonl, perfetto or svg" "$T/err"
 ok $? format_unknown_is_usage_error "rc $rc"

@@ -14,10 +14,14 @@
  * One process per machine (pid: the order of its first event, from 1; the
  * host sorted first, then the guests by name), one thread per CPU (tid
  * CPU + 1) carrying its scheduling slices ("X", idle left out) and every
- * other event as an instant ("i", its text in args.info).  Under each guest
- * CPU, a thread (tid 10001 + CPU) shows when the host ran that vCPU's QEMU
- * thread ("CPU N/KVM") and on which host CPU: a guest CPU that does not run
- * there is a vCPU the host preempted.
+ * other event as an instant ("i", its text in args.info).  A slice or an
+ * instant whose time comes from a guest event that two offset intervals map
+ * (text output's "[time ambiguous]") says so: an instant with
+ * args.time_ambiguous true, a slice in category "sched,time_ambiguous" with
+ * args.time_ambiguous "start", "end" or "both" (which of its ends).  Under
+ * each guest CPU, a thread (tid 10001 + CPU) shows when the host ran that
+ * vCPU's QEMU thread ("CPU N/KVM") and on which host CPU: a guest CPU that
+ * does not run there is a vCPU the host preempted.
  *
  * Exits: when the host recorded kvm:kvm_entry and kvm:kvm_exit, each vCPU
  * thread has a thread of its own in the host's process (tid XTID_BASE +
@@ -206,6 +210,7 @@ static void on_slice(void *priv, const struct sched_slice *sl)
 	struct perfetto *p = priv;
 	struct machine *m = sched_tracker_machine(p->d.t, sl->mi);
 	int vcpu = m->guest ? -1 : sched_vcpu_of(sl->comm);
+	const char *amb = sched_slice_ambiguous(sl);
 
 	if (!sl->pid)
 		return;
@@ -216,9 +221,12 @@ static void on_slice(void *priv, const struct sched_slice *sl)
 		return;
 	}
 	put_slice(p, sl->mi + 1, sl->cpu + 1, sl->comm[0] ? sl->comm : "<...>", sl->from, sl->to);
-	fprintf(p->out, ",\"cat\":\"sched\",\"args\":{\"pid\":%d", sl->pid);
+	fprintf(p->out, ",\"cat\":\"%s\",\"args\":{\"pid\":%d",
+		amb ? "sched,time_ambiguous" : "sched", sl->pid);
 	if (vcpu >= 0)
 		fprintf(p->out, ",\"vcpu\":%d", vcpu);
+	if (amb)
+		fprintf(p->out, ",\"time_ambiguous\":\"%s\"", amb);
 	fputs("}}", p->out);
 }
 

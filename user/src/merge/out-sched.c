@@ -24,6 +24,7 @@ struct sched_cpu {
 	int		pid;
 	char		comm[SCHED_COMM_LEN + 1];
 	uint64_t	since;
+	bool		since_ambiguous;	/* the sched_switch of @since */
 };
 
 struct sched_machine {
@@ -125,10 +126,12 @@ static void str(struct tep_format_field *f, const struct tep_record *rec, char *
 	buf[len] = '\0';
 }
 
-static void emit(struct sched_tracker *t, int mi, int cpu, struct sched_cpu *c, uint64_t to)
+static void emit(struct sched_tracker *t, int mi, int cpu, struct sched_cpu *c, uint64_t to,
+		 bool to_ambiguous)
 {
 	struct sched_slice sl = {
 		.mi = mi, .cpu = cpu, .pid = c->pid, .comm = c->comm, .from = c->since, .to = to,
+		.from_ambiguous = c->since_ambiguous, .to_ambiguous = to_ambiguous,
 	};
 
 	if (t->ops->slice && to >= c->since)
@@ -144,11 +147,12 @@ static void on_switch(struct sched_tracker *t, int mi, struct source *s, uint64_
 		c->pid = num(sm->prev_pid, s->rec);
 		str(sm->prev_comm, s->rec, c->comm);
 	}
-	emit(t, mi, s->cpu, c, ns);
+	emit(t, mi, s->cpu, c, ns, s->ambiguous);
 	c->known = true;
 	c->pid = num(sm->next_pid, s->rec);
 	str(sm->next_comm, s->rec, c->comm);
 	c->since = ns;
+	c->since_ambiguous = s->ambiguous;
 }
 
 void sched_tracker_event(struct sched_tracker *t, struct source *s)
@@ -175,6 +179,14 @@ void sched_tracker_event(struct sched_tracker *t, struct source *s)
 		t->ops->instant(t->priv, mi, s, ns);
 }
 
+/* Which end of @sl has an ambiguous time: "start", "end", "both", or NULL */
+const char *sched_slice_ambiguous(const struct sched_slice *sl)
+{
+	if (sl->from_ambiguous)
+		return sl->to_ambiguous ? "both" : "start";
+	return sl->to_ambiguous ? "end" : NULL;
+}
+
 /* Close the slices still open at the end of the trace */
 void sched_tracker_finish(struct sched_tracker *t)
 {
@@ -183,7 +195,7 @@ void sched_tracker_finish(struct sched_tracker *t)
 	for (int i = 0; i < t->nr; i++)
 		for (int c = 0; c < t->ms[i].m->nr_cpus; c++)
 			if (t->ms[i].cpus[c].known)
-				emit(t, i, c, &t->ms[i].cpus[c], t->last);
+				emit(t, i, c, &t->ms[i].cpus[c], t->last, false);
 }
 
 int sched_tracker_machines(struct sched_tracker *t)

@@ -19,6 +19,9 @@
  * @comm:	its name
  * @from:	host ns it was switched in (or the CPU's first event)
  * @to:		host ns it was switched out (or the end of the trace)
+ * @from_ambiguous: @from is the time of a guest sched_switch whose guest TSC
+ *		two offset intervals map (printed "[time ambiguous]" in text)
+ * @to_ambiguous: the same for @to
  */
 struct sched_slice {
 	int		mi;
@@ -27,6 +30,8 @@ struct sched_slice {
 	const char	*comm;
 	uint64_t	from;
 	uint64_t	to;
+	bool		from_ambiguous;
+	bool		to_ambiguous;
 };
 
 /**
@@ -44,6 +49,7 @@ struct sched_tracker;
 struct sched_tracker *sched_tracker_new(const struct merge_opts *opts,
 					const struct sched_ops *ops, void *priv);
 void sched_tracker_event(struct sched_tracker *t, struct source *s);
+const char *sched_slice_ambiguous(const struct sched_slice *sl);
 void sched_tracker_finish(struct sched_tracker *t);
 void sched_tracker_free(struct sched_tracker *t);
 int sched_tracker_machines(struct sched_tracker *t);

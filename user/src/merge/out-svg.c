@@ -13,7 +13,11 @@
  *
  * One lane per CPU of each machine, in command-line order; a task is a
  * rectangle coloured after its name (idle is left blank), with its name
- * when it fits and a tooltip (<title>) with pid and times.  Under each
+ * when it fits and a tooltip (<title>) with pid and times; one whose start
+ * or end is a guest sched_switch whose time is ambiguous (two offset
+ * intervals map its guest TSC: "[time ambiguous]" in text output) has a
+ * dashed red outline, says so in its tooltip, and the legend explains the
+ * mark.  Under each
  * guest CPU, a thin lane shows when the host ran that vCPU's QEMU thread
  * ("CPU N/KVM"): where it is blank, the vCPU was preempted.  With
  * --explain, the window from the expected wake-up to the task running is
@@ -49,6 +53,7 @@ struct svg_slice {
 	char		comm[SCHED_COMM_LEN + 1];
 	uint64_t	from;
 	uint64_t	to;
+	const char	*ambiguous;	/* sched_slice_ambiguous(), NULL: not */
 };
 
 struct lane {
@@ -87,6 +92,7 @@ struct svg {
 	uint64_t		t0;
 	uint64_t		t1;
 	uint64_t		hidden;
+	uint64_t		ambiguous;	/* slices drawn with the mark */
 	struct window		win;
 	uint64_t		v0;		/* the view, with --explain */
 	uint64_t		v1;
@@ -118,6 +124,7 @@ static void on_slice(void *priv, const struct sched_slice *s)
 	n->vcpu = sched_tracker_machine(g->d.t, s->mi)->guest ? -1 : sched_vcpu_of(n->comm);
 	n->from = s->from;
 	n->to = s->to;
+	n->ambiguous = sched_slice_ambiguous(s);
 }
 
 static void put_text(FILE *out, const char *s)
@@ -226,14 +233,19 @@ static void put_rect(struct svg *g, struct lane *l, const struct svg_slice *s,
 		l->last_px = (int)x;
 		w = 1;
 	}
-	fprintf(g->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
-		"<title>", x, l->y, w, l->h, color);
+	fprintf(g->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"%s>"
+		"<title>", x, l->y, w, l->h, color, s->ambiguous ? " class=\"amb\"" : "");
 	put_text(g->out, s->comm);
 	fprintf(g->out, " (pid %d) ", s->pid);
 	put_ns(g->out, s->from);
 	fputs(" .. ", g->out);
 	put_ns(g->out, s->to);
-	fprintf(g->out, " s, %.3f ms</title></rect>\n", (s->to - s->from) / 1e6);
+	fprintf(g->out, " s, %.3f ms", (s->to - s->from) / 1e6);
+	if (s->ambiguous)
+		fprintf(g->out, "; time ambiguous at %s", !strcmp(s->ambiguous, "both") ?
+			"both ends" : !strcmp(s->ambiguous, "start") ? "its start" : "its end");
+	fputs("</title></rect>\n", g->out);
+	g->ambiguous += s->ambiguous != NULL;
 	if (w < 7.0 * strlen(label) + 6 || l->sub)
 		return;
 	fprintf(g->out, "<text x=\"%.2f\" y=\"%d\" class=\"in\">", x + 3, l->y + 15);
@@ -479,6 +491,7 @@ static void put_head(struct svg *g, int height)
 	      ".mark2{stroke:#c0392b;stroke-dasharray:4,3}.ml{font-size:10px;fill:#c0392b}\n"
 	      ".ex{font-family:DejaVu Sans Mono, monospace;font-size:12px;fill:#222}\n"
 	      ".title{font-size:15px;font-weight:bold}\n"
+	      ".amb{stroke:#c0392b;stroke-width:2;stroke-dasharray:3,2}\n"
 	      "</style>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", g->out);
 }
 
@@ -545,6 +558,13 @@ static int svg_finish(struct drawn *d)
 		fprintf(g->out, "<text x=\"20\" y=\"%d\" class=\"lg\">%" PRIu64 " more slices "
 			"within a pixel of another not drawn: --from/--to show them</text>\n",
 			y + 12, g->hidden);
+	if (g->ambiguous)
+		fprintf(g->out, "<rect x=\"20\" y=\"%d\" width=\"12\" height=\"12\" fill=\"white\""
+			" class=\"amb\"/><text x=\"38\" y=\"%d\" class=\"lg\">%" PRIu64 " slices"
+			" outlined in dashed red start or end at a guest sched_switch whose time is"
+			" ambiguous (two offset intervals map its guest TSC; the host's"
+			" kvm:kvm_entry/kvm_exit tell them apart)</text>\n", y + 18, y + 28,
+			g->ambiguous);
 	fputs("</svg>\n", g->out);
 	return 0;
 }
