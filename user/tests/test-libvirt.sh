@@ -4,7 +4,8 @@
 # virt-xml-validate accepts the domain with the channels, and libvirt's QEMU
 # driver (virsh domxml-to-native, embedded: no daemon) turns them into the
 # same ports as "vtrace qemu-args" (backend, path, port name); "vtrace agent
-# --libvirt NAME" finds the socket and libvirt's pid file of a domain.
+# --libvirt NAME [--connect URI]" finds the socket and libvirt's pid file of a
+# domain.  A real domain run by libvirt: scripts/check-libvirt.sh.
 V=${VTRACE_BINDIR:-..}/vtrace
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -30,21 +31,36 @@ ok $? libvirt_xml_three_channels_for_two_vcpus "$(cat "$T/g1.xml")"
 grep -qF "<source path='$T/a&amp;b&apos;&lt;g2&gt;/cpu2'/>" "$T/g2.xml"
 ok $? libvirt_xml_path_escaped "$(grep cpu2 "$T/g2.xml")"
 
-# vtrace agent --libvirt NAME: socket DIR/ctl.sock, libvirt's NAME.pid to DIR/qemu.pid
-mkdir -p "$T/run" "$T/d1"
-echo 4242 > "$T/run/g1.pid"
+# vtrace agent --libvirt NAME: socket DIR/ctl.sock, libvirt's NAME.pid to DIR/qemu.pid, the pid
+# file where the connection (--connect URI, as virsh -c) keeps it
+mkdir -p "$T/lv/run/qemu" "$T/d1"
+echo 4242 > "$T/lv/run/qemu/g1.pid"
 python3 fake-guest.py "$T/d1/ctl.sock" "$T/log1" &
 for i in $(seq 50); do [ -e "$T/d1/ctl.sock.ready" ] && break; sleep 0.1; done
-VTRACE_LIBVIRT_RUN=$T/run "$V" agent --libvirt g1 --out "$T/d1" -t 10 status > "$T/agent" 2>&1
+"$V" agent --libvirt g1 --connect "qemu:///embed?root=$T/lv" --out "$T/d1" -t 10 status \
+	> "$T/agent" 2>&1
 rc=$?
 wait
 [ $rc -eq 0 ] && [ "$(cat "$T/d1/qemu.pid")" = 4242 ] &&
 	[ "$(cut -d' ' -f1 "$T/log1" | tr '\n' ' ')" = "1 20 " ]
 ok $? agent_libvirt_name_gives_socket_and_pid "rc $rc: $(head -c 300 "$T/agent") | $(cat "$T/log1")"
-VTRACE_LIBVIRT_RUN=$T/run "$V" agent --libvirt nosuch --out "$T/d2" status > "$T/agent" 2>&1
+LIBVIRT_DEFAULT_URI=qemu:///embed?root=$T/lv "$V" agent --libvirt nosuch --out "$T/d2" status \
+	> "$T/agent" 2>&1
 rc=$?
-[ $rc -eq 1 ] && grep -qF "$T/run/nosuch.pid: No such file or directory: is domain nosuch running (virsh list)?" "$T/agent"
+[ $rc -eq 1 ] && grep -qF "$T/lv/run/qemu/nosuch.pid: No such file or directory: is domain nosuch running (virsh list)?" "$T/agent"
 ok $? agent_libvirt_domain_not_running "rc $rc: $(head -c 300 "$T/agent")"
+# qemu:///session: libvirt's per-user runtime folder; qemu:///system: /run/libvirt/qemu
+msg() {	# msg URI: the folder vtrace agent looked in for domain nosuch
+	XDG_RUNTIME_DIR=$T/xdg "$V" agent -L nosuch -c "$1" -o "$T/d2" status 2>&1 |
+		sed -n 's|^vtrace agent: \(.*\)/nosuch.pid: .*|\1|p'
+}
+[ "$(msg qemu:///session)" = "$T/xdg/libvirt/qemu/run" ] &&
+	[ "$(msg qemu+unix:///system)" = /run/libvirt/qemu ]
+ok $? agent_libvirt_connect_uri "session: $(msg qemu:///session) | system: $(msg qemu:///system)"
+"$V" agent -L g1 -c qemu+ssh://h/system -o "$T/d2" status > "$T/agent" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -qF "expected qemu:///system, qemu:///session or qemu:///embed?root=/DIR" "$T/agent"
+ok $? agent_libvirt_remote_uri_refused "rc $rc: $(head -c 300 "$T/agent")"
 
 if ! command -v virt-xml-validate > /dev/null || ! command -v virsh > /dev/null; then
 	skip libvirt_validate "no virt-xml-validate (apt-get install libvirt-clients)"

@@ -16,9 +16,17 @@
  *
  * A libvirt guest is named instead of its socket (--libvirt NAME --out DIR):
  * the socket is DIR/ctl.sock, where "vtrace qemu-args --libvirt --agent
- * --out DIR" put it, and libvirt's /run/libvirt/qemu/NAME.pid is copied to
+ * --out DIR" put it, and libvirt's pid file NAME.pid is copied to
  * DIR/qemu.pid, where vtrace-merge looks for the guest's QEMU pid (libvirt
- * removes its copy when the domain stops).
+ * removes its copy when the domain stops).  Where libvirt keeps that file
+ * depends on the connection (--connect URI, as virsh -c URI):
+ *
+ *   qemu:///system             /run/libvirt/qemu/NAME.pid
+ *   qemu:///session            $XDG_RUNTIME_DIR/libvirt/qemu/run/NAME.pid
+ *   qemu:///embed?root=DIR     DIR/run/qemu/NAME.pid (virt-qemu-run --root DIR)
+ *
+ * Default: $LIBVIRT_DEFAULT_URI, else system for root and session for others,
+ * as virsh does.
  *
  * With several guests (--socket/--out pairs), each command goes to every
  * guest before any reply is awaited, so that "start" and "stop" reach all
@@ -47,7 +55,7 @@
 
 static const char agent_usage[] =
 "usage: vtrace agent --socket PATH|--libvirt NAME --out DIR [... --out DIR ...]\n"
-"                    [--timeout SEC] [-q] COMMAND...\n"
+"                    [--connect URI] [--timeout SEC] [-q] COMMAND...\n"
 "\n"
 "Drive vtrace_guest in one or several guests through the host ends of their\n"
 "vtrace.ctl ports.  Everything a guest sends is appended to its DIR/ctl.\n"
@@ -59,6 +67,9 @@ static const char agent_usage[] =
 "  -L, --libvirt NAME  instead of --socket: libvirt domain NAME, socket\n"
 "                      DIR/ctl.sock (vtrace qemu-args --libvirt --agent --out DIR);\n"
 "                      its QEMU pid (/run/libvirt/qemu/NAME.pid) goes to DIR/qemu.pid\n"
+"  -c, --connect URI   the --libvirt domains' connection, as virsh -c URI:\n"
+"                      qemu:///system, qemu:///session or qemu:///embed?root=DIR\n"
+"                      (default $LIBVIRT_DEFAULT_URI, else system for root, else session)\n"
 "  -t, --timeout SEC   wait at most SEC for each reply (default 60)\n"
 "  -q, --quiet         print only replies, not metadata messages\n"
 "\n"
@@ -131,18 +142,61 @@ static int agent_open_out(struct agent *a, const char *dir)
 	return 0;
 }
 
-/* libvirt's pid file of domain @a->domain to DIR/qemu.pid; socket DIR/ctl.sock */
-static int agent_libvirt(struct agent *a)
+/*
+ * The folder of libvirt's QEMU pid files for connection @uri (a qemu:// URI
+ * on this machine; libvirt's own default when NULL), malloc'ed; NULL after a
+ * message for another URI.
+ */
+static char *libvirt_state_dir(const char *uri)
 {
-	const char *run = getenv("VTRACE_LIBVIRT_RUN");	/* tests */
-	char path[4096], *pid;
+	const char *path, *base;
+	char *dir;
+
+	if (!uri)
+		uri = getenv("LIBVIRT_DEFAULT_URI");
+	if (!uri || !*uri)
+		uri = geteuid() ? "qemu:///session" : "qemu:///system";
+	if (!strncmp(uri, "qemu:///", 8))
+		path = uri + 7;
+	else if (!strncmp(uri, "qemu+unix:///", 13))
+		path = uri + 12;
+	else
+		path = NULL;
+	if (path && !strcmp(path, "/system"))
+		return strdup("/run/libvirt/qemu");
+	if (path && !strcmp(path, "/session")) {
+		/* libvirt's virGetUserRuntimeDirectory(): GLib's runtime dir */
+		base = getenv("XDG_RUNTIME_DIR");
+		if (base && *base)
+			return asprintf(&dir, "%s/libvirt/qemu/run", base) < 0 ? NULL : dir;
+		base = getenv("XDG_CACHE_HOME");
+		if (base && *base)
+			return asprintf(&dir, "%s/libvirt/qemu/run", base) < 0 ? NULL : dir;
+		return asprintf(&dir, "%s/.cache/libvirt/qemu/run", getenv("HOME") ?: "") < 0 ?
+			NULL : dir;
+	}
+	if (path && !strncmp(path, "/embed?root=", 12) && path[12] == '/')
+		return asprintf(&dir, "%s/run/qemu", path + 12) < 0 ? NULL : dir;
+	fprintf(stderr, "vtrace agent: --connect %s: expected qemu:///system, qemu:///session or "
+		"qemu:///embed?root=/DIR (a domain on this machine)\n", uri);
+	return NULL;
+}
+
+/* libvirt's pid file of domain @a->domain to DIR/qemu.pid; socket DIR/ctl.sock */
+static int agent_libvirt(struct agent *a, const char *uri)
+{
+	char path[4096], *pid, *run;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s.pid", run ? run : "/run/libvirt/qemu", a->domain);
+	run = libvirt_state_dir(uri);
+	if (!run)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s.pid", run, a->domain);
+	free(run);
 	pid = vtrace_read_file(path, 64, NULL);
 	if (!pid) {
-		fprintf(stderr, "vtrace agent: %s: %s: is domain %s running (virsh list)?\n",
-			path, strerror(errno), a->domain);
+		fprintf(stderr, "vtrace agent: %s: %s: is domain %s running (virsh%s%s list)?\n",
+			path, strerror(errno), a->domain, uri ? " -c " : "", uri ?: "");
 		return -1;
 	}
 	pid[strcspn(pid, "\n")] = '\0';
@@ -486,6 +540,7 @@ static const struct option agent_opts[] = {
 	{ "socket",	required_argument,	NULL, 's' },
 	{ "out",	required_argument,	NULL, 'o' },
 	{ "libvirt",	required_argument,	NULL, 'L' },
+	{ "connect",	required_argument,	NULL, 'c' },
 	{ "timeout",	required_argument,	NULL, 't' },
 	{ "quiet",	no_argument,		NULL, 'q' },
 	{ "help",	no_argument,		NULL, 'h' },
@@ -493,11 +548,12 @@ static const struct option agent_opts[] = {
 };
 
 /* Fill @as from the --socket/--out pairs; returns the number of guests, -1 on misuse */
-static int agent_parse_args(int argc, char **argv, struct agent *as, int *timeout_ms, bool *quiet)
+static int agent_parse_args(int argc, char **argv, struct agent *as, int *timeout_ms, bool *quiet,
+			    const char **uri)
 {
 	int c, nr_sock = 0, nr_out = 0;
 
-	while ((c = getopt_long(argc, argv, "s:o:L:t:qh", agent_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:L:c:t:qh", agent_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 		case 'L':
@@ -513,6 +569,7 @@ static int agent_parse_args(int argc, char **argv, struct agent *as, int *timeou
 			else
 				as[nr_out++].name = optarg;
 			break;
+		case 'c': *uri = optarg; break;
 		case 't': *timeout_ms = atoi(optarg) * 1000; break;
 		case 'q': *quiet = true; break;
 		case 'h': fputs(agent_usage, stdout); exit(0);
@@ -531,11 +588,12 @@ int vtrace_cmd_agent(int argc, char **argv)
 {
 	static struct agent as[AGENT_MAX_GUESTS];
 	int timeout_ms = 60000, nr, i, used, ret = 0;
+	const char *uri = NULL;
 	bool quiet = false;
 
 	for (i = 0; i < AGENT_MAX_GUESTS; i++)
 		as[i] = (struct agent){ .sock = -1, .out = -1 };
-	nr = agent_parse_args(argc, argv, as, &timeout_ms, &quiet);
+	nr = agent_parse_args(argc, argv, as, &timeout_ms, &quiet, &uri);
 	if (nr < 0) {
 		fputs(agent_usage, stderr);
 		return 2;
@@ -544,7 +602,7 @@ int vtrace_cmd_agent(int argc, char **argv)
 		as[i].timeout_ms = timeout_ms;
 		as[i].quiet = quiet;
 		if (agent_open_out(&as[i], as[i].name) ||
-		    (as[i].domain && agent_libvirt(&as[i])) ||
+		    (as[i].domain && agent_libvirt(&as[i], uri)) ||
 		    agent_connect(&as[i], as[i].path))
 			ret = 1;
 	}
