@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: unit tests, module build (W=1, warnings fail), the test bed's own
 # watchdogs (against a fake QEMU), install and DKMS,
-# benchmarks at a tiny size, VM selftests on the default kernel and the others.
+# benchmarks at a tiny size, a guest run by libvirt, VM selftests on the
+# default kernel and the others.
 # Prints KTAP per part and ends with the plain "N passed, N failed" line.
 #
 #   scripts/check.sh [PART...]   only these parts: unit sanitizers modules docs
-#                                setup bed install bench vm clone matrix
+#                                setup bed install bench libvirt vm clone matrix
 #                                (or one matrix entry's name, e.g.
 #                                vm-6.12.117+deb12-amd64); none = all
 set -u
@@ -89,6 +90,7 @@ part bed ./testbed/tests/test-bed.sh
 # shellcheck disable=SC2086
 part install ./selftests/install.sh "$kver" $others
 part bench ./bench/check.sh
+part libvirt ./scripts/check-libvirt.sh
 # Every VM suite on the default kernel, but smoke and guest: the clone part
 # runs both as kselftests (l1/smoke.sh in the tree, l1/guest.sh installed,
 # scripts/check-kselftest.sh) from a clone under /tmp, on the same kernel.

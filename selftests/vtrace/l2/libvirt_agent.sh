@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest of a libvirt domain (scripts/check-libvirt.sh): vtrace_guest in agent
+#   mode; the host's "vtrace agent --libvirt" starts a session, this writes
+#   COUNT markers per CPU, the host sees "markers_written" on the console
+#   and stops the session; then the guest powers off.
+. /tests/lib.sh
+waitfor() {	# waitfor SECONDS COMMAND...: poll until COMMAND succeeds
+	s=$1
+	shift
+	i=0
+	while [ $i -lt $((s * 10)) ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+enabled() { [ "$(cat $D/enable)" = "$1" ]; }
+
+insmod /lib/vtrace/vtrace_guest.ko
+t $? load
+waitfor 120 enabled 1
+t $? started_by_host
+guest_markers "${1:-200}"
+t $? markers_written
+waitfor 120 enabled 0
+t $? stopped_by_host
