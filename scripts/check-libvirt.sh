@@ -215,6 +215,8 @@ rc=$?
 vpid=
 [ "$stopped" = shutdown ] && [ ! -e "$pidfile" ] && [ $rc -eq 0 ]
 result $? domain_powered_off "$root/log/qemu/$name.log"
+# who made the host ends: libvirt opens the files and binds the socket itself
+stat -c '# %U:%G %a %s %n' "$G" "$G"/*
 echo "# domain stopped by libvirt (reason=${stopped:-none}) after $((SECONDS - t0)) s, virt-qemu-run exit $rc"
 sed -n 's/\r$//; s/^vtg: /# guest: /p' "$G/console.log"
 [ "$(grep -ac '^vtg: ok ' "$G/console.log")" -eq 4 ] && ! grep -aq '^vtg: not ok' "$G/console.log" &&
