@@ -29,7 +29,8 @@
  * Only guest events within the host trace (first to last host event, all
  * CPUs) are checked; spans cut by the trace's start or end run to it.
  * Several threads with the vCPU's name (several VMs): the one whose spans
- * hold the most events is taken, and said.
+ * hold the most events is taken, and said.  The spans and that choice are
+ * src/lib/vcpu.c's, which vtrace dat's GUEST option uses too.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -42,374 +43,74 @@
 
 #include "merge-local.h"
 #include "vtrace-util.h"
+#include "vtrace-vcpu.h"
 
 /* Guest events outside their spans by at most this much pass (TSC conversion rounds) */
 #define CHECK_TOLERANCE_NS	1000
-/* Threads with the same "CPU N/KVM" name checked side by side, at most */
-#define CHECK_MAX_CAND		8
-
-struct span {
-	uint64_t	start;
-	uint64_t	end;
-};
-
-struct spans {
-	struct span	*s;
-	size_t		nr, alloc;
-};
-
-/* One host thread named "CPU N/KVM" */
-struct vthread {
-	int		tid;
-	int		idx;		/* the N, -1 until known */
-	struct spans	run;		/* on a host CPU (sched_switch) */
-	struct spans	guest;		/* kvm_entry .. kvm_exit */
-};
-
-/* One candidate thread of one guest CPU, and what its spans say */
-struct cand {
-	struct vthread		*t;
-	const struct spans	*sp;
-	size_t			cur;
-	uint64_t		checked;
-	uint64_t		outside;
-	uint64_t		worst;		/* TSC ticks */
-	uint64_t		to_start;	/* smallest distance of an inside event to its start */
-	uint64_t		to_end;
-};
 
 struct check_cpu {
-	struct source	*s;
-	int		nr_cand;
-	struct cand	cand[CHECK_MAX_CAND];
-	uint64_t	unchecked;	/* outside the host trace */
-	uint64_t	seen;
-	uint64_t	first, last;	/* the events' host TSC, smallest and largest */
+	struct source		*s;
+	struct vtrace_vcpu_fit	fit;
+	uint64_t		seen;
+	uint64_t		first, last;	/* the events' host TSC, smallest and largest */
 	const struct check	*c;
 };
 
 struct check {
 	const char		*unverified;	/* why nothing can be checked, or NULL */
 	char			why[512];
-	uint64_t		lo, hi;		/* the host trace: first and last event */
 	uint64_t		tol;		/* CHECK_TOLERANCE_NS in TSC ticks */
-	uint64_t		host_lost;
 	uint64_t		host_bad_pages;	/* skipped (--skip-bad-pages) */
-	bool			has_kvm;	/* kvm_entry/kvm_exit in the host's formats */
-	struct vthread		*th;
-	int			nr_th, alloc_th;
+	struct vtrace_vthreads	vt;		/* the host's vCPU threads (src/lib/vcpu.c) */
 	struct check_cpu	*cpus;
 	int			nr_cpus;
 	uint64_t		khz;
 };
 
-/* ---- collecting the spans */
-
-struct fields {
-	struct tep_event	*sw, *entry, *exit;
-	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
-};
-
-static int vcpu_idx_of(const char *comm, size_t len)
-{
-	char buf[32];
-	int idx, n = 0;
-
-	len = strnlen(comm, len);
-	/* most tasks are not vCPUs: no sscanf() for them (two per sched_switch) */
-	if (len >= sizeof(buf) || len < 8 || memcmp(comm, "CPU ", 4))
-		return -1;
-	memcpy(buf, comm, len);
-	buf[len] = '\0';
-	if (sscanf(buf, "CPU %d/KVM%n", &idx, &n) == 1 && n == (int)len && idx >= 0)
-		return idx;
-	return -1;
-}
-
-static struct vthread *thread_get(struct check *c, int tid, bool add)
-{
-	struct vthread *n;
-
-	for (int i = c->nr_th - 1; i >= 0; i--)
-		if (c->th[i].tid == tid)
-			return &c->th[i];
-	if (!add)
-		return NULL;
-	if (c->nr_th == c->alloc_th) {
-		int alloc = c->alloc_th ? 2 * c->alloc_th : 16;
-
-		n = realloc(c->th, alloc * sizeof(*n));
-		if (!n)
-			return NULL;
-		c->th = n;
-		c->alloc_th = alloc;
-	}
-	n = &c->th[c->nr_th++];
-	*n = (struct vthread){ .tid = tid, .idx = -1 };
-	return n;
-}
-
-static int span_add(struct spans *sp, uint64_t start, uint64_t end)
-{
-	if (end < start)
-		return 0;
-	if (sp->nr == sp->alloc) {
-		size_t alloc = sp->alloc ? 2 * sp->alloc : 64;
-		struct span *n = realloc(sp->s, alloc * sizeof(*n));
-
-		if (!n)
-			return -1;
-		sp->s = n;
-		sp->alloc = alloc;
-	}
-	sp->s[sp->nr++] = (struct span){ start, end };
-	return 0;
-}
-
-/* What one host CPU's walk keeps */
-struct walk {
-	bool		started;
-	bool		seen;		/* a switch or a kvm event went by */
-	int		cur;		/* the task on the CPU */
-	int		cur_idx;	/* its vCPU index, -1 none, -2 unknown */
-	uint64_t	since;
-	bool		in_guest;
-	int		guest_tid;
-	uint64_t	entry;
-	uint64_t	last;
-};
-
-static uint64_t num(struct tep_format_field *f, struct tep_record *rec)
-{
-	unsigned long long v = 0;
-
-	tep_read_number_field(f, rec->data, &v);
-	return v;
-}
-
-static int close_run(struct check *c, struct walk *w, uint64_t t)
-{
-	struct vthread *th;
-
-	if (w->cur_idx < 0)
-		return 0;
-	th = thread_get(c, w->cur, true);
-	if (!th)
-		return -1;
-	th->idx = w->cur_idx;
-	return span_add(&th->run, w->since, t);
-}
-
-static int close_guest(struct check *c, struct walk *w, uint64_t t)
-{
-	struct vthread *th;
-
-	if (!w->in_guest)
-		return 0;
-	w->in_guest = false;
-	th = thread_get(c, w->guest_tid, true);
-	return th ? span_add(&th->guest, w->entry, t) : -1;
-}
-
-static int on_switch(struct check *c, const struct fields *f, struct walk *w,
-		     struct tep_record *rec)
-{
-	const char *d = rec->data;
-	int prev = num(f->prev_pid, rec);
-
-	w->cur = prev;
-	w->cur_idx = vcpu_idx_of(d + f->prev_comm->offset, f->prev_comm->size);
-	if (w->in_guest && w->guest_tid == prev && close_guest(c, w, rec->ts))
-		return -1;
-	if (close_run(c, w, rec->ts))
-		return -1;
-	w->cur = num(f->next_pid, rec);
-	w->cur_idx = vcpu_idx_of(d + f->next_comm->offset, f->next_comm->size);
-	w->since = rec->ts;
-	w->seen = true;
-	return 0;
-}
-
-static int on_kvm(struct check *c, struct tep_handle *tep, struct walk *w,
-		  struct tep_record *rec, bool entry)
-{
-	int tid = tep_data_pid(tep, rec);
-
-	if (w->in_guest && close_guest(c, w, rec->ts))
-		return -1;
-	if (entry) {
-		w->in_guest = true;
-		w->guest_tid = tid;
-		w->entry = rec->ts;
-	} else if (!w->seen) {
-		/* in the guest since before this CPU's first event */
-		w->in_guest = true;
-		w->guest_tid = tid;
-		w->entry = 0;
-		if (close_guest(c, w, rec->ts))
-			return -1;
-	}
-	w->seen = true;
-	return thread_get(c, tid, true) ? 0 : -1;
-}
-
-static int walk_record(struct check *c, struct tep_handle *tep, const struct fields *f,
-		       struct walk *w, struct tep_record *rec)
-{
-	int id = tep_data_type(tep, rec);
-
-	if (!w->started) {
-		w->started = true;
-		w->cur = tep_data_pid(tep, rec);
-		w->cur_idx = -2;
-		w->since = 0;	/* running since before the trace */
-		if (rec->ts < c->lo)
-			c->lo = rec->ts;
-	}
-	w->last = rec->ts;
-	if (rec->ts > c->hi)
-		c->hi = rec->ts;
-	if (rec->missed_events)
-		c->host_lost += rec->missed_events > 0 ? rec->missed_events : 1;
-	if (f->sw && id == f->sw->id)
-		return on_switch(c, f, w, rec);
-	if (f->entry && id == f->entry->id)
-		return on_kvm(c, tep, w, rec, true);
-	if (f->exit && id == f->exit->id)
-		return on_kvm(c, tep, w, rec, false);
-	return 0;
-}
-
-/* The CPU's trace ends: what runs goes on to the end of the whole trace */
-static int walk_end(struct check *c, struct tep_handle *tep, struct walk *w)
-{
-	if (!w->started)
-		return 0;
-	if (w->cur_idx == -2) {
-		const char *comm = tep_data_comm_from_pid(tep, w->cur);
-
-		w->cur_idx = comm ? vcpu_idx_of(comm, strlen(comm)) : -1;
-	}
-	if (close_guest(c, w, UINT64_MAX))
-		return -1;
-	return close_run(c, w, UINT64_MAX);
-}
-
-static void find_fields(struct tep_handle *tep, struct fields *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->sw = tep_find_event_by_name(tep, "sched", "sched_switch");
-	if (f->sw) {
-		f->prev_pid = tep_find_field(f->sw, "prev_pid");
-		f->prev_comm = tep_find_field(f->sw, "prev_comm");
-		f->next_pid = tep_find_field(f->sw, "next_pid");
-		f->next_comm = tep_find_field(f->sw, "next_comm");
-		if (!f->prev_pid || !f->prev_comm || !f->next_pid || !f->next_comm)
-			f->sw = NULL;
-	}
-	f->entry = tep_find_event_by_name(tep, "kvm", "kvm_entry");
-	f->exit = tep_find_event_by_name(tep, "kvm", "kvm_exit");
-	if (!f->entry || !f->exit)
-		f->entry = f->exit = NULL;
-}
+/* ---- collecting the spans (src/lib/vcpu.c) */
 
 static int walk_dat(struct check *c, struct machine *host)
 {
-	struct tracecmd_input *h = vtrace_dat_open_raw(host->path);
-	struct tep_handle *tep;
-	struct fields f;
-	int ret = 0;
-
-	if (!h)
+	if (vtrace_vthreads_read_dat(&c->vt, host->path))
 		return -1;
-	tep = tracecmd_get_tep(h);
-	find_fields(tep, &f);
-	c->has_kvm = f.entry;
-	if (!f.sw)
+	if (!c->vt.has_switch)
 		c->unverified = "the host trace has no sched:sched_switch events";
-	for (int cpu = 0; cpu < host->nr_cpus && !ret; cpu++) {
-		struct walk w = { 0 };
-		struct tep_record *rec;
-
-		while (!ret && (rec = tracecmd_read_data(h, cpu))) {
-			ret = walk_record(c, tep, &f, &w, rec);
-			tracecmd_free_record(rec);
-		}
-		if (!ret)
-			ret = walk_end(c, tep, &w);
-	}
-	tracecmd_close(h);
-	return ret;
+	return 0;
 }
 
 /* A host dump folder, or a trace.dat read page by page (machine.c) */
 static int walk_dump(struct check *c, struct machine *host)
 {
 	struct vtrace_dump *d = host->dump ? host->dump : host->dat_pages;
-
-	struct fields f;
 	int ret = 0;
 
-	find_fields(host->tep, &f);
-	c->has_kvm = f.entry;
-	if (!f.sw)
+	if (vtrace_vthreads_init(&c->vt, host->tep))
+		return -1;
+	if (!c->vt.has_switch)
 		c->unverified = "the host trace has no sched:sched_switch events";
 	for (int cpu = 0; cpu < host->nr_cpus && !ret; cpu++) {
 		struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d, cpu);
-		struct walk w = { 0 };
 		struct tep_record *rec;
 		bool quiet;
 		int filler;
 
 		if (!r)
 			return -1;
+		vtrace_vthreads_cpu_begin(&c->vt);
 		quiet = vtrace_set_quiet(true);
 		while (!ret && vtrace_cpu_reader_next(r, &rec, &filler) > 0)
 			if (!filler)
-				ret = walk_record(c, host->tep, &f, &w, rec);
+				ret = vtrace_vthreads_record(&c->vt, host->tep, rec);
 		vtrace_set_quiet(quiet);
 		c->host_bad_pages += vtrace_cpu_reader_counts(r)->bad_pages;
 		vtrace_cpu_reader_close(r);
 		if (!ret)
-			ret = walk_end(c, host->tep, &w);
+			ret = vtrace_vthreads_cpu_end(&c->vt, host->tep);
 	}
 	vtrace_set_error("%s", "");
+	if (!ret)
+		vtrace_vthreads_finish(&c->vt, host->tep);
 	return ret;
-}
-
-static int cmp_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Spans cut by the trace's start or end run to it */
-static void finish_spans(struct check *c, struct spans *sp)
-{
-	if (sp->nr)
-		qsort(sp->s, sp->nr, sizeof(*sp->s), cmp_span);
-	for (size_t i = 0; i < sp->nr; i++) {
-		if (sp->s[i].start < c->lo)
-			sp->s[i].start = c->lo;
-		if (sp->s[i].end > c->hi)
-			sp->s[i].end = c->hi;
-	}
-}
-
-static void name_threads(struct check *c, struct tep_handle *tep)
-{
-	for (int i = 0; i < c->nr_th; i++) {
-		struct vthread *t = &c->th[i];
-
-		if (t->idx < 0) {
-			const char *comm = tep_data_comm_from_pid(tep, t->tid);
-
-			t->idx = comm ? vcpu_idx_of(comm, strlen(comm)) : -1;
-		}
-		finish_spans(c, &t->run);
-		finish_spans(c, &t->guest);
-	}
 }
 
 /* ---- the guests' CPUs */
@@ -420,10 +121,10 @@ static int in_guest_window(void *ctx, uint64_t t)
 	const struct check_cpu *cc = ctx;
 	const struct check *c = cc->c;
 
-	if (t < c->lo || t > c->hi)
+	if (t < c->vt.lo || t > c->vt.hi)
 		return -1;
-	for (int i = 0; i < cc->nr_cand; i++) {
-		const struct spans *sp = &cc->cand[i].t->guest;
+	for (int i = 0; i < cc->fit.nr_cand; i++) {
+		const struct vtrace_spans *sp = &cc->fit.cand[i].t->guest;
 		size_t lo = 0, hi = sp->nr;
 
 		while (lo < hi) {	/* the first span starting after t */
@@ -447,8 +148,8 @@ static int in_guest_window(void *ctx, uint64_t t)
  */
 static void bind_windows(struct check_cpu *cc, struct source *s)
 {
-	for (int i = 0; i < cc->nr_cand; i++)
-		if (cc->cand[i].t->guest.nr) {
+	for (int i = 0; i < cc->fit.nr_cand; i++)
+		if (cc->fit.cand[i].t->guest.nr) {
 			vtrace_tsc_map_set_windows(&s->map, in_guest_window, cc);
 			return;
 		}
@@ -463,17 +164,7 @@ static void bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 	s->chk = cc;
 	if (!h || h->vcpu_idx < 0)
 		return;
-	for (int i = 0; i < c->nr_th && cc->nr_cand < CHECK_MAX_CAND; i++) {
-		struct vthread *t = &c->th[i];
-		struct cand *k;
-
-		if (t->idx != h->vcpu_idx)
-			continue;
-		k = &cc->cand[cc->nr_cand++];
-		k->t = t;
-		k->sp = t->guest.nr ? &t->guest : &t->run;
-		k->to_start = k->to_end = UINT64_MAX;
-	}
+	vtrace_vcpu_fit_init(&cc->fit, &c->vt, h->vcpu_idx, c->tol);
 	bind_windows(cc, s);
 }
 
@@ -493,7 +184,7 @@ struct check *check_open(struct machine **ms, int nr, const struct merge_opts *o
 		return NULL;
 	c->khz = opts->khz;
 	c->tol = opts->khz ? vtrace_ns_to_tsc(CHECK_TOLERANCE_NS, opts->khz) : CHECK_TOLERANCE_NS;
-	c->lo = UINT64_MAX;
+	c->vt.lo = UINT64_MAX;
 	for (int i = 0; i < nr; i++)
 		if (ms[i]->guest)
 			c->nr_cpus += ms[i]->nr_cpus;
@@ -508,10 +199,8 @@ struct check *check_open(struct machine **ms, int nr, const struct merge_opts *o
 		ret = walk_dump(c, host);
 	if (ret)
 		goto error;
-	if (host && c->lo == UINT64_MAX && !c->unverified)
+	if (host && c->vt.lo == UINT64_MAX && !c->unverified)
 		c->unverified = "the host trace holds no events";
-	if (host)
-		name_threads(c, host->tep);
 	for (int i = 0; i < nr; i++)
 		for (int cpu = 0; ms[i]->guest && cpu < ms[i]->nr_cpus; cpu++)
 			bind_cpu(c, &c->cpus[k++], &ms[i]->cpus[cpu]);
@@ -525,70 +214,15 @@ void check_close(struct check *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < c->nr_th; i++) {
-		free(c->th[i].run.s);
-		free(c->th[i].guest.s);
-	}
+	vtrace_vthreads_free(&c->vt);
 	for (int i = 0; i < c->nr_cpus; i++) {
 		if (!c->cpus[i].s)
 			continue;
 		c->cpus[i].s->chk = NULL;
 		vtrace_tsc_map_set_windows(&c->cpus[i].s->map, NULL, NULL);
 	}
-	free(c->th);
 	free(c->cpus);
 	free(c);
-}
-
-/* The last span starting at or before @t (the cursor moves on; back: a binary search) */
-static size_t find_span(struct cand *k, uint64_t t)
-{
-	const struct span *s = k->sp->s;
-	size_t nr = k->sp->nr, lo = 0, hi;
-
-	if (k->cur < nr && s[k->cur].start <= t) {
-		while (k->cur + 1 < nr && s[k->cur + 1].start <= t)
-			k->cur++;
-		return k->cur;
-	}
-	hi = k->cur < nr ? k->cur : nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s[mid].start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	k->cur = lo ? lo - 1 : 0;
-	return lo ? lo - 1 : SIZE_MAX;
-}
-
-static void cand_event(struct cand *k, uint64_t t, const struct check *c)
-{
-	const struct span *s = k->sp->s;
-	size_t i = k->sp->nr ? find_span(k, t) : SIZE_MAX;
-	uint64_t dist = UINT64_MAX;
-
-	k->checked++;
-	if (i != SIZE_MAX && t <= s[i].end) {
-		if (t - s[i].start < k->to_start)
-			k->to_start = t - s[i].start;
-		if (s[i].end - t < k->to_end)
-			k->to_end = s[i].end - t;
-		return;
-	}
-	if (i != SIZE_MAX)
-		dist = t - s[i].end;
-	i = i == SIZE_MAX ? 0 : i + 1;
-	if (i < k->sp->nr && s[i].start - t < dist)
-		dist = s[i].start - t;
-	if (dist == UINT64_MAX)
-		dist = t - c->lo;	/* the thread never ran in the host trace */
-	if (dist > k->worst)
-		k->worst = dist;
-	if (dist > c->tol)
-		k->outside++;
 }
 
 /* A guest event converted to host TSC @t (machine.c, every event read) */
@@ -600,14 +234,9 @@ void check_event(struct check_cpu *cc, uint64_t t)
 		cc->first = t;
 	if (t > cc->last)
 		cc->last = t;
-	if (!cc->nr_cand || c->unverified)
+	if (!cc->fit.nr_cand || c->unverified)
 		return;
-	if (t < c->lo || t > c->hi) {
-		cc->unchecked++;
-		return;
-	}
-	for (int i = 0; i < cc->nr_cand; i++)
-		cand_event(&cc->cand[i], t, c);
+	vtrace_vcpu_fit_event(&cc->fit, t);
 }
 
 /**
@@ -621,47 +250,32 @@ int check_offsets(const struct check *c, struct vtrace_offsets *o, const char *p
 {
 	uint64_t first, last, end;
 
-	if (!c || !o || c->lo == UINT64_MAX || !vtrace_offsets_range(o, &first, &last))
+	if (!c || !o || c->vt.lo == UINT64_MAX || !vtrace_offsets_range(o, &first, &last))
 		return 0;
-	if (vtrace_offsets_end(o, &end) && end < c->lo) {
+	if (vtrace_offsets_end(o, &end) && end < c->vt.lo) {
 		vtrace_set_error("%s: this copy was read at host TSC %" PRIu64 ", before the host"
 				 " trace's first event (%" PRIu64 "): the offsets of another boot of"
 				 " the host, or of an earlier run; give the tsc_offsets read after this"
-				 " recording", path, end, c->lo);
+				 " recording", path, end, c->vt.lo);
 		return -1;
 	}
-	if (first <= c->hi)
+	if (first <= c->vt.hi)
 		return 0;
 	vtrace_set_error("%s: its first record is at host TSC %" PRIu64 ", after the host trace's"
 			 " last event (%" PRIu64 "): the offsets of another boot of the host, or"
 			 " of a later run; give the tsc_offsets read after this recording", path,
-			 first, c->hi);
+			 first, c->vt.hi);
 	return -1;
 }
 
 /* ---- the report */
-
-/* The candidate that fits: fewest outside, then most spans */
-static const struct cand *best(const struct check_cpu *cc)
-{
-	const struct cand *b = NULL;
-
-	for (int i = 0; i < cc->nr_cand; i++) {
-		const struct cand *k = &cc->cand[i];
-
-		if (!b || k->outside < b->outside ||
-		    (k->outside == b->outside && k->sp->nr > b->sp->nr))
-			b = k;
-	}
-	return b;
-}
 
 static uint64_t to_ns(const struct check *c, uint64_t tsc)
 {
 	return c->khz ? vtrace_tsc_to_ns(tsc, c->khz) : tsc;
 }
 
-static uint64_t bound_of(const struct cand *k)
+static uint64_t bound_of(const struct vtrace_vcpu_cand *k)
 {
 	if (!k->checked || k->outside || k->to_start == UINT64_MAX)
 		return UINT64_MAX;
@@ -686,12 +300,12 @@ static const char *cpu_unverified(const struct check *c, const struct check_cpu 
 		return c->unverified;
 	if (!h || h->vcpu_idx < 0)
 		return "its vCPU's index is not known (no offset history with vcpu_idx)";
-	if (!cc->nr_cand) {
+	if (!cc->fit.nr_cand) {
 		snprintf(buf, size, "no thread \"CPU %d/KVM\" in the host trace's sched_switch"
 			 " events", h->vcpu_idx);
 		return buf;
 	}
-	if (cc->seen && cc->unchecked == cc->seen) {
+	if (cc->seen && cc->fit.unchecked == cc->seen) {
 		snprintf(buf, size, "none of its %" PRIu64 " events falls within the host trace",
 			 cc->seen);
 		return buf;
@@ -772,7 +386,7 @@ struct totals {
 static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f, bool json,
 		     const char *prefix, struct totals *t)
 {
-	const struct cand *k = best(cc);
+	const struct vtrace_vcpu_cand *k = vtrace_vcpu_fit_best(&cc->fit, NULL);
 	const char *why, *key;
 	uint64_t b;
 	char buf[160], bound[24];
@@ -797,9 +411,9 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 			", \"worst_ns\": %" PRIu64 ", \"bound_ns\": %s, \"unchecked\": %"
 			PRIu64 ", \"basis\": \"%s\", \"tid\": %d, \"threads\": %d}}\n",
 			k->outside ? "false" : "true", k->checked, k->outside, to_ns(c, k->worst),
-			bound, cc->unchecked,
+			bound, cc->fit.unchecked,
 			k->sp == &k->t->guest ? "kvm_entry/kvm_exit" : "sched_switch",
-			k->t->tid, cc->nr_cand);
+			k->t->tid, cc->fit.nr_cand);
 		return;
 	}
 	if (why) {
@@ -813,7 +427,7 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	t->ambiguous += cc->s->map.ambiguous;
 	t->checked += k->checked;
 	t->outside += k->outside;
-	t->unchecked += cc->unchecked;
+	t->unchecked += cc->fit.unchecked;
 	if (k->worst > t->worst)
 		t->worst = k->worst;
 	if (b != UINT64_MAX && (t->bound == UINT64_MAX || b > t->bound))
@@ -827,11 +441,11 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 		fprintf(f, "%" PRIu64 " ns", to_ns(c, b));
 	fprintf(f, " (%s of host tid %d \"CPU %d/KVM\"", k->sp == &k->t->guest ?
 		"kvm_entry..kvm_exit" : "sched_switch spans", k->t->tid, k->t->idx);
-	if (cc->nr_cand > 1)
-		fprintf(f, ", the best fit of %d threads of that name", cc->nr_cand);
-	if (cc->unchecked)
+	if (cc->fit.nr_cand > 1)
+		fprintf(f, ", the best fit of %d threads of that name", cc->fit.nr_cand);
+	if (cc->fit.unchecked)
 		fprintf(f, "; %" PRIu64 " events outside the host trace not checked",
-			cc->unchecked);
+			cc->fit.unchecked);
 	if (started_at_enable(cc))
 		fprintf(f, "; offset history from %s",
 			vtrace_history_start(cc->s->map.hist, true, &key));
@@ -844,7 +458,7 @@ static void hint(const struct check *c, FILE *f, const struct totals *t)
 		fprintf(f, "vtrace-merge: self-check: to verify, record the host while the guests"
 			" run with trace-cmd record -C x86-tsc -e sched:sched_switch -e kvm:kvm_entry"
 			" -e kvm:kvm_exit\n");
-	else if (t->verified && !t->outside && !c->has_kvm)
+	else if (t->verified && !t->outside && !c->vt.has_kvm)
 		fprintf(f, "vtrace-merge: self-check: kvm:kvm_entry and kvm:kvm_exit in the host"
 			" trace would make the bound much tighter\n");
 }
@@ -867,11 +481,11 @@ static int disjoint_guests(const struct check *c, FILE *f)
 		for (; i < c->nr_cpus && c->cpus[i].s->m == m; i++) {
 			const struct check_cpu *cc = &c->cpus[i];
 
-			cands += cc->nr_cand;
-			if (!cc->nr_cand || !cc->seen)
+			cands += cc->fit.nr_cand;
+			if (!cc->fit.nr_cand || !cc->seen)
 				continue;
 			seen += cc->seen;
-			unchecked += cc->unchecked;
+			unchecked += cc->fit.unchecked;
 			first = cc->first < first ? cc->first : first;
 			last = cc->last > last ? cc->last : last;
 		}
@@ -885,7 +499,7 @@ static int disjoint_guests(const struct check *c, FILE *f)
 				 " although the host ran its vCPU threads: the timeline is wrong."
 				 " Likely causes: a host trace of another capture or boot, the offsets"
 				 " of another VM (pid=); --force keeps the output", m->name, first,
-				 last, c->lo, c->hi);
+				 last, c->vt.lo, c->vt.hi);
 	}
 	return bad;
 }
@@ -951,9 +565,9 @@ int check_report(const struct check *c, FILE *f, bool force)
 	verdict(c, f, &t);
 	if (!t.outside)
 		return 0;
-	if (c->host_lost)
+	if (c->vt.lost)
 		fprintf(f, "vtrace-merge: self-check: the host trace lost %" PRIu64 " events:"
-			" some of its spans may be wrong\n", c->host_lost);
+			" some of its spans may be wrong\n", c->vt.lost);
 	if (c->host_bad_pages)
 		fprintf(f, "vtrace-merge: self-check: %" PRIu64 " damaged pages of the host trace"
 			" were skipped (--skip-bad-pages): some of its spans may be wrong\n",

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vtrace-vcpu.h: which host thread ran a guest's vCPU ("CPU N/KVM"), and when. */
+#ifndef _VTRACE_VCPU_H
+#define _VTRACE_VCPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_handle;
+struct tep_record;
+
+struct vtrace_span {
+	uint64_t	start;
+	uint64_t	end;
+};
+
+struct vtrace_spans {
+	struct vtrace_span	*s;
+	size_t			nr, alloc;
+};
+
+/**
+ * struct vtrace_vthread - one host thread named "CPU N/KVM"
+ * @tid:	its thread id
+ * @idx:	the N, -1 until known
+ * @run:	when it was on a host CPU (sched_switch in .. out)
+ * @guest:	when it ran guest code (kvm_entry .. kvm_exit)
+ */
+struct vtrace_vthread {
+	int			tid;
+	int			idx;
+	struct vtrace_spans	run;
+	struct vtrace_spans	guest;
+};
+
+/**
+ * struct vtrace_vthreads - the vCPU threads of one host trace
+ * @lo, @hi:	the host trace's first and last event (raw time stamps)
+ * @lost:	events its ring buffers lost
+ * @has_kvm:	kvm_entry/kvm_exit in its formats
+ * @has_switch:	sched_switch in its formats
+ */
+struct vtrace_vthreads {
+	struct vtrace_vthread	*th;
+	int			nr_th, alloc_th;
+	uint64_t		lo, hi;
+	uint64_t		lost;
+	bool			has_kvm;
+	bool			has_switch;
+	void			*priv;		/* the fields of the events read (vcpu.c) */
+};
+
+/* Threads of one vCPU's name fitted side by side, at most */
+#define VTRACE_VCPU_MAX_CAND	8
+
+/**
+ * struct vtrace_vcpu_cand - one candidate thread of a guest CPU, and how its spans fit
+ * @sp:		its kvm_entry..kvm_exit spans if it has any, else its run spans
+ * @outside:	events farther than the tolerance from every span
+ * @worst:	the largest distance outside (TSC ticks)
+ * @to_start, @to_end: the smallest distance of an inside event to its span's start, end
+ */
+struct vtrace_vcpu_cand {
+	struct vtrace_vthread		*t;
+	const struct vtrace_spans	*sp;
+	size_t				cur;
+	uint64_t			checked;
+	uint64_t			outside;
+	uint64_t			worst;
+	uint64_t			to_start;
+	uint64_t			to_end;
+};
+
+/**
+ * struct vtrace_vcpu_fit - the threads a guest CPU may run on, fitted to its events
+ * @nr_cand:	threads named after the vCPU (0: none in the host trace)
+ * @unchecked:	events outside the host trace
+ */
+struct vtrace_vcpu_fit {
+	const struct vtrace_vthreads	*vt;
+	uint64_t			tol;
+	int				nr_cand;
+	struct vtrace_vcpu_cand		cand[VTRACE_VCPU_MAX_CAND];
+	uint64_t			unchecked;
+};
+
+/* Reading the host trace: per host CPU, begin, every record in order, end; then finish */
+int vtrace_vthreads_init(struct vtrace_vthreads *vt, struct tep_handle *tep);
+void vtrace_vthreads_cpu_begin(struct vtrace_vthreads *vt);
+int vtrace_vthreads_record(struct vtrace_vthreads *vt, struct tep_handle *tep,
+			   struct tep_record *rec);
+int vtrace_vthreads_cpu_end(struct vtrace_vthreads *vt, struct tep_handle *tep);
+void vtrace_vthreads_finish(struct vtrace_vthreads *vt, struct tep_handle *tep);
+int vtrace_vthreads_read_dat(struct vtrace_vthreads *vt, const char *path);
+void vtrace_vthreads_free(struct vtrace_vthreads *vt);
+
+void vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
+			  int vcpu_idx, uint64_t tol);
+int vtrace_vcpu_fit_event(struct vtrace_vcpu_fit *fit, uint64_t host_tsc);
+const struct vtrace_vcpu_cand *vtrace_vcpu_fit_best(const struct vtrace_vcpu_fit *fit,
+						    bool *ambiguous);
+
+#endif /* _VTRACE_VCPU_H */

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vcpu.c: the host's "CPU N/KVM" threads, their spans, and which one ran a guest's vCPU. */
+/*
+ * A vCPU is a thread of QEMU named "CPU N/KVM"; between a sched_switch to
+ * it and the next sched_switch from it, it is on a host CPU (a "run
+ * span"); between a kvm_entry and the next kvm_exit of it, it runs guest
+ * code (a "guest window").  One pass over the host trace collects the
+ * spans of every such thread, sorted.
+ *
+ * With several VMs, several threads share the name: a guest CPU's
+ * candidates are all the threads of its vCPU's name, and each of its
+ * events (on the host's TSC) is looked up in the spans of each.  The
+ * candidate with the fewest events outside its spans, then the most
+ * spans, is the vCPU's thread (vtrace_vcpu_fit_best()); a tie is
+ * ambiguous.  vtrace-merge's self-check (src/merge/check.c) and vtrace
+ * dat's GUEST option (src/vtrace/dat.c) both choose so.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+
+#include "vtrace-dump.h"
+#include "vtrace-util.h"
+#include "vtrace-vcpu.h"
+
+struct fields {
+	struct tep_event	*sw, *entry, *exit;
+	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
+};
+
+/* What one host CPU's walk keeps */
+struct walk {
+	bool		started;
+	bool		seen;		/* a switch or a kvm event went by */
+	int		cur;		/* the task on the CPU */
+	int		cur_idx;	/* its vCPU index, -1 none, -2 unknown */
+	uint64_t	since;
+	bool		in_guest;
+	int		guest_tid;
+	uint64_t	entry;
+	uint64_t	last;
+};
+
+struct priv {
+	struct fields	f;
+	struct walk	w;
+};
+
+static int vcpu_idx_of(const char *comm, size_t len)
+{
+	char buf[32];
+	int idx, n = 0;
+
+	len = strnlen(comm, len);
+	/* most tasks are not vCPUs: no sscanf() for them (two per sched_switch) */
+	if (len >= sizeof(buf) || len < 8 || memcmp(comm, "CPU ", 4))
+		return -1;
+	memcpy(buf, comm, len);
+	buf[len] = '\0';
+	if (sscanf(buf, "CPU %d/KVM%n", &idx, &n) == 1 && n == (int)len && idx >= 0)
+		return idx;
+	return -1;
+}
+
+static struct vtrace_vthread *thread_get(struct vtrace_vthreads *c, int tid)
+{
+	struct vtrace_vthread *n;
+
+	for (int i = c->nr_th - 1; i >= 0; i--)
+		if (c->th[i].tid == tid)
+			return &c->th[i];
+	if (c->nr_th == c->alloc_th) {
+		int alloc = c->alloc_th ? 2 * c->alloc_th : 16;
+
+		n = realloc(c->th, alloc * sizeof(*n));
+		if (!n)
+			return NULL;
+		c->th = n;
+		c->alloc_th = alloc;
+	}
+	n = &c->th[c->nr_th++];
+	*n = (struct vtrace_vthread){ .tid = tid, .idx = -1 };
+	return n;
+}
+
+static int span_add(struct vtrace_spans *sp, uint64_t start, uint64_t end)
+{
+	if (end < start)
+		return 0;
+	if (sp->nr == sp->alloc) {
+		size_t alloc = sp->alloc ? 2 * sp->alloc : 64;
+		struct vtrace_span *n = realloc(sp->s, alloc * sizeof(*n));
+
+		if (!n)
+			return -1;
+		sp->s = n;
+		sp->alloc = alloc;
+	}
+	sp->s[sp->nr++] = (struct vtrace_span){ start, end };
+	return 0;
+}
+
+static uint64_t num(struct tep_format_field *f, struct tep_record *rec)
+{
+	unsigned long long v = 0;
+
+	tep_read_number_field(f, rec->data, &v);
+	return v;
+}
+
+static int close_run(struct vtrace_vthreads *c, struct walk *w, uint64_t t)
+{
+	struct vtrace_vthread *th;
+
+	if (w->cur_idx < 0)
+		return 0;
+	th = thread_get(c, w->cur);
+	if (!th)
+		return -1;
+	th->idx = w->cur_idx;
+	return span_add(&th->run, w->since, t);
+}
+
+static int close_guest(struct vtrace_vthreads *c, struct walk *w, uint64_t t)
+{
+	struct vtrace_vthread *th;
+
+	if (!w->in_guest)
+		return 0;
+	w->in_guest = false;
+	th = thread_get(c, w->guest_tid);
+	return th ? span_add(&th->guest, w->entry, t) : -1;
+}
+
+static int on_switch(struct vtrace_vthreads *c, const struct fields *f, struct walk *w,
+		     struct tep_record *rec)
+{
+	const char *d = rec->data;
+	int prev = num(f->prev_pid, rec);
+
+	w->cur = prev;
+	w->cur_idx = vcpu_idx_of(d + f->prev_comm->offset, f->prev_comm->size);
+	if (w->in_guest && w->guest_tid == prev && close_guest(c, w, rec->ts))
+		return -1;
+	if (close_run(c, w, rec->ts))
+		return -1;
+	w->cur = num(f->next_pid, rec);
+	w->cur_idx = vcpu_idx_of(d + f->next_comm->offset, f->next_comm->size);
+	w->since = rec->ts;
+	w->seen = true;
+	return 0;
+}
+
+static int on_kvm(struct vtrace_vthreads *c, struct tep_handle *tep, struct walk *w,
+		  struct tep_record *rec, bool entry)
+{
+	int tid = tep_data_pid(tep, rec);
+
+	if (w->in_guest && close_guest(c, w, rec->ts))
+		return -1;
+	if (entry) {
+		w->in_guest = true;
+		w->guest_tid = tid;
+		w->entry = rec->ts;
+	} else if (!w->seen) {
+		/* in the guest since before this CPU's first event */
+		w->in_guest = true;
+		w->guest_tid = tid;
+		w->entry = 0;
+		if (close_guest(c, w, rec->ts))
+			return -1;
+	}
+	w->seen = true;
+	return thread_get(c, tid) ? 0 : -1;
+}
+
+static void find_fields(struct tep_handle *tep, struct fields *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->sw = tep_find_event_by_name(tep, "sched", "sched_switch");
+	if (f->sw) {
+		f->prev_pid = tep_find_field(f->sw, "prev_pid");
+		f->prev_comm = tep_find_field(f->sw, "prev_comm");
+		f->next_pid = tep_find_field(f->sw, "next_pid");
+		f->next_comm = tep_find_field(f->sw, "next_comm");
+		if (!f->prev_pid || !f->prev_comm || !f->next_pid || !f->next_comm)
+			f->sw = NULL;
+	}
+	f->entry = tep_find_event_by_name(tep, "kvm", "kvm_entry");
+	f->exit = tep_find_event_by_name(tep, "kvm", "kvm_exit");
+	if (!f->entry || !f->exit)
+		f->entry = f->exit = NULL;
+}
+
+/**
+ * vtrace_vthreads_init - get ready to read a host trace whose formats @tep holds
+ *
+ * Returns 0, or -1 (out of memory).  @vt->has_switch false: nothing to collect.
+ */
+int vtrace_vthreads_init(struct vtrace_vthreads *vt, struct tep_handle *tep)
+{
+	struct priv *p = calloc(1, sizeof(*p));
+
+	memset(vt, 0, sizeof(*vt));
+	if (!p)
+		return -1;
+	find_fields(tep, &p->f);
+	vt->priv = p;
+	vt->lo = UINT64_MAX;
+	vt->has_kvm = p->f.entry;
+	vt->has_switch = p->f.sw;
+	return 0;
+}
+
+/* A host CPU's records follow, in time order */
+void vtrace_vthreads_cpu_begin(struct vtrace_vthreads *vt)
+{
+	struct priv *p = vt->priv;
+
+	memset(&p->w, 0, sizeof(p->w));
+}
+
+int vtrace_vthreads_record(struct vtrace_vthreads *c, struct tep_handle *tep,
+			   struct tep_record *rec)
+{
+	struct priv *p = c->priv;
+	const struct fields *f = &p->f;
+	struct walk *w = &p->w;
+	int id = tep_data_type(tep, rec);
+
+	if (!w->started) {
+		w->started = true;
+		w->cur = tep_data_pid(tep, rec);
+		w->cur_idx = -2;
+		w->since = 0;	/* running since before the trace */
+		if (rec->ts < c->lo)
+			c->lo = rec->ts;
+	}
+	w->last = rec->ts;
+	if (rec->ts > c->hi)
+		c->hi = rec->ts;
+	if (rec->missed_events)
+		c->lost += rec->missed_events > 0 ? rec->missed_events : 1;
+	if (f->sw && id == f->sw->id)
+		return on_switch(c, f, w, rec);
+	if (f->entry && id == f->entry->id)
+		return on_kvm(c, tep, w, rec, true);
+	if (f->exit && id == f->exit->id)
+		return on_kvm(c, tep, w, rec, false);
+	return 0;
+}
+
+/* The CPU's trace ends: what runs goes on to the end of the whole trace */
+int vtrace_vthreads_cpu_end(struct vtrace_vthreads *c, struct tep_handle *tep)
+{
+	struct walk *w = &((struct priv *)c->priv)->w;
+
+	if (!w->started)
+		return 0;
+	if (w->cur_idx == -2) {
+		const char *comm = tep_data_comm_from_pid(tep, w->cur);
+
+		w->cur_idx = comm ? vcpu_idx_of(comm, strlen(comm)) : -1;
+	}
+	if (close_guest(c, w, UINT64_MAX))
+		return -1;
+	return close_run(c, w, UINT64_MAX);
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct vtrace_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Spans cut by the trace's start or end run to it */
+static void finish_spans(struct vtrace_vthreads *c, struct vtrace_spans *sp)
+{
+	if (sp->nr)
+		qsort(sp->s, sp->nr, sizeof(*sp->s), cmp_span);
+	for (size_t i = 0; i < sp->nr; i++) {
+		if (sp->s[i].start < c->lo)
+			sp->s[i].start = c->lo;
+		if (sp->s[i].end > c->hi)
+			sp->s[i].end = c->hi;
+	}
+}
+
+/* Every CPU read: the threads named, their spans sorted */
+void vtrace_vthreads_finish(struct vtrace_vthreads *c, struct tep_handle *tep)
+{
+	for (int i = 0; i < c->nr_th; i++) {
+		struct vtrace_vthread *t = &c->th[i];
+
+		if (t->idx < 0) {
+			const char *comm = tep_data_comm_from_pid(tep, t->tid);
+
+			t->idx = comm ? vcpu_idx_of(comm, strlen(comm)) : -1;
+		}
+		finish_spans(c, &t->run);
+		finish_spans(c, &t->guest);
+	}
+}
+
+/* A host trace.dat, read with libtracecmd, raw time stamps */
+int vtrace_vthreads_read_dat(struct vtrace_vthreads *vt, const char *path)
+{
+	struct tracecmd_input *h = vtrace_dat_open_raw(path);
+	struct tep_handle *tep;
+	int ret;
+
+	if (!h)
+		return -1;
+	tep = tracecmd_get_tep(h);
+	ret = vtrace_vthreads_init(vt, tep);
+	for (int cpu = 0; cpu < tep_get_cpus(tep) && !ret; cpu++) {
+		struct tep_record *rec;
+
+		vtrace_vthreads_cpu_begin(vt);
+		while (!ret && (rec = tracecmd_read_data(h, cpu))) {
+			ret = vtrace_vthreads_record(vt, tep, rec);
+			tracecmd_free_record(rec);
+		}
+		if (!ret)
+			ret = vtrace_vthreads_cpu_end(vt, tep);
+	}
+	if (!ret)
+		vtrace_vthreads_finish(vt, tep);
+	tracecmd_close(h);
+	return ret;
+}
+
+void vtrace_vthreads_free(struct vtrace_vthreads *vt)
+{
+	for (int i = 0; i < vt->nr_th; i++) {
+		free(vt->th[i].run.s);
+		free(vt->th[i].guest.s);
+	}
+	free(vt->th);
+	free(vt->priv);
+	memset(vt, 0, sizeof(*vt));
+}
+
+/* ---- which thread ran a guest CPU */
+
+/* @fit's candidates: the threads named "CPU @vcpu_idx/KVM" (none for a negative index) */
+void vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
+			  int vcpu_idx, uint64_t tol)
+{
+	memset(fit, 0, sizeof(*fit));
+	fit->vt = vt;
+	fit->tol = tol;
+	for (int i = 0; vcpu_idx >= 0 && i < vt->nr_th && fit->nr_cand < VTRACE_VCPU_MAX_CAND;
+	     i++) {
+		struct vtrace_vthread *t = &vt->th[i];
+		struct vtrace_vcpu_cand *k;
+
+		if (t->idx != vcpu_idx)
+			continue;
+		k = &fit->cand[fit->nr_cand++];
+		k->t = t;
+		k->sp = t->guest.nr ? &t->guest : &t->run;
+		k->to_start = k->to_end = UINT64_MAX;
+	}
+}
+
+/* The last span starting at or before @t (the cursor moves on; back: a binary search) */
+static size_t find_span(struct vtrace_vcpu_cand *k, uint64_t t)
+{
+	const struct vtrace_span *s = k->sp->s;
+	size_t nr = k->sp->nr, lo = 0, hi;
+
+	if (k->cur < nr && s[k->cur].start <= t) {
+		while (k->cur + 1 < nr && s[k->cur + 1].start <= t)
+			k->cur++;
+		return k->cur;
+	}
+	hi = k->cur < nr ? k->cur : nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	k->cur = lo ? lo - 1 : 0;
+	return lo ? lo - 1 : SIZE_MAX;
+}
+
+static void cand_event(struct vtrace_vcpu_cand *k, uint64_t t, const struct vtrace_vcpu_fit *fit)
+{
+	const struct vtrace_span *s = k->sp->s;
+	size_t i = k->sp->nr ? find_span(k, t) : SIZE_MAX;
+	uint64_t dist = UINT64_MAX;
+
+	k->checked++;
+	if (i != SIZE_MAX && t <= s[i].end) {
+		if (t - s[i].start < k->to_start)
+			k->to_start = t - s[i].start;
+		if (s[i].end - t < k->to_end)
+			k->to_end = s[i].end - t;
+		return;
+	}
+	if (i != SIZE_MAX)
+		dist = t - s[i].end;
+	i = i == SIZE_MAX ? 0 : i + 1;
+	if (i < k->sp->nr && s[i].start - t < dist)
+		dist = s[i].start - t;
+	if (dist == UINT64_MAX)
+		dist = t - fit->vt->lo;	/* the thread never ran in the host trace */
+	if (dist > k->worst)
+		k->worst = dist;
+	if (dist > fit->tol)
+		k->outside++;
+}
+
+/*
+ * A guest event at host TSC @host_tsc, looked up in every candidate's spans.
+ * Returns 0, or 1 when it is outside the host trace (not checked).
+ */
+int vtrace_vcpu_fit_event(struct vtrace_vcpu_fit *fit, uint64_t host_tsc)
+{
+	if (host_tsc < fit->vt->lo || host_tsc > fit->vt->hi) {
+		fit->unchecked++;
+		return 1;
+	}
+	for (int i = 0; i < fit->nr_cand; i++)
+		cand_event(&fit->cand[i], host_tsc, fit);
+	return 0;
+}
+
+/**
+ * vtrace_vcpu_fit_best - the candidate that fits: fewest outside, then most spans
+ * @ambiguous:	set when another candidate fits as well (or none was checked)
+ *
+ * Returns NULL when the vCPU has no thread in the host trace.
+ */
+const struct vtrace_vcpu_cand *vtrace_vcpu_fit_best(const struct vtrace_vcpu_fit *fit,
+						    bool *ambiguous)
+{
+	const struct vtrace_vcpu_cand *b = NULL;
+	int ties = 0;
+
+	for (int i = 0; i < fit->nr_cand; i++) {
+		const struct vtrace_vcpu_cand *k = &fit->cand[i];
+
+		if (b && k->outside == b->outside && k->sp->nr == b->sp->nr)
+			ties++;
+		if (!b || k->outside < b->outside ||
+		    (k->outside == b->outside && k->sp->nr > b->sp->nr)) {
+			b = k;
+			ties = 0;
+		}
+	}
+	if (ambiguous)
+		*ambiguous = b && fit->nr_cand > 1 && (ties || !b->checked);
+	return b;
+}
