@@ -51,6 +51,8 @@ struct vtrace_vthreads {
 	void			*priv;		/* the fields of the events read (vcpu.c) */
 };
 
+/* Guest events outside their spans by at most this much fit (TSC conversion rounds) */
+#define VTRACE_VCPU_TOLERANCE_NS	1000
 /* Threads of one vCPU's name fitted side by side, at most */
 #define VTRACE_VCPU_MAX_CAND	8
 
@@ -97,6 +99,8 @@ void vtrace_vthreads_free(struct vtrace_vthreads *vt);
 
 void vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
 			  int vcpu_idx, uint64_t tol);
+int vtrace_vcpu_fit_in_guest(void *fit, uint64_t host_tsc);
+bool vtrace_vcpu_fit_has_windows(const struct vtrace_vcpu_fit *fit);
 int vtrace_vcpu_fit_event(struct vtrace_vcpu_fit *fit, uint64_t host_tsc);
 const struct vtrace_vcpu_cand *vtrace_vcpu_fit_best(const struct vtrace_vcpu_fit *fit,
 						    bool *ambiguous);

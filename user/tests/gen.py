@@ -694,6 +694,38 @@ def scenario(name, rng, nev):
         add_markers(rng, g, 0, base + ms // 10, base + 49 * ms // 10, nev // 2)
         g.events[0].append((base + 31 * ms, ev_print(1000, b'g1-after-w3'), 'g1-after-w3', 0))
         add_markers(rng, g, 0, base + 31 * ms + 1, base + 349 * ms // 10, nev - nev // 2 - 1)
+    elif name in ('two_vms', 'two_vms_tie'):
+        # two VMs whose vCPU threads share their names ("CPU 0/KVM": g1's tid 900, g2's
+        # 950; "CPU 1/KVM": 901 and 951), all four in the host's saved cmdlines.
+        # two_vms: on host cpu c the threads of vCPU c of g1 and g2 take turns, each
+        # guest's events inside its own thread's kvm_entry..kvm_exit.  two_vms_tie: two
+        # 1-CPU guests whose vCPU threads run all along, on host cpus 0 and 1: both fit
+        host.events = [[] for _ in range(2)]
+        tie = name == 'two_vms_tie'
+        gs = [guest('g1', 1 if tie else 2, [0] if tie else [0, 1], 5101),
+              guest('g2', 1 if tie else 2, [0] if tie else [0, 1], 5102)]
+        host.cmdlines = ''.join('%d CPU %d/KVM\n' % (900 + 50 * k + c, c)
+                                for k in range(2) for c in range(2))
+        for c in range(2):
+            he = host.events[c]
+            if tie:
+                he.append((base, ev_switch(b'swapper/%d' % c, 0, b'CPU 0/KVM', 900 + 50 * c),
+                           '', 0))
+                he.append((base + span, ev_switch(b'CPU 0/KVM', 900 + 50 * c,
+                                                  b'swapper/%d' % c, 0), '', 0))
+                add_markers(rng, gs[c], 0, base + 1000, base + span - 1000, nev)
+                continue
+            t = base + 10_000
+            for i in range(2 * nev):
+                g, tid = gs[i % 2], 900 + 50 * (i % 2) + c
+                vcomm = b'CPU %d/KVM' % c
+                he.append((t, ev_switch(b'swapper/%d' % c, 0, vcomm, tid), '', 0))
+                he.append((t + 1_000, ev_kvm_entry(tid, c), '', 0))
+                text = '%s-c%d-%d' % (g.name, c, i // 2)
+                g.events[c].append((t + 5_000, ev_print(1000 + c, text.encode()), text, 0))
+                he.append((t + 10_000, ev_kvm_exit(tid, c), '', 0))
+                he.append((t + 11_000, ev_switch(vcomm, tid, b'swapper/%d' % c, 0), '', 0))
+                t += 20_000
     elif name == 'snapshot':
         g = guest('g1', 1, [0], 4248)
         g.vcpus[0].iv[0]['kind'] = 'snapshot'
@@ -903,6 +935,10 @@ def cmd_make(a):
         truth += t
         stats[m.name] = s
     write_offsets(a.out, machines, rng)
+    if getattr(machines[0], 'cmdlines', None):
+        # the host's saved cmdlines for a trace.dat of it (test-interop.sh's host_dat)
+        with open(os.path.join(a.out, 'host_cmdlines'), 'w') as f:
+            f.write(machines[0].cmdlines)
     with open(os.path.join(a.out, 'tsc_khz'), 'w') as f:
         f.write('%d\n' % machines[0].khz)
     truth.sort(key=lambda e: (e['tsc'], e['mi'], e['cpu'], e['seq']))

@@ -297,7 +297,11 @@ host_dat() {	# host_dat DIR: DIR/host.dat from DIR/host/cpu* (trace-cmd restore,
 		mkdir -p "$tr/events/${f%.format}"
 		cp "fixtures/debian-6.1/$f" "$tr/events/${f%.format}/format"
 	done
-	printf '777 e2e_hog\n899 CPU 0/KVM\n900 CPU 1/KVM\n' > "$tr/saved_cmdlines"
+	if [ -f "$d/host_cmdlines" ]; then	# gen.py's, for its scenario
+		cp "$d/host_cmdlines" "$tr/saved_cmdlines"
+	else
+		printf '777 e2e_hog\n899 CPU 0/KVM\n900 CPU 1/KVM\n' > "$tr/saved_cmdlines"
+	fi
 	echo "local global counter uptime perf mono mono_raw boot [x86-tsc]" > "$tr/trace_clock"
 	cp fixtures/debian-6.1/printk_formats "$tr/"
 	trace-cmd restore -c -t "$tr" -k fixtures/debian-6.1/kallsyms -o "$d/head.dat" \
@@ -337,6 +341,40 @@ else
 		ok $? "dat_${s}_same_events_same_order_same_seconds_as_vtrace_merge" "$(cat "$T/cmp")"
 		cat "$T/cmp"
 	done
+	# two VMs whose vCPU threads share their names (gen.py two_vms: g1's "CPU 0/KVM" is tid
+	# 900, g2's 950; "CPU 1/KVM" 901 and 951; all four in the saved cmdlines): the GUEST
+	# options and the KVM combo plots name each guest's own threads, those vtrace-merge's
+	# self-check fits (src/lib/vcpu.c's choice for both), without a warning
+	D=$T/dat-two_vms
+	$GEN make "$D" two_vms --events 50 > /dev/null && host_dat "$D" &&
+		timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host.dat" \
+			--out "$D/out" > "$T/out" 2> "$T/err"
+	ok $? dat_two_vms_exit "$(head -c 300 "$T/err")"
+	got=$(trace-cmd dump --options -i "$D/out/host.dat" 2> /dev/null |
+		sed -n 's/^\(.*\) \[Guest name\]$/\1/p; s/^ *\([0-9]*\) \([0-9]*\) \[guest cpu, host pid\]$/\1:\2/p' |
+		tr '\n' ' ')
+	[ "$got" = "g1 0:900 1:901 g2 0:950 1:951 " ] && ! grep -q "warning" "$T/err"
+	ok $? dat_two_vms_guest_option_names_each_guests_vcpu_threads \
+		"GUEST options: $got; $(head -c 300 "$T/err")"
+	python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["ComboPlots"] !=
+         [[[1, 10, 0], [0, 5, 900]], [[1, 10, 1], [0, 5, 901]],
+          [[2, 10, 0], [0, 5, 950]], [[2, 10, 1], [0, 5, 951]]])' "$D/out/kernelshark.json"
+	ok $? dat_two_vms_kvm_combo_plots_on_each_guests_threads
+	run --host "$D/host" $(guests "$D") --offsets "$D/tsc_offsets"
+	fit=$(sed -n 's/.*self-check: guest \(g[12] cpu [01]\): .* of host tid \([0-9]*\) .*/\1:\2/p' \
+		"$T/err" | tr '\n' ' ')
+	[ "$fit" = "g1 cpu 0:900 g1 cpu 1:901 g2 cpu 0:950 g2 cpu 1:951 " ]
+	ok $? dat_two_vms_same_threads_as_vtrace_merge_self_check "$fit"
+	# two 1-CPU VMs whose "CPU 0/KVM" threads (900, 950) both run all along: either fits,
+	# said for each guest with the candidates, not chosen silently
+	D=$T/dat-two_vms_tie
+	$GEN make "$D" two_vms_tie --events 50 > /dev/null && host_dat "$D" &&
+		timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host.dat" \
+			--out "$D/out" > "$T/out" 2> "$T/err" &&
+		grep -q 'guest g1 cpu 0: ambiguous: 2 threads "CPU 0/KVM" (tids 900 950) fit the 52 of its events' "$T/err" &&
+		grep -q 'guest g2 cpu 0: ambiguous: 2 threads "CPU 0/KVM" (tids 900 950) fit the 52 of its events' "$T/err"
+	ok $? dat_two_vms_tie_ambiguous_said "$(head -c 400 "$T/err")"
 	# sub-buffers of 8 and 16 KiB (v6.8+): the guest's trace.dat has them as its page
 	# size, as trace-cmd record writes an instance's, and reports as at 4 KiB
 	for kb in 8 16; do

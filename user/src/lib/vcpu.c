@@ -368,6 +368,40 @@ void vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthre
 	}
 }
 
+/* Inside a guest window of a candidate thread? (src/lib/tsc.c's in_guest: 1, 0, -1) */
+int vtrace_vcpu_fit_in_guest(void *ctx, uint64_t t)
+{
+	const struct vtrace_vcpu_fit *fit = ctx;
+
+	if (t < fit->vt->lo || t > fit->vt->hi)
+		return -1;
+	for (int i = 0; i < fit->nr_cand; i++) {
+		const struct vtrace_spans *sp = &fit->cand[i].t->guest;
+		size_t lo = 0, hi = sp->nr;
+
+		while (lo < hi) {	/* the first span starting after t */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (sp->s[mid].start <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && t <= sp->s[lo - 1].end)
+			return 1;
+	}
+	return 0;
+}
+
+/* Has a candidate kvm_entry..kvm_exit windows (run spans are too wide to tell events apart)? */
+bool vtrace_vcpu_fit_has_windows(const struct vtrace_vcpu_fit *fit)
+{
+	for (int i = 0; i < fit->nr_cand; i++)
+		if (fit->cand[i].t->guest.nr)
+			return true;
+	return false;
+}
+
 /* The last span starting at or before @t (the cursor moves on; back: a binary search) */
 static size_t find_span(struct vtrace_vcpu_cand *k, uint64_t t)
 {

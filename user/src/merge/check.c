@@ -20,7 +20,7 @@
  * the merge every guest event read is looked up in the spans of the
  * threads named after its vCPU (a cursor, the events of one CPU being in
  * time order).  Per guest CPU: events checked, outside (farther than
- * CHECK_TOLERANCE_NS from every span), the worst distance outside, and the
+ * VTRACE_VCPU_TOLERANCE_NS from every span), the worst distance outside, and the
  * smallest distance of an inside event to its span's start and to its
  * span's end: a constant error e in the guest's times keeps every event
  * inside only if -min_to_end <= e <= min_to_start, so the check proves
@@ -45,9 +45,6 @@
 #include "vtrace-util.h"
 #include "vtrace-vcpu.h"
 
-/* Guest events outside their spans by at most this much pass (TSC conversion rounds) */
-#define CHECK_TOLERANCE_NS	1000
-
 struct check_cpu {
 	struct source		*s;
 	struct vtrace_vcpu_fit	fit;
@@ -59,7 +56,7 @@ struct check_cpu {
 struct check {
 	const char		*unverified;	/* why nothing can be checked, or NULL */
 	char			why[512];
-	uint64_t		tol;		/* CHECK_TOLERANCE_NS in TSC ticks */
+	uint64_t		tol;		/* VTRACE_VCPU_TOLERANCE_NS in TSC ticks */
 	uint64_t		host_bad_pages;	/* skipped (--skip-bad-pages) */
 	struct vtrace_vthreads	vt;		/* the host's vCPU threads (src/lib/vcpu.c) */
 	struct check_cpu	*cpus;
@@ -115,32 +112,6 @@ static int walk_dump(struct check *c, struct machine *host)
 
 /* ---- the guests' CPUs */
 
-/* Inside a guest window of a candidate thread? (src/lib/tsc.c's in_guest: 1, 0, -1) */
-static int in_guest_window(void *ctx, uint64_t t)
-{
-	const struct check_cpu *cc = ctx;
-	const struct check *c = cc->c;
-
-	if (t < c->vt.lo || t > c->vt.hi)
-		return -1;
-	for (int i = 0; i < cc->fit.nr_cand; i++) {
-		const struct vtrace_spans *sp = &cc->fit.cand[i].t->guest;
-		size_t lo = 0, hi = sp->nr;
-
-		while (lo < hi) {	/* the first span starting after t */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (sp->s[mid].start <= t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo && t <= sp->s[lo - 1].end)
-			return 1;
-	}
-	return 0;
-}
-
 /*
  * The vCPU's guest windows tell apart the events two offset intervals map
  * inside themselves (src/lib/tsc.c): only with kvm_entry/kvm_exit, run spans
@@ -148,11 +119,8 @@ static int in_guest_window(void *ctx, uint64_t t)
  */
 static void bind_windows(struct check_cpu *cc, struct source *s)
 {
-	for (int i = 0; i < cc->fit.nr_cand; i++)
-		if (cc->fit.cand[i].t->guest.nr) {
-			vtrace_tsc_map_set_windows(&s->map, in_guest_window, cc);
-			return;
-		}
+	if (vtrace_vcpu_fit_has_windows(&cc->fit))
+		vtrace_tsc_map_set_windows(&s->map, vtrace_vcpu_fit_in_guest, &cc->fit);
 }
 
 static void bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
@@ -183,7 +151,7 @@ struct check *check_open(struct machine **ms, int nr, const struct merge_opts *o
 	if (!c)
 		return NULL;
 	c->khz = opts->khz;
-	c->tol = opts->khz ? vtrace_ns_to_tsc(CHECK_TOLERANCE_NS, opts->khz) : CHECK_TOLERANCE_NS;
+	c->tol = opts->khz ? vtrace_ns_to_tsc(VTRACE_VCPU_TOLERANCE_NS, opts->khz) : VTRACE_VCPU_TOLERANCE_NS;
 	c->vt.lo = UINT64_MAX;
 	for (int i = 0; i < nr; i++)
 		if (ms[i]->guest)
@@ -514,7 +482,7 @@ static void verdict(const struct check *c, FILE *f, const struct totals *t)
 	int cpus = t->verified + t->unverified;
 
 	fprintf(f, "vtrace-merge: self-check: %" PRIu64 " guest events checked, %" PRIu64
-		" outside (tolerance %d ns)", t->checked, t->outside, CHECK_TOLERANCE_NS);
+		" outside (tolerance %d ns)", t->checked, t->outside, VTRACE_VCPU_TOLERANCE_NS);
 	if (t->outside) {
 		fprintf(f, ": FAILED\n");
 		return;

@@ -71,6 +71,7 @@
 #include "vtrace-proto.h"
 #include "vtrace-tsc.h"
 #include "vtrace-util.h"
+#include "vtrace-vcpu.h"
 
 /* trace-cmd's option ids (trace-cmd.dat.v7(5)) */
 enum {
@@ -1079,27 +1080,98 @@ out:
 
 /* ---- the host's trace id and vCPU threads */
 
-/* Thread ids of "CPU N/KVM" in the host's saved cmdlines, per guest CPU */
-static void find_vcpu_tids(struct dat *d, struct tep_handle *tep)
+/*
+ * Which host thread ran each guest CPU's vCPU: vtrace-merge's choice
+ * (src/lib/vcpu.c), the thread of the vCPU's name whose sched_switch or
+ * kvm_entry..kvm_exit spans hold the guest CPU's events.  A host trace with
+ * no such spans: the thread of that name in its saved cmdlines.
+ */
+static int cmdline_tid(struct dat *d, struct tep_handle *tep, int c)
 {
-	for (unsigned int c = 0; c < d->info->nr_cpus; c++) {
-		struct tep_cmdline *cl;
-		char comm[32];
-		int n = 0;
+	struct tep_cmdline *cl;
+	char comm[32], tids[96] = "";
+	int n = 0, tid = 0;
+	size_t len = 0;
 
-		snprintf(comm, sizeof(comm), "CPU %d/KVM", d->hist[c]->vcpu_idx);
-		for (cl = tep_data_pid_from_comm(tep, comm, NULL); cl;
-		     cl = tep_data_pid_from_comm(tep, comm, cl)) {
-			if (!n++)
-				d->vcpu_tid[c] = tep_cmdline_pid(tep, cl);
-		}
-		if (n > 1)
-			dat_warn("host: %d threads named \"%s\": guest %s cpu %d is taken to be"
-				    " tid %d", n, comm, d->name, c, d->vcpu_tid[c]);
-		if (!n)
-			dat_warn("host: no thread \"%s\" in the saved cmdlines: guest %s cpu %d"
-				    " has host pid 0 in the GUEST option", comm, d->name, c);
+	snprintf(comm, sizeof(comm), "CPU %d/KVM", d->hist[c]->vcpu_idx);
+	for (cl = tep_data_pid_from_comm(tep, comm, NULL); cl;
+	     cl = tep_data_pid_from_comm(tep, comm, cl)) {
+		if (!n++)
+			tid = tep_cmdline_pid(tep, cl);
+		if (len < sizeof(tids))
+			len += snprintf(tids + len, sizeof(tids) - len, " %d", tep_cmdline_pid(tep, cl));
 	}
+	if (n > 1)
+		dat_warn("guest %s cpu %d: ambiguous: no spans of \"%s\" in the host trace, and %d"
+			 " threads of that name in its saved cmdlines (tids%s): tid %d is taken",
+			 d->name, c, comm, n, tids, tid);
+	if (!n)
+		dat_warn("host: no thread \"%s\" in the host trace: guest %s cpu %d has host pid"
+			 " 0 in the GUEST option", comm, d->name, c);
+	return tid;
+}
+
+/* Every event of guest CPU @c, on the host's TSC as vtrace-merge puts it, fitted */
+static int fit_events(struct dat *d, int c, struct vtrace_vcpu_fit *fit)
+{
+	struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d->dump, c);
+	struct vtrace_tsc_map map;
+	struct tep_record *rec;
+	uint64_t host;
+	int filler, ret;
+
+	if (!r)
+		return -1;
+	vtrace_tsc_map_init(&map, d->hist[c], d->assume_constant);
+	if (vtrace_vcpu_fit_has_windows(fit))
+		vtrace_tsc_map_set_windows(&map, vtrace_vcpu_fit_in_guest, fit);
+	while ((ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
+		if (!vtrace_tsc_map_event(&map, rec->ts, &host))
+			vtrace_vcpu_fit_event(fit, host);
+	vtrace_cpu_reader_close(r);
+	return ret < 0 ? -1 : 0;
+}
+
+static int vcpu_tid(struct dat *d, const struct vtrace_vthreads *vt, struct tep_handle *tep,
+		    int c)
+{
+	const struct vtrace_vcpu_cand *k;
+	struct vtrace_vcpu_fit fit;
+	char tids[96] = "";
+	size_t len = 0;
+	bool amb;
+
+	vtrace_vcpu_fit_init(&fit, vt, d->hist[c]->vcpu_idx,
+			     d->khz ? vtrace_ns_to_tsc(VTRACE_VCPU_TOLERANCE_NS, d->khz) :
+			     VTRACE_VCPU_TOLERANCE_NS);
+	if (!fit.nr_cand)
+		return cmdline_tid(d, tep, c);
+	if (fit_events(d, c, &fit))
+		return -1;
+	k = vtrace_vcpu_fit_best(&fit, &amb);
+	if (!amb)
+		return k->t->tid;
+	for (int i = 0; i < fit.nr_cand && len < sizeof(tids); i++)
+		len += snprintf(tids + len, sizeof(tids) - len, " %d", fit.cand[i].t->tid);
+	dat_warn("guest %s cpu %d: ambiguous: %d threads \"CPU %d/KVM\" (tids%s) fit the %"
+		 PRIu64 " of its events in the host trace equally well: tid %d is taken", d->name, c,
+		 fit.nr_cand, d->hist[c]->vcpu_idx, tids, k->checked, k->t->tid);
+	return k->t->tid;
+}
+
+/* Each guest CPU's vCPU thread in the host trace @path */
+static int find_vcpu_tids(struct dat *gs, int nr, const char *path, struct tep_handle *tep)
+{
+	struct vtrace_vthreads vt;
+	int ret = vtrace_vthreads_read_dat(&vt, path);
+
+	for (int i = 0; i < nr && !ret; i++)
+		for (unsigned int c = 0; c < gs[i].info->nr_cpus && !ret; c++) {
+			gs[i].vcpu_tid[c] = vcpu_tid(&gs[i], &vt, tep, c);
+			ret = gs[i].vcpu_tid[c] < 0 ? -1 : 0;
+		}
+	vtrace_vthreads_free(&vt);
+	return ret;
 }
 
 static uint64_t fnv64(uint64_t h, const void *p, size_t len)
@@ -1116,6 +1188,7 @@ static int read_host(struct dat *gs, int nr)
 	struct tracecmd_input *h = NULL;
 	bool has_id = false;
 	uint64_t id = 0;
+	int ret;
 
 	if (host) {
 		h = tracecmd_open(host, TRACECMD_FL_LOAD_NO_PLUGINS);
@@ -1141,12 +1214,12 @@ static int read_host(struct dat *gs, int nr)
 					 tep_find_event_by_name(tep, "kvm", "kvm_exit");
 		}
 		gs[i].guest_id = fnv64(id, gs[i].name, strlen(gs[i].name)) | 1;
-		if (h)
-			find_vcpu_tids(&gs[i], tracecmd_get_tep(h));
 	}
-	if (h)
-		tracecmd_close(h);
-	return 0;
+	if (!h)
+		return 0;
+	ret = find_vcpu_tids(gs, nr, host, tracecmd_get_tep(h));
+	tracecmd_close(h);
+	return ret;
 }
 
 /* ---- the guest */
@@ -1385,7 +1458,7 @@ static int run(struct dat *gs, int nr)
 	for (int i = 0; i < nr; i++)
 		if (open_guest(&gs[i]))
 			return -1;
-	if (read_host(gs, nr) || find_khz(gs, nr))
+	if (find_khz(gs, nr) || read_host(gs, nr))
 		return -1;
 	if (gs[0].ns_mult)
 		printf("times in ns: TSC2NSEC tsc * %u >> %u (tsc_khz %" PRIu64 "), OFFSET %" PRId64
