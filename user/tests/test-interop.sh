@@ -375,6 +375,9 @@ sys.exit(json.load(open(sys.argv[1]))["ComboPlots"] !=
 		grep -q 'guest g1 cpu 0: ambiguous: 2 threads "CPU 0/KVM" (tids 900 950) fit the 52 of its events' "$T/err" &&
 		grep -q 'guest g2 cpu 0: ambiguous: 2 threads "CPU 0/KVM" (tids 900 950) fit the 52 of its events' "$T/err"
 	ok $? dat_two_vms_tie_ambiguous_said "$(head -c 400 "$T/err")"
+	run --host "$D/host" $(guests "$D") --offsets "$D/tsc_offsets"
+	[ "$(grep -c 'of host tid 900 "CPU 0/KVM", the best fit of 2 threads of that name, but another fits as well: ambiguous' "$T/err")" -eq 2 ]
+	ok $? merge_two_vms_tie_ambiguous_said "$(grep 'host tid' "$T/err" | head -c 400)"
 	# sub-buffers of 8 and 16 KiB (v6.8+): the guest's trace.dat has them as its page
 	# size, as trace-cmd record writes an instance's, and reports as at 4 KiB
 	for kb in 8 16; do

@@ -354,7 +354,8 @@ struct totals {
 static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f, bool json,
 		     const char *prefix, struct totals *t)
 {
-	const struct vtrace_vcpu_cand *k = vtrace_vcpu_fit_best(&cc->fit, NULL);
+	bool amb;
+	const struct vtrace_vcpu_cand *k = vtrace_vcpu_fit_best(&cc->fit, &amb);
 	const char *why, *key;
 	uint64_t b;
 	char buf[160], bound[24];
@@ -411,6 +412,8 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 		"kvm_entry..kvm_exit" : "sched_switch spans", k->t->tid, k->t->idx);
 	if (cc->fit.nr_cand > 1)
 		fprintf(f, ", the best fit of %d threads of that name", cc->fit.nr_cand);
+	if (amb)
+		fprintf(f, ", but another fits as well: ambiguous");
 	if (cc->fit.unchecked)
 		fprintf(f, "; %" PRIu64 " events outside the host trace not checked",
 			cc->fit.unchecked);
