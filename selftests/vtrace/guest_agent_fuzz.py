@@ -39,8 +39,12 @@ def result(good, name, diag=""):
 
 
 # A host message is answered within PROMPT s (a truncated one: the guest's
-# 1 s wait for its rest, then PROMPT), or the guest slept with it pending.
-PROMPT = 2.0
+# 1 s wait for its rest, then PROMPT), or the guest slept with it pending:
+# then nothing wakes it before the host's next message, which these cases
+# send only after 20 s (f1f07f2's lost wake-up: a pair answered after 22 s).
+# A guest that works answered within 2.24 s in the bed at its most loaded
+# (buffer_size_beyond_half_memory: two warnings on the serial console).
+PROMPT = 5.0
 took_by_case = {}
 
 
