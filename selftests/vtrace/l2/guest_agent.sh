@@ -5,18 +5,6 @@
 #   buffer_size_kb as its "done" signal.
 I=/sys/kernel/tracing/instances/vtrace
 . /tests/lib.sh
-waitfor() {	# waitfor SECONDS COMMAND...: poll until COMMAND succeeds
-	s=$1
-	shift
-	i=0
-	while [ $i -lt $((s * 10)) ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-enabled() { [ "$(cat $D/enable)" = "$1" ]; }
 bufsize_changed() { [ "$(cat $I/buffer_size_kb)" != "$size0" ]; }
 
 insmod /lib/vtrace/vtrace_guest.ko

@@ -10,3 +10,15 @@ t() {	# t RC NAME: one "vtg: ok N NAME" line, which the L1 suite turns into a re
 col() {	# col CPU FIELD: a number of the status table
 	awk -v c="$1" -v f="$2" '$1 == c && NF == 11 { print $f }' $D/status
 }
+waitfor() {	# waitfor SECONDS COMMAND...: poll until COMMAND succeeds
+	s=$1
+	shift
+	i=0
+	while [ $i -lt $((s * 10)) ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+enabled() { [ "$(cat $D/enable)" = "$1" ]; }	# enabled 0|1: the module's enable reads so

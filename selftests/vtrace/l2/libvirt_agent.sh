@@ -5,18 +5,6 @@
 #   COUNT markers per CPU, the host sees "markers_written" on the console
 #   and stops the session; then the guest powers off.
 . /tests/lib.sh
-waitfor() {	# waitfor SECONDS COMMAND...: poll until COMMAND succeeds
-	s=$1
-	shift
-	i=0
-	while [ $i -lt $((s * 10)) ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-enabled() { [ "$(cat $D/enable)" = "$1" ]; }
 
 insmod /lib/vtrace/vtrace_guest.ko
 t $? load
