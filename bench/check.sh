@@ -23,8 +23,8 @@ run() {	# run NAME PATTERNS CMD...: each of PATTERNS (';'-separated) must appear
 	local name=$1 log=build/bench-$1.log
 	shift
 	n=$((n + 1))
-	# the test bed's own failure (testbed/bed-glitch.sh): at most three attempts
-	if bed_retry 3 "build/bench/check/$name" "$log" attempt "$@"; then
+	# the test bed's own failure (testbed/bed-glitch.sh): at most four attempts
+	if bed_retry 4 "build/bench/check/$name" "$log" attempt "$@"; then
 		pass=$((pass + 1)); echo "ok $n $name"
 	else
 		fail=$((fail + 1)); sed 's/^/# /' "$log" | tail -20; echo "not ok $n $name"

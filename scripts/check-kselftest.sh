@@ -37,9 +37,9 @@ if ! make -s -C selftests/vtrace install INSTALL_PATH="$ksft/vtrace" L2_KVER="$k
 fi
 make -s -C selftests/vtrace emit_tests > "$ksft/kselftest-list.txt"
 out=$proj/build/testbed/kselftest
-# the nested bed's own failures (testbed/bed-glitch.sh) run it again, at most twice
+# the nested bed's own failures (testbed/bed-glitch.sh) run it again, at most three times
 . testbed/bed-retry.sh
-bed_retry 3 "$out" "$out.run.log" testbed/run-l1.sh --kver "$kver" --out "$out" --timeout 900 \
+bed_retry 4 "$out" "$out.run.log" testbed/run-l1.sh --kver "$kver" --out "$out" --timeout 900 \
 	selftests/vtrace/ksft_l1.sh
 rc=$?
 cat "$out/l1-script.out" 2>/dev/null

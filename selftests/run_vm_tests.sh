@@ -39,15 +39,18 @@ fi
 kmod=${VTRACE_KMOD_DIR:-}
 l2kver=${L2_KVER:-$KVER}
 guest_ko=$proj/kmod/guest/vtrace_guest.ko
-# the tree's own modules: rebuilt first when missing or older than a source
-# (a stale .ko would test yesterday's code)
-stale() {	# stale KO: KO is missing or older than kmod/ or include/
-	[ ! -f "$1" ] || [ -n "$(find "$proj/kmod" "$proj/include" -newer "$1" \
-		\( -name '*.[ch]' -o -name Kbuild \) -print -quit)" ]
+# the tree's own modules: rebuilt first when missing, older than a source
+# (a stale .ko would test yesterday's code) or built for another kernel
+# (the guest would refuse it: "invalid module format")
+stale() {	# stale KO: KO is missing, older than kmod/ or include/, or not KVER's
+	[ ! -f "$1" ] ||
+		[ "$(modinfo -F vermagic "$1" 2>/dev/null | cut -d' ' -f1)" != "$KVER" ] ||
+		[ -n "$(find "$proj/kmod" "$proj/include" -newer "$1" \
+			\( -name '*.[ch]' -o -name Kbuild \) -print -quit)" ]
 }
 if [ -z "$kmod" ] && [ "$l2kver" = "$KVER" ] &&
    { stale "$guest_ko" || stale "$proj/kmod/host/vtrace_host.ko"; }; then
-	echo "# kmod/ is newer than its modules: make modules" >&2
+	echo "# kmod/'s modules are missing, older than their sources or not built for $KVER: make modules" >&2
 	make -s -C "$proj" modules KVER="$KVER" >&2 || exit 1
 fi
 [ -z "$kmod" ] || guest_ko=$kmod/vtrace_guest.ko
@@ -70,10 +73,10 @@ for s in "${suites[@]}"; do
 	mkdir -p "$out"
 	opts=$(sed -n 's/^# vtrace-l1: //p' "$script" 2>/dev/null | head -1)
 	start=$(date +%s)
-	# the nested bed's own failure (testbed/bed-glitch.sh): at most three
+	# the nested bed's own failure (testbed/bed-glitch.sh): at most four
 	# attempts, each failed attempt's logs kept in $out.glitchN
 	# shellcheck disable=SC2086
-	bed_retry 3 "$out" "$out.run.log" "$tb/run-l1.sh" --out "$out" $opts "$script" |
+	bed_retry 4 "$out" "$out.run.log" "$tb/run-l1.sh" --out "$out" $opts "$script" |
 		sed 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	secs=$(($(date +%s) - start))

@@ -118,7 +118,8 @@ l1_watch() {
 				echo "l1 stalled: no output from L1 for ${wd}s ($f) and no kernel message; $cpus" |
 					tee "$out/l1-stalled.log" >&2
 			else
-				echo "run-l1: no output from L1 for ${wd}s ($f) after a kernel report; $cpus" >&2
+				echo "run-l1: no output from L1 for ${wd}s ($f) after a kernel report; $cpus" |
+					tee "$out/l1-killed.log" >&2
 			fi
 			pkill -KILL -P "$q"
 			kill -KILL "$q"
@@ -128,7 +129,8 @@ l1_watch() {
 	done
 }
 
-rm -f "$out/l1-heartbeat.log" "$out/l1-reset.log" "$out/l1-stalled.log" "$out/l1-cpus.txt"
+rm -f "$out/l1-heartbeat.log" "$out/l1-reset.log" "$out/l1-stalled.log" "$out/l1-killed.log" \
+	"$out/l1-cpus.txt"
 # L1's QMP socket, for testbed/l1-cpus.py (a short path: a unix socket's has
 # at most 107 bytes, a clone's results folder may be deeper)
 mon=$(mktemp -u /tmp/vtrace-l1mon.XXXXXX)
@@ -146,6 +148,11 @@ qpid=$!
 l1_watch $qpid
 wait $qpid || rc=$?
 if [ -f "$out/l1-stalled.log" ]; then
+	exit 1
+fi
+# killed by the heartbeat watch after a kernel report: said above, not a timeout
+if [ -f "$out/l1-killed.log" ]; then
+	echo "run-l1: L1 was killed ${L1_HEARTBEAT_WATCHDOG:-60}s after a kernel report, not at its ${timeout}s bound; logs in $out" >&2
 	exit 1
 fi
 
