@@ -172,7 +172,7 @@ l2_start() {
 		# port, one spare), as "vtrace qemu-args" gives: each port is two
 		# virtqueues the guest's virtio_console sets up in its boot
 		args+=(-name "$name,debug-threads=on" -pidfile "$dir/qemu.pid"
-		       -device "virtio-serial-pci,id=vser0,max_ports=${L2_MAX_PORTS:-$((ports + 2))}")
+		       -device "virtio-serial-pci,id=vser0,max_ports=$((ports + 2))")
 	fi
 	case "$ctl" in
 	file)	args+=(-chardev "file,id=vtctl,path=$dir/ctl") ;;
