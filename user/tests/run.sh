@@ -11,12 +11,39 @@ cd "$(dirname "$0")" || exit 1
 
 passed=0
 failed=0
+# The tests are independent (each its own temporary folder, Xvfb on a free
+# display): VTRACE_TEST_JOBS of them run at once (default: one per CPU),
+# and their output is printed whole, in the order below.
+jobs=${VTRACE_TEST_JOBS:-$(nproc)}
+out=$(mktemp -d /tmp/vtrace-unit.XXXXXX) || exit 1
+trap 'rm -rf "$out"' EXIT
+# the scripts first, largest first: they run longest (test-merge.sh and
+# test-interop.sh are most of the time)
+tests=()
+for t in $(ls -S test-*.sh 2>/dev/null); do
+	tests+=("$t")
+done
+for t in "${VTRACE_TEST_BINDIR:-bin}"/test-*; do
+	[ -x "$t" ] && tests+=("$t")
+done
+i=0
+for t in "${tests[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+	case $t in
+	*.sh)	cmd=(bash "$t") ;;
+	*)	cmd=("$t") ;;
+	esac
+	{ "${cmd[@]}" > "$out/$i.out" 2>&1; echo $? > "$out/$i.rc"; } &
+	i=$((i + 1))
+done
+wait
+
 echo "KTAP version 1"
-run_one() {
-	local name=$1; shift
-	local out rc
-	out=$("$@" 2>&1)
-	rc=$?
+i=0
+for t in "${tests[@]}"; do
+	name=$(basename "$t")
 	echo "# $name"
 	while IFS= read -r line; do
 		case $line in
@@ -24,18 +51,14 @@ run_one() {
 		"not ok "*)	failed=$((failed + 1)); echo "    $line" ;;
 		*)		echo "    $line" ;;
 		esac
-	done <<< "$out"
+	done < "$out/$i.out"
 	# A test program that crashed or exited non-zero without saying why fails
-	if [ $rc -ne 0 ] && ! grep -q '^not ok ' <<< "$out"; then
+	rc=$(cat "$out/$i.rc" 2>/dev/null || echo 255)
+	if [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$out/$i.out"; then
 		failed=$((failed + 1))
 		echo "    not ok $name # exit code $rc"
 	fi
-}
-for t in "${VTRACE_TEST_BINDIR:-bin}"/test-*; do
-	[ -x "$t" ] && run_one "$(basename "$t")" "$t"
-done
-for t in test-*.sh; do
-	[ -f "$t" ] && run_one "$t" bash "$t"
+	i=$((i + 1))
 done
 echo "unit: $passed passed, $failed failed"
 [ $failed -eq 0 ]
