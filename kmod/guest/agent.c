@@ -36,6 +36,8 @@
  * STATUS, then ACK; HELLO: a HELLO).  Log lines are rate limited.  Nothing
  * is allocated per message beyond the command's own work.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/jiffies.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
@@ -57,7 +59,7 @@ static void vtg_rx_drop(size_t n)
 
 static void vtg_reply_error(const struct vtrace_msg_hdr *h, int error, const char *why)
 {
-	pr_warn_ratelimited("vtrace_guest: host message seq %llu type %u refused: %s\n",
+	pr_warn_ratelimited("host message seq %llu type %u refused: %s\n",
 			    h ? h->seq : 0, h ? h->type : 0, why);
 	vtg_send_error(h ? h->seq : 0, h ? h->type : 0, error, why);
 }
@@ -140,7 +142,7 @@ static bool vtg_rx_fill(void)
 		}
 		if (ret == -ENODEV) {
 			/* hot-unplugged: later messages count as lost */
-			pr_warn("vtrace_guest: control port removed\n");
+			pr_warn("control port removed\n");
 			vtg_agent_unwatch();
 			vtg_close(vtg.ctl);
 			vtg.ctl = NULL;
@@ -149,7 +151,7 @@ static bool vtg_rx_fill(void)
 		}
 		if (ret < 0) {
 			if (ret != -EAGAIN)
-				pr_warn_ratelimited("vtrace_guest: reading ctl: %zd\n", ret);
+				pr_warn_ratelimited("reading ctl: %zd\n", ret);
 			return got;
 		}
 		if (copy_from_user(vtg.rx + vtg.rx_len, vtg.ubuf, ret))
@@ -277,7 +279,7 @@ static void vtg_dispatch(const struct vtrace_msg_hdr *h, const void *p)
 	if (h->type == VTRACE_MSG_HELLO)
 		return vtg_cmd_hello(h, p);
 	if (h->type == VTRACE_MSG_ERROR) {
-		pr_warn_ratelimited("vtrace_guest: host sent ERROR (seq %llu)\n", h->seq);
+		pr_warn_ratelimited("host sent ERROR (seq %llu)\n", h->seq);
 		return;
 	}
 	if (h->seq <= vtg.host_seq)

@@ -13,6 +13,8 @@
  * running session (flush + EOS), fails queued requests, closes every file
  * synchronously and unmaps its buffer.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/sched/mm.h>
@@ -198,6 +200,7 @@ static void vtg_ctl_teardown(void)
 	if (vtg.state == VTRACE_STATE_TRACING)
 		vtg_stop();
 	vtg_run_requests(true);
+	vtg_agent_unwatch();
 	vtg_ports_close();
 	vtg_unmap_buffers();
 	kthread_unuse_mm(vtg.mm);

@@ -19,13 +19,14 @@
  * mid-way leaves a truncated message in the stream, which the host
  * detects (short payload, then a magic mismatch) and resyncs from.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <asm/msr.h>
 
 #include "vtg.h"
 
@@ -128,7 +129,7 @@ int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
 		if (ret == -ETIMEDOUT && vtg_ctl_connected())
 			vtg.ctl_slow = true;
 		vtg.ctl_lost++;
-		pr_warn_ratelimited("vtrace_guest: message type %u seq %llu not delivered: %d\n",
+		pr_warn_ratelimited("message type %u seq %llu not delivered: %d\n",
 				    type, vtg.tx_seq, ret);
 		return ret;
 	}
@@ -163,29 +164,4 @@ int vtg_send_hello(void)
 	};
 
 	return vtg_send(VTRACE_MSG_HELLO, &h, sizeof(h), NULL, 0, NULL, 0);
-}
-
-/* STATUS (reply to STATUS_REQ) or EOS: struct vtrace_status + per-CPU stats */
-int vtg_send_status(u16 type)
-{
-	struct vtrace_status s = {
-		.state = vtg.state,
-		.nr_cpus = nr_cpu_ids,
-		.nr_ports = vtg.nr_ports,
-		.session = vtg.session,
-		.tsc = rdtsc_ordered(),
-	};
-	struct vtrace_cpu_stats *st;
-	unsigned int cpu;
-	int ret;
-
-	st = kvcalloc(nr_cpu_ids, sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	vtg_refresh_ring_stats();
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		st[cpu] = vtg.cpus[cpu].st;
-	ret = vtg_send(type, &s, sizeof(s), st, nr_cpu_ids * sizeof(*st), NULL, 0);
-	kvfree(st);
-	return ret;
 }

@@ -7,6 +7,8 @@
  * Removing the files at exit waits for writers in flight, which the
  * control thread (stopped only after that) completes.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -15,7 +17,6 @@
 #include "vtg.h"
 #include "../common/vtrace_debugfs.h"
 
-#define VTG_STATUS_SIZE	(4096 + 128 * nr_cpu_ids)
 
 static ssize_t vtg_enable_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
 {
@@ -44,7 +45,6 @@ static const struct file_operations vtg_enable_fops = {
 	.llseek	= default_llseek,
 };
 
-static char *vtg_status_format(bool fresh);
 
 static ssize_t vtg_events_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
 {
@@ -126,65 +126,6 @@ static const struct file_operations vtg_status_fops = {
 	.release	= vtg_status_release,
 	.llseek		= default_llseek,
 };
-
-static int vtg_status_cpu(char *buf, size_t size, const struct vtrace_cpu_stats *s)
-{
-	return scnprintf(buf, size, "%-4u %-4s %-6s %8llu %10llu %9llu %7llu %6llu %11llu %11llu %6llu\n",
-			 s->cpu, s->flags & VTRACE_CPU_HAS_PORT ? "yes" : "no",
-			 s->flags & VTRACE_CPU_ONLINE ? "yes" : "no", s->pages_sent,
-			 s->bytes_sent, s->events_sent, s->fillers_sent, s->pages_lost,
-			 s->events_lost_port, s->events_lost_ring, s->port_errors);
-}
-
-/*
- * The text of "status".  @fresh: the control thread, with the ring's
- * figures read now; else any task, with the counters as they are (an
- * unlocked snapshot, as every status read is) and the thread's business.
- */
-static char *vtg_status_format(bool fresh)
-{
-	size_t size = VTG_STATUS_SIZE, n;
-	char *buf = kmalloc(size, GFP_KERNEL);
-	const char *busy = READ_ONCE(vtg.busy);
-	unsigned int cpu;
-
-	if (!buf)
-		return NULL;
-	if (fresh)
-		vtg_refresh_ring_stats();
-	n = scnprintf(buf, size,
-		      "state: %s\nsession: %llu\nprefix: %s\nctl port: %s\ndata ports: %u of %u CPUs%s\n"
-		      "protocol version: %u\nctl messages: %llu sent, %llu lost\n"
-		      "host commands: %llu received, %llu refused\n",
-		      vtg.state == VTRACE_STATE_TRACING ? "tracing" : "idle", vtg.session,
-		      vtg_prefix, vtg.ctl ? "yes" : "no", vtg.nr_ports, nr_cpu_ids,
-		      vtg.nr_ports < nr_cpu_ids ? " (CPUs without a port are not streamed)" : "",
-		      vtg.version, vtg.ctl_sent, vtg.ctl_lost, vtg.cmds, vtg.cmd_errors);
-	if (vtg.cmds_limited)
-		n += scnprintf(buf + n, size - n, "host commands rate-limited: %llu\n",
-			       vtg.cmds_limited);
-	if (vtg.host_untrusted)
-		n += scnprintf(buf + n, size - n, "host: untrusted (confidential guest, trust_host=0)\n");
-	if (!fresh)
-		n += scnprintf(buf + n, size - n,
-			       "control thread: busy (%s) for more than %u ms; ring_lost as of its last look\n",
-			       busy ? busy : "between two tasks", VTG_STATUS_WAIT_MS);
-	n += scnprintf(buf + n, size - n,
-		       "cpu  port online    pages      bytes    events fillers  lost lost_events ring_lost port_errors\n");
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		n += vtg_status_cpu(buf + n, size - n, &vtg.cpus[cpu].st);
-	return buf;
-}
-
-/* Control thread: the text of "status" */
-char *vtg_status_text(size_t *lenp)
-{
-	char *buf = vtg_status_format(true);
-
-	if (buf)
-		*lenp = strlen(buf);
-	return buf;
-}
 
 static const char *const vtg_debugfs_files[] = { "enable", "events", "status", NULL };
 

@@ -14,6 +14,8 @@
  * deferred to a workqueue, and the instance can only be destroyed once its
  * files are released.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/file.h>
 #include <linux/mount.h>
 #include <linux/slab.h>

@@ -46,6 +46,8 @@
  * and the ctl port need no lock.  Drain threads own their struct vtg_cpu
  * while tracing; status readers take an unlocked snapshot of the counters.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cc_platform.h>
 #include <linux/debugfs.h>
 #include <linux/file.h>
@@ -92,7 +94,7 @@ static int vtg_param_set(const char *s, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	if ((v < p->min || v > p->max) && !(v == 0 && p->zero)) {
-		pr_warn("vtrace_guest: %s=%u refused: %u..%u%s\n", kp->name, v, p->min, p->max,
+		pr_warn("%s=%u refused: %u..%u%s\n", kp->name, v, p->min, p->max,
 			p->zero ? " or 0" : "");
 		return -EINVAL;
 	}
@@ -187,7 +189,7 @@ static int vtg_instance_get(void)
 				 O_RDONLY | O_DIRECTORY, 0);
 	vtg.own_instance = PTR_ERR_OR_ZERO(dir) == -ENOENT;
 	if (IS_ERR(dir) && !vtg.own_instance)
-		pr_warn("vtrace_guest: instances/%s: lookup failed (%ld): treated as the user's, kept at unload\n",
+		pr_warn("instances/%s: lookup failed (%ld): treated as the user's, kept at unload\n",
 			VTG_INSTANCE, PTR_ERR(dir));
 	if (!IS_ERR(dir))
 		fput(dir);
@@ -204,7 +206,7 @@ static void vtg_instance_put(void)
 {
 	trace_array_put(vtg.tr);
 	if (vtg.own_instance && trace_array_destroy(vtg.tr))
-		pr_warn("vtrace_guest: instance %s still in use, left in place\n", VTG_INSTANCE);
+		pr_warn("instance %s still in use, left in place\n", VTG_INSTANCE);
 	kern_unmount(vtg.tracefs);
 }
 
@@ -251,7 +253,7 @@ static int __init vtrace_guest_init(void)
 	/* a confidential guest does not trust its host (trust model: Documentation/vtrace_guest.rst) */
 	vtg.host_untrusted = cc_platform_has(CC_ATTR_GUEST_MEM_ENCRYPT) && !vtg_trust_host;
 	if (vtg.host_untrusted)
-		pr_info("vtrace_guest: confidential guest: host commands refused, no kallsyms or printk_formats sent (trust_host=0)\n");
+		pr_info("confidential guest: host commands refused, no kallsyms or printk_formats sent (trust_host=0)\n");
 
 	vtg.mm = get_task_mm(current);
 	if (!vtg.mm)
@@ -280,7 +282,7 @@ static int __init vtrace_guest_init(void)
 	ret = vtg_debugfs_init();
 	if (ret)
 		goto out_stop_thread;
-	pr_info("vtrace_guest: ready, %u data port(s) for %u CPU(s)%s\n", vtg.nr_ports,
+	pr_info("ready, %u data port(s) for %u CPU(s)%s\n", vtg.nr_ports,
 		nr_cpu_ids, vtg.ctl ? ", control port" : ", no control port");
 	return 0;
 

@@ -23,6 +23,8 @@
  * the addresses as it would for any such reader; a confidential guest
  * sends neither file unless trust_host is set.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cred.h>
 #include <linux/dmi.h>
 #include <linux/slab.h>
@@ -62,7 +64,7 @@ static int vtg_meta_info(void)
 		ci[cpu].cpu = cpu;
 		ci[cpu].apic_id = vtg_cpu_apic_id(cpu);
 		if (ci[cpu].apic_id == VTG_NO_APIC_ID)
-			pr_warn_once("vtrace_guest: cpu%u has no APIC id: META_INFO says 0x%x\n",
+			pr_warn_once("cpu%u has no APIC id: META_INFO says 0x%x\n",
 				     cpu, VTG_NO_APIC_ID);
 		ci[cpu].flags = (vtg.cpus[cpu].port ? VTRACE_CPU_HAS_PORT : 0) |
 				(cpu_online(cpu) ? VTRACE_CPU_ONLINE : 0);
@@ -160,13 +162,13 @@ static int vtg_meta_path(u32 kind, const char *name, const char *path)
 
 	f = vtg_meta_open(kind, path);
 	if (IS_ERR(f)) {
-		pr_warn_ratelimited("vtrace_guest: metadata %s: %ld\n", path, PTR_ERR(f));
+		pr_warn_ratelimited("metadata %s: %ld\n", path, PTR_ERR(f));
 		return 0;
 	}
 	buf = vtg_read_whole(f, &len);
 	vtg_close(f);
 	if (IS_ERR(buf)) {
-		pr_warn_ratelimited("vtrace_guest: metadata %s: %ld\n", path, PTR_ERR(buf));
+		pr_warn_ratelimited("metadata %s: %ld\n", path, PTR_ERR(buf));
 		return 0;
 	}
 	ret = vtg_meta_file_send(kind, name, buf, len);
@@ -278,7 +280,7 @@ int vtg_meta_send(void)
 		ret = vtg_meta_files();
 	vtg.ctl_deadline_set = false;
 	if (vtg.ctl_slow) {
-		pr_warn("vtrace_guest: the host does not take the metadata within %u ms: start refused\n",
+		pr_warn("the host does not take the metadata within %u ms: start refused\n",
 			VTG_META_TIMEOUTS * vtg_port_timeout_ms);
 		return -ETIMEDOUT;
 	}

@@ -22,6 +22,8 @@
  *           sleep (TASK_IDLE, up to the deadline)              | out_intr()
  *           <------------- vtg_port_wake(): woken = true ------+
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
@@ -113,12 +115,12 @@ static struct file *vtg_port_open(const char *dev, const char *name, bool ctl)
 	snprintf(path, sizeof(path), "/dev/%s", dev);
 	f = vtg_open_path(path, O_RDWR | O_NONBLOCK);
 	if (IS_ERR(f)) {
-		pr_warn("vtrace_guest: port %s (%s): cannot open: %ld\n", name, path, PTR_ERR(f));
+		pr_warn("port %s (%s): cannot open: %ld\n", name, path, PTR_ERR(f));
 		return f;
 	}
 	ret = vtg_port_check(f, dev, ctl);
 	if (ret) {
-		pr_warn("vtrace_guest: port %s: %s is not that port's device (%d), not used\n",
+		pr_warn("port %s: %s is not that port's device (%d), not used\n",
 			name, path, ret);
 		vtg_close(f);
 		return ERR_PTR(ret);
@@ -146,7 +148,7 @@ static void vtg_port_match(const char *dev)
 	    kstrtouint(name + plen + strlen(VTRACE_CPU_PORT_SUFFIX), 10, &cpu))
 		return;
 	if (cpu >= nr_cpu_ids) {
-		pr_warn("vtrace_guest: port %s: no CPU %u in this guest, ignored\n", name, cpu);
+		pr_warn("port %s: no CPU %u in this guest, ignored\n", name, cpu);
 		return;
 	}
 	if (vtg.cpus[cpu].port)
@@ -163,15 +165,15 @@ static void vtg_ports_report(void)
 	unsigned int cpu;
 
 	if (!vtg.ctl)
-		pr_warn("vtrace_guest: no port %s%s: no metadata, no agent mode\n",
+		pr_warn("no port %s%s: no metadata, no agent mode\n",
 			vtg_prefix, VTRACE_CTL_PORT_SUFFIX);
 	if (vtg.nr_ports == nr_cpu_ids)
 		return;
-	pr_warn("vtrace_guest: %u data port(s) for %u CPUs; pages of these CPUs are not streamed:\n",
+	pr_warn("%u data port(s) for %u CPUs; pages of these CPUs are not streamed:\n",
 		vtg.nr_ports, nr_cpu_ids);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		if (!vtg.cpus[cpu].port)
-			pr_warn("vtrace_guest:   cpu%u (no port %s%s%u)\n", cpu, vtg_prefix,
+			pr_warn("  cpu%u (no port %s%s%u)\n", cpu, vtg_prefix,
 				VTRACE_CPU_PORT_SUFFIX, cpu);
 }
 
@@ -188,7 +190,7 @@ int vtg_ports_open(void)
 	dir = vtg_open_path(VTG_SYSFS_PORTS, O_RDONLY | O_DIRECTORY);
 	if (IS_ERR(dir)) {
 		ret = PTR_ERR(dir);
-		pr_warn("vtrace_guest: %s: %d (is sysfs mounted, virtio_console loaded?)\n",
+		pr_warn("%s: %d (is sysfs mounted, virtio_console loaded?)\n",
 			VTG_SYSFS_PORTS, ret);
 		goto out_free_names;
 	}
@@ -279,6 +281,14 @@ void vtg_port_wait(struct file *port, unsigned long deadline)
 		remove_wait_queue(w.wqh, &w.wait);
 }
 
+/**
+ * vtg_ports_close() - close the control port and every data port
+ *
+ * The caller has taken its own entries off their wait queues first
+ * (vtg_agent_unwatch()): a port's wait queue goes with its file.
+ *
+ * Context: the control thread, no drain thread running.
+ */
 void vtg_ports_close(void)
 {
 	unsigned int cpu;
@@ -287,7 +297,6 @@ void vtg_ports_close(void)
 		vtg_close(vtg.cpus[cpu].port);
 		vtg.cpus[cpu].port = NULL;
 	}
-	vtg_agent_unwatch();
 	vtg_close(vtg.ctl);
 	vtg.ctl = NULL;
 	vtg.nr_ports = 0;

@@ -19,6 +19,8 @@
  * buffer_size_kb); the event selection belongs to the module and is set
  * again at every start.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -50,7 +52,7 @@ static int vtg_set_clock(void)
 		kvfree(buf);
 	}
 	if (ret)
-		pr_err("vtrace_guest: cannot set trace clock %s in instances/%s (%d); not starting. Set it by hand: echo %s > /sys/kernel/tracing/instances/%s/trace_clock\n",
+		pr_err("cannot set trace clock %s in instances/%s (%d); not starting. Set it by hand: echo %s > /sys/kernel/tracing/instances/%s/trace_clock\n",
 		       VTG_CLOCK, VTG_INSTANCE, ret, VTG_CLOCK, VTG_INSTANCE);
 	return ret;
 }
@@ -61,7 +63,7 @@ static int vtg_apply_events(const char *spec)
 	int ret = vtg_write_instance("set_event", spec, true);
 
 	if (ret)
-		pr_warn_ratelimited("vtrace_guest: set_event refused the specification: %d\n", ret);
+		pr_warn_ratelimited("set_event refused the specification: %d\n", ret);
 	return ret;
 }
 
@@ -94,7 +96,7 @@ static int vtg_read_subbuf(void)
 		vtg.subbuf_pages = vtg.subbuf_size / PAGE_SIZE;
 		return 0;
 	}
-	pr_err("vtrace_guest: instances/%s/buffer_subbuf_size_kb is %lu, more than the %u KiB a sub-buffer may have to be streamed: not starting. Set it to %u or less: echo %lu > /sys/kernel/tracing/instances/%s/buffer_subbuf_size_kb\n",
+	pr_err("instances/%s/buffer_subbuf_size_kb is %lu, more than the %u KiB a sub-buffer may have to be streamed: not starting. Set it to %u or less: echo %lu > /sys/kernel/tracing/instances/%s/buffer_subbuf_size_kb\n",
 	       VTG_INSTANCE, kb, VTG_SUBBUF_MAX >> 10, VTG_SUBBUF_MAX >> 10, PAGE_SIZE >> 10,
 	       VTG_INSTANCE);
 	return -EOPNOTSUPP;
@@ -165,7 +167,7 @@ int vtg_start(void)
 	if (vtg.state == VTRACE_STATE_TRACING)
 		return -EBUSY;
 	if (!vtg.nr_ports) {
-		pr_warn("vtrace_guest: no data port %s%s0..: nothing to stream to\n",
+		pr_warn("no data port %s%s0..: nothing to stream to\n",
 			vtg_prefix, VTRACE_CPU_PORT_SUFFIX);
 		return -ENODEV;
 	}
@@ -184,13 +186,13 @@ int vtg_start(void)
 		goto out_stop_stream;
 	vtg.state = VTRACE_STATE_TRACING;
 	vtg_send_started();
-	pr_info("vtrace_guest: session %llu started\n", vtg.session);
+	pr_info("session %llu started\n", vtg.session);
 	return 0;
 
 out_stop_stream:
 	vtg_stream_stop();
 out_warn:
-	pr_warn("vtrace_guest: start failed: %d\n", ret);
+	pr_warn("start failed: %d\n", ret);
 	return ret;
 }
 
@@ -208,36 +210,9 @@ static void vtg_log_totals(void)
 		t.pages_lost += s->pages_lost;
 		t.events_lost_ring += s->events_lost_ring;
 	}
-	pr_info("vtrace_guest: session %llu stopped: %llu pages, %llu events (%llu fillers) sent, %llu pages lost, %llu events overwritten\n",
+	pr_info("session %llu stopped: %llu pages, %llu events (%llu fillers) sent, %llu pages lost, %llu events overwritten\n",
 		vtg.session, t.pages_sent, t.events_sent, t.fillers_sent, t.pages_lost,
 		t.events_lost_ring);
-}
-
-static u64 vtg_stat_field(const char *text, const char *name)
-{
-	const char *p = strstr(text, name);
-	unsigned long long v = 0;
-
-	if (p && sscanf(p + strlen(name), " %llu", &v) != 1)
-		v = 0;
-	return v;
-}
-
-/* per_cpu/cpuK/stats of the instance: 0 when unreadable */
-static u64 vtg_ring_stat(unsigned int cpu, const char *name)
-{
-	char rel[48];
-	size_t len;
-	char *buf;
-	u64 v;
-
-	snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", cpu);
-	buf = vtg_read_instance(rel, &len);
-	if (IS_ERR(buf))
-		return 0;
-	v = vtg_stat_field(buf, name);
-	kvfree(buf);
-	return v;
 }
 
 /*
@@ -256,7 +231,7 @@ static void vtg_count_unread(void)
 			continue;
 		c->unread = vtg_ring_stat(cpu, "entries:");
 		if (c->unread)
-			pr_warn("vtrace_guest: cpu%u: %llu events left unread in the ring, counted lost\n",
+			pr_warn("cpu%u: %llu events left unread in the ring, counted lost\n",
 				cpu, c->unread);
 	}
 }
@@ -382,7 +357,7 @@ static int vtg_check_events(const char *spec)
 
 	avail = vtg_available_events();
 	if (IS_ERR(avail)) {
-		pr_warn_ratelimited("vtrace_guest: available_events: %ld\n", PTR_ERR(avail));
+		pr_warn_ratelimited("available_events: %ld\n", PTR_ERR(avail));
 		return PTR_ERR(avail);
 	}
 	copy = kstrdup(spec, GFP_KERNEL);
@@ -397,7 +372,7 @@ static int vtg_check_events(const char *spec)
 			continue;
 		if (strlen(word) >= VTG_EVENT_WORD_MAX ||
 		    !vtg_event_known(word, avail)) {
-			pr_warn_ratelimited("vtrace_guest: event specification: %s names no event\n",
+			pr_warn_ratelimited("event specification: %s names no event\n",
 					    word);
 			ret = -EINVAL;
 		}
@@ -439,38 +414,10 @@ int vtg_set_buffer_size(unsigned long kb)
 	if (!kb)
 		return -EINVAL;
 	if (kb > avail_kb / 2 / num_possible_cpus()) {
-		pr_warn_ratelimited("vtrace_guest: buffer size %lu KiB per CPU refused: %lu KiB available\n",
+		pr_warn_ratelimited("buffer size %lu KiB per CPU refused: %lu KiB available\n",
 				    kb, avail_kb);
 		return -ENOMEM;
 	}
 	snprintf(text, sizeof(text), "%lu", kb);
 	return vtg_write_instance("buffer_size_kb", text, false);
-}
-
-
-/* Ring-buffer overruns, commit overruns and drops (per_cpu/cpuK/stats), CPU flags into vtg.cpus[].st */
-void vtg_refresh_ring_stats(void)
-{
-	unsigned int cpu;
-	char rel[48];
-	size_t len;
-	char *buf;
-
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		struct vtrace_cpu_stats *st = &vtg.cpus[cpu].st;
-
-		st->cpu = cpu;
-		st->flags = (vtg.cpus[cpu].port ? VTRACE_CPU_HAS_PORT : 0) |
-			    (cpu_online(cpu) ? VTRACE_CPU_ONLINE : 0);
-		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", cpu);
-		buf = vtg_read_instance(rel, &len);
-		if (IS_ERR(buf))
-			continue;
-		/* overwritten, lost to a writer lapping the reader, refused, left unread */
-		st->events_lost_ring = vtg_stat_field(buf, "\noverrun:") +
-				       vtg_stat_field(buf, "commit overrun:") +
-				       vtg_stat_field(buf, "dropped events:") +
-				       vtg.cpus[cpu].unread;
-		kvfree(buf);
-	}
 }

@@ -50,6 +50,8 @@
  * an irq_work), or drain_max_ms passes: a few wake-ups per second at a
  * steady rate rather than one every drain_ms (see vtg_drain_sleep()).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
@@ -145,7 +147,7 @@ static void vtg_count_page(const u8 *page, size_t size, struct vtg_page_count *p
 static void vtg_port_gone(struct vtg_cpu *c)
 {
 	if (!c->port_gone)
-		pr_warn("vtrace_guest: cpu%u: port %s%s%u is gone, its drain thread ends\n",
+		pr_warn("cpu%u: port %s%s%u is gone, its drain thread ends\n",
 			c->cpu, vtg_prefix, VTRACE_CPU_PORT_SUFFIX, c->cpu);
 	c->port_gone = true;
 }
@@ -187,7 +189,7 @@ static ssize_t vtg_port_splice(struct vtg_cpu *c, struct pipe_inode_info *pipe)
 		}
 		if (c->stalled || time_after(jiffies, deadline)) {
 			if (!c->stalled)
-				pr_warn_ratelimited("vtrace_guest: cpu%u: port not writable for %u ms, dropping pages\n",
+				pr_warn_ratelimited("cpu%u: port not writable for %u ms, dropping pages\n",
 						    c->cpu, vtg_port_timeout_ms);
 			c->stalled = true;
 			return -ETIMEDOUT;
@@ -264,7 +266,7 @@ static bool vtg_count_subbufs(struct vtg_cpu *c, struct pipe_inode_info *pipe, u
 			whole = false;
 	}
 	if (!whole)
-		pr_warn_ratelimited("vtrace_guest: cpu%u: a sub-buffer not of the session's %u bytes: dropped (buffer_subbuf_size_kb changed while tracing?)\n",
+		pr_warn_ratelimited("cpu%u: a sub-buffer not of the session's %u bytes: dropped (buffer_subbuf_size_kb changed while tracing?)\n",
 				    c->cpu, vtg.subbuf_size);
 	return whole;
 }
@@ -303,7 +305,7 @@ static int vtg_actor(struct pipe_inode_info *pipe, struct splice_desc *sd)
 			vtg_port_gone(c);
 		if (ret != -ETIMEDOUT) {
 			c->st.port_errors++;
-			pr_warn_ratelimited("vtrace_guest: cpu%u: port write failed: %zd\n",
+			pr_warn_ratelimited("cpu%u: port write failed: %zd\n",
 					    c->cpu, ret);
 		}
 		vtg_account(c, done, n - done, false);
@@ -347,14 +349,14 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 			continue;
 		if (ret == 0 || ret == -EAGAIN || !retries--)
 			break;
-		pr_warn_ratelimited("vtrace_guest: cpu%u: reading trace_pipe_raw: %zd, retrying\n",
+		pr_warn_ratelimited("cpu%u: reading trace_pipe_raw: %zd, retrying\n",
 				    c->cpu, ret);
 		msleep(10);
 	}
 	if (ret < 0 && ret != -EAGAIN)
-		pr_warn_ratelimited("vtrace_guest: cpu%u: reading trace_pipe_raw: %zd\n", c->cpu, ret);
+		pr_warn_ratelimited("cpu%u: reading trace_pipe_raw: %zd\n", c->cpu, ret);
 	if (final && vtg_taken(c) >= limit)
-		pr_warn("vtrace_guest: cpu%u: stop drained its limit of %u pages, the rest counts as lost\n",
+		pr_warn("cpu%u: stop drained its limit of %u pages, the rest counts as lost\n",
 			c->cpu, vtg.stop_budget);
 }
 
@@ -520,7 +522,7 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 
 		/* a session that cannot read a CPU with a port would lose it silently */
 		c->raw = NULL;
-		pr_warn("vtrace_guest: cpu%u: %s: %d, not starting\n", c->cpu, rel, ret);
+		pr_warn("cpu%u: %s: %d, not starting\n", c->cpu, rel, ret);
 		return ret;
 	}
 	c->raw->f_mode |= FMODE_LSEEK;

@@ -268,7 +268,6 @@ int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
 int vtg_send_ack(u64 seq, u16 type);
 int vtg_send_error(u64 seq, u16 type, int error, const char *text);
 int vtg_send_hello(void);
-int vtg_send_status(u16 type);
 
 /* agent.c: commands from the host */
 void vtg_agent_poll(void);
@@ -281,7 +280,12 @@ int vtg_start(void);
 int vtg_stop(void);
 int vtg_set_events(const char *spec);
 int vtg_set_buffer_size(unsigned long kb);
+
+/* status.c: the session's figures */
+u64 vtg_ring_stat(unsigned int cpu, const char *name);
 void vtg_refresh_ring_stats(void);
+int vtg_send_status(u16 type);
+char *vtg_status_format(bool fresh);
 char *vtg_status_text(size_t *lenp);
 
 /* stream.c */
