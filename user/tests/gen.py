@@ -840,7 +840,14 @@ def write_machine(out, m, rng, abs_every):
     if m.pid:
         with open(os.path.join(d, 'qemu.pid'), 'w') as f:
             f.write('%d\n' % m.pid)
+    mark_host_dump(d, m.name)
     return truth, stats
+
+
+def mark_host_dump(d, name):
+    """vtrace-merge takes a dump folder as --host only with a file host_dump in it"""
+    if name == 'host':
+        open(os.path.join(d, 'host_dump'), 'w').close()
 
 
 def offset_records(machines):
@@ -1005,6 +1012,7 @@ def cmd_ctl(a):
     with open(os.path.join(a.dir, 'ctl'), 'wb') as f:
         f.write(ctl_messages(m, 2000000, stats, a.omit or (), a.page_size, a.corrupt or (),
                              not a.no_eos, PAGE))
+    mark_host_dump(a.dir, m.name)
 
 
 def main():

@@ -532,6 +532,17 @@ run --host $R/host.dat --guest g=$R --offsets $R/tsc_offsets --explain --worst 1
 	grep -qx "vtrace-merge: self-check: not run with --explain (its passes read the inputs their own way): the times are unverified here; the plain merge of the same inputs checks them" "$T/err"
 ok $? explain_says_self_check_not_run "rc $rc: $(cat "$T/err")"
 expect_error host_is_a_guest_dump "--host $R: a guest's dump folder (it holds qemu.pid): give it as --guest NAME=$R, and as --host the host's trace.dat (trace-cmd record -C x86-tsc)" --host $R --offsets $R/tsc_offsets
+# the same dump without qemu.pid (QEMU removes it when it exits): a dump is a guest's unless
+# a file host_dump says otherwise (gen.py marks its hosts so)
+mkdir -p "$T/nopid"
+cp $R/cpu* $R/ctl "$T/nopid/"
+expect_error host_dump_without_qemu_pid "--host $T/nopid: a dump folder, as vtrace_guest writes in a guest (its times are the guest's TSC, not the host's): give it as --guest NAME=$T/nopid, and as --host the host's trace.dat (trace-cmd record -C x86-tsc); a host's own dump says so with a file host_dump in it" --host "$T/nopid" --guest g=$R --offsets $R/tsc_offsets
+[ ! -s "$T/out" ]
+ok $? host_dump_without_qemu_pid_nothing_printed "$(head -2 "$T/out")"
+touch "$T/nopid/host_dump"
+run --host "$T/nopid" --offsets $R/tsc_offsets --raw-tsc
+[ $rc -eq 0 ] && [ "$(grep -c . "$T/out")" -eq 533 ]
+ok $? host_dump_marked_taken "rc $rc, $(grep -c . "$T/out") lines: $(head -c 300 "$T/err")"
 python3 -c '
 import sys
 for l in open(sys.argv[1]):
@@ -868,7 +879,7 @@ run
 [ $rc -eq 2 ] && grep -q "nothing to merge" "$T/err"
 ok $? no_inputs_is_a_usage_error "exit $rc"
 expect_error missing_ctl "$T/nope/ctl: No such file" --guest g=$T/nope --offsets "$B/tsc_offsets"
-mkdir -p "$T/empty"; : > "$T/empty/ctl"
+mkdir -p "$T/empty"; : > "$T/empty/ctl"; : > "$T/empty/host_dump"
 expect_error empty_ctl "$T/empty/ctl: byte 0: no META_INFO" --host "$T/empty" --raw-tsc
 head -c 5000 /dev/urandom > "$T/empty/ctl"
 expect_error garbage_ctl "$T/empty/ctl: byte 0: bad magic" --host "$T/empty" --raw-tsc
@@ -1041,6 +1052,44 @@ timeout 20 "$V" dat --guest "g1=$T/xw/g1,offset=5" --offsets "$T/xw/tsc_offsets"
 rc=$?
 [ $rc -eq 2 ] && grep -q "offset=N is vtrace-merge's: vtrace dat writes the guest's offset history" "$T/err"
 ok $? dat_guest_offset_refused "rc $rc: $(cat "$T/err")"
+
+# vtrace dat checks its host trace.dat as vtrace-merge does (x86-tsc, raw time stamps as
+# trace-cmd reads them) and its timeline by vtrace-merge's self-check: no files otherwise
+dat() {
+	rm -rf "$T/dat-out"
+	timeout 20 "$V" dat "$@" --out "$T/dat-out" > "$T/out" 2> "$T/err"
+	rc=$?
+}
+dat --host "$T/local.dat" --guest g=$R --offsets $R/tsc_offsets
+[ $rc -eq 1 ] && grep -qxF "vtrace dat: error: $T/local.dat: recorded with trace clock \"local\", not x86-tsc: its times are not the host TSC the guests are put on (record the host with trace-cmd record -C x86-tsc)" "$T/err" && [ ! -e "$T/dat-out" ]
+ok $? dat_host_clock_local_refused "rc $rc: $(cat "$T/err")"
+dat --host "$T/offset.dat" --guest g=$R --offsets $R/tsc_offsets
+[ $rc -eq 1 ] && grep -qxF "vtrace dat: error: $T/offset.dat: trace-cmd reads its CPU 0's first time stamp as 315000781625, the ring buffer's is 314000781625: its options (OFFSET, DATE, TSC2NSEC or TIME_SHIFT: trace-cmd record --ts-offset, --date, --tsc2nsec) shift or scale its times, and the host copy would keep them: record the host without them" "$T/err" && [ ! -e "$T/dat-out" ]
+ok $? dat_host_offset_option_refused "rc $rc: $(cat "$T/err")"
+dat --host $R/host.dat --guest g=$R,pid=4000 --offsets "$T/two-vms"
+[ $rc -eq 1 ] && [ ! -e "$T/dat-out" ] &&
+grep -qx 'vtrace dat: self-check: guest g cpu 0: 137 checked, 113 outside the sched_switch spans of host tid 177 "CPU 0/KVM"' "$T/err" &&
+grep -qx 'vtrace dat: self-check: guest g: 263 events checked, 169 outside (tolerance 1000 ns), worst 97787730 ns outside: FAILED' "$T/err" &&
+grep -qxF 'vtrace dat: error: self-check: 169 guest events fall outside the times their vCPU could run (worst 97787730 ns): the timeline is wrong. Likely causes: the offsets or the dump of another VM (pid=), an incomplete offset history, a host trace of another boot or capture; --force writes the files anyway' "$T/err"
+ok $? dat_self_check_other_vm_fails "rc $rc: $(cat "$T/err")"
+dat --host $R/host.dat --guest g=$R,pid=4000 --offsets "$T/two-vms" --force
+[ $rc -eq 0 ] && [ -s "$T/dat-out/g.dat" ] && [ -s "$T/dat-out/host.dat" ] &&
+grep -q '^vtrace dat: warning: self-check: 169 guest events fall outside .*(--force), their timeline is wrong$' "$T/err"
+ok $? dat_self_check_force_writes "rc $rc: $(cat "$T/err")"
+dat --host $R/host.dat --guest g=$R,pid=131 --offsets "$T/two-vms"
+[ $rc -eq 0 ] && [ -s "$T/dat-out/g.dat" ] &&
+grep -qx 'vtrace dat: self-check: guest g: 250 events checked, 0 outside (tolerance 1000 ns), worst 0 ns outside: verified' "$T/err"
+ok $? dat_self_check_right_vm_verified "rc $rc: $(cat "$T/err")"
+dat --guest g=$R --offsets $R/tsc_offsets
+[ $rc -eq 0 ] && grep -qx "vtrace dat: self-check: unverified: no host trace (--host) to check the guests' times against" "$T/err"
+ok $? dat_self_check_no_host_unverified "rc $rc: $(cat "$T/err")"
+# events two offset intervals map: trace-cmd cannot mark them as vtrace-merge does, counted
+# (the unstable capture: vtrace-merge marks 140 "[time ambiguous]", 66 on cpu 0, 74 on cpu 1)
+dat $(guests "$T/unstable") --offsets "$T/unstable/tsc_offsets"
+[ $rc -eq 0 ] &&
+grep -qx "vtrace dat: warning: guest g1 cpu 0: 66 events read a guest TSC that two offset intervals map (the offset was set back): trace-cmd's TIME_SHIFT picks an interval by guest time alone, which may be wrong, and neither trace-cmd report nor KernelShark can mark them; vtrace-merge marks those the host's kvm_entry..kvm_exit do not tell apart \"\[time ambiguous\]\"" "$T/err" &&
+grep -q "^vtrace dat: warning: guest g1 cpu 1: 74 events read a guest TSC that two offset intervals map" "$T/err"
+ok $? dat_ambiguous_events_counted "rc $rc: $(head -c 600 "$T/err")"
 
 # empty or missing cpu files: said, not silently merged as "nothing happened"
 mk emptycpu; : > "$T/emptycpu/cpu0"; rm "$T/emptycpu/cpu1"

@@ -116,17 +116,32 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 	return alloc_sources(m);
 }
 
-/* QEMU's -pidfile, which vtrace's guest dumps keep: a guest's folder given as --host */
+/*
+ * A dump folder is what vtrace_guest writes, in a guest: its time stamps
+ * are that guest's TSC, not the host's.  Given as --host it would be taken
+ * for the host's trace, and QEMU removes the qemu.pid that tells a guest's
+ * dump when it exits.  So a dump folder is the host's only when a file
+ * host_dump in it says so (the unit tests' generator, gen.py, marks its
+ * host so; a host running vtrace_guest itself, as a nested L1, would too).
+ */
 static bool is_guest_dump(const char *dir)
 {
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/qemu.pid", dir);
-	if (access(path, F_OK))
+	if (!access(path, F_OK)) {
+		vtrace_set_error("--host %s: a guest's dump folder (it holds qemu.pid): give it as"
+				 " --guest NAME=%s, and as --host the host's trace.dat (trace-cmd"
+				 " record -C x86-tsc)", dir, dir);
+		return true;
+	}
+	snprintf(path, sizeof(path), "%s/host_dump", dir);
+	if (!access(path, F_OK))
 		return false;
-	vtrace_set_error("--host %s: a guest's dump folder (it holds qemu.pid): give it as"
-			 " --guest NAME=%s, and as --host the host's trace.dat (trace-cmd record"
-			 " -C x86-tsc)", dir, dir);
+	vtrace_set_error("--host %s: a dump folder, as vtrace_guest writes in a guest (its times"
+			 " are the guest's TSC, not the host's): give it as --guest NAME=%s, and as"
+			 " --host the host's trace.dat (trace-cmd record -C x86-tsc); a host's own"
+			 " dump says so with a file host_dump in it", dir, dir);
 	return true;
 }
 

@@ -22,6 +22,7 @@ static const char usage_text[] =
 "Merge the host's trace and guest dumps into one stream on the host's TSC.\n"
 "\n"
 "  --host FILE|DIR          host trace.dat (trace-cmd record -C x86-tsc) or host dump folder\n"
+"                           (marked by a file host_dump in it)\n"
 "  --guest NAME=DIR[,pid=PID][,offset=N]  a guest dump folder (ctl, cpuK, qemu.pid);\n"
 "                           repeatable; offset=N: a constant TSC offset (KVM's debugfs\n"
 "                           tsc-offset) for a VM without offset records\n"

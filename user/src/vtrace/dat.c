@@ -89,7 +89,7 @@ enum {
 
 static const char dat_usage[] =
 "usage: vtrace dat --guest NAME=DIR[,pid=PID]... [--host FILE] [--offsets FILE]\n"
-"                  [--tsc-khz KHZ|FILE] [--assume-constant-offset] --out DIR\n"
+"                  [--tsc-khz KHZ|FILE] [--assume-constant-offset] [--force] --out DIR\n"
 "\n"
 "Write each guest capture as a trace-cmd trace.dat (DIR/NAME.dat, version 6) whose\n"
 "TIME_SHIFT option carries its vCPUs' TSC offset history, and with --host a copy\n"
@@ -107,6 +107,8 @@ static const char dat_usage[] =
 "                           stay TSC cycles)\n"
 "  --assume-constant-offset guest events before the offset history: the earliest offset\n"
 "                           known (vtrace-merge's option; default: refused)\n"
+"  --force                  write the files although guest events fall outside the\n"
+"                           times their vCPU ran in the host trace (the self-check)\n"
 "  --out DIR                output folder (created)\n";
 
 /* The guest's metadata files, as its ctl carried them (first session) */
@@ -127,6 +129,7 @@ struct dat {
 	const char			*out;
 	const char			*khz_arg;
 	int				assume_constant;	/* --assume-constant-offset */
+	int				force;		/* --force: write a failed timeline */
 	/* trace-cmd's TSC2NSEC: ns = tsc * ns_mult >> ns_shift (ns_mult 0: none) */
 	uint32_t			ns_mult;
 	uint32_t			ns_shift;
@@ -153,6 +156,11 @@ struct dat {
 	int				*vcpu_tid;
 	size_t				*first;
 	size_t				*last;
+	/* the self-check (vtrace-merge's): events checked, outside, worst distance (TSC) */
+	uint64_t			sc_checked;
+	uint64_t			sc_outside;
+	uint64_t			sc_worst;
+	int				sc_unverified;	/* guest CPUs not checked */
 };
 
 /* this command's own warnings (the library's vtrace_warn() says "vtrace dat" too) */
@@ -361,6 +369,13 @@ static int used_intervals(struct dat *d, int cpu)
 	vtrace_cpu_reader_close(r);
 	if (ret < 0)
 		return -1;
+	if (map.ambiguous)
+		dat_warn("guest %s cpu %d: %" PRIu64 " events read a guest TSC that two offset"
+			 " intervals map (the offset was set back): trace-cmd's TIME_SHIFT picks an"
+			 " interval by guest time alone, which may be wrong, and neither trace-cmd report"
+			 " nor KernelShark can mark them; vtrace-merge marks those the host's"
+			 " kvm_entry..kvm_exit do not tell apart \"[time ambiguous]\"", d->name, cpu,
+			 map.ambiguous);
 	d->first[cpu] = map.first_used == SIZE_MAX ? d->hist[cpu]->nr - 1 : map.first_used;
 	d->last[cpu] = map.first_used == SIZE_MAX ? d->hist[cpu]->nr - 1 : map.last_used;
 	return 0;
@@ -1144,11 +1159,24 @@ static int vcpu_tid(struct dat *d, const struct vtrace_vthreads *vt, struct tep_
 	vtrace_vcpu_fit_init(&fit, vt, d->hist[c]->vcpu_idx,
 			     d->khz ? vtrace_ns_to_tsc(VTRACE_VCPU_TOLERANCE_NS, d->khz) :
 			     VTRACE_VCPU_TOLERANCE_NS);
-	if (!fit.nr_cand)
+	if (!fit.nr_cand) {
+		d->sc_unverified++;
 		return cmdline_tid(d, tep, c);
+	}
 	if (fit_events(d, c, &fit))
 		return -1;
 	k = vtrace_vcpu_fit_best(&fit, &amb);
+	if (!k->checked)
+		d->sc_unverified++;
+	d->sc_checked += k->checked;
+	d->sc_outside += k->outside;
+	if (k->worst > d->sc_worst)
+		d->sc_worst = k->worst;
+	if (k->outside)
+		fprintf(stderr, "vtrace dat: self-check: guest %s cpu %d: %" PRIu64 " checked, %"
+			PRIu64 " outside the %s spans of host tid %d \"CPU %d/KVM\"\n", d->name, c,
+			k->checked, k->outside, vtrace_vcpu_fit_has_windows(&fit) ?
+			"kvm_entry..kvm_exit" : "sched_switch", k->t->tid, d->hist[c]->vcpu_idx);
 	if (!amb)
 		return k->t->tid;
 	for (int i = 0; i < fit.nr_cand && len < sizeof(tids); i++)
@@ -1174,6 +1202,94 @@ static int find_vcpu_tids(struct dat *gs, int nr, const char *path, struct tep_h
 	return ret;
 }
 
+/*
+ * vtrace-merge's self-check, on the times the files will give: each guest
+ * event, on the host's TSC, inside a span of its vCPU's thread.  Events
+ * outside make the timeline wrong: no files unless --force.
+ */
+static int self_check(struct dat *gs, int nr)
+{
+	uint64_t outside = 0, worst = 0, khz = gs[0].khz;
+	const char *unit = khz ? "ns" : "TSC cycles";
+
+	for (int i = 0; i < nr; i++) {
+		struct dat *d = &gs[i];
+		unsigned int cpus = d->info->nr_cpus;
+
+		outside += d->sc_outside;
+		if (d->sc_worst > worst)
+			worst = d->sc_worst;
+		if (d->sc_unverified == (int)cpus) {
+			fprintf(stderr, "vtrace dat: self-check: guest %s: unverified: no spans of"
+				" its vCPU threads in the host trace hold its events (record the host"
+				" with trace-cmd record -C x86-tsc -e sched:sched_switch -e"
+				" kvm:kvm_entry -e kvm:kvm_exit)\n", d->name);
+			continue;
+		}
+		fprintf(stderr, "vtrace dat: self-check: guest %s: %" PRIu64 " events checked, %"
+			PRIu64 " outside (tolerance %d ns), worst %" PRIu64 " %s outside: ", d->name,
+			d->sc_checked, d->sc_outside, VTRACE_VCPU_TOLERANCE_NS,
+			khz ? vtrace_tsc_to_ns(d->sc_worst, khz) : d->sc_worst, unit);
+		if (d->sc_outside)
+			fputs("FAILED\n", stderr);
+		else if (d->sc_unverified)
+			fprintf(stderr, "verified on %u of %u guest CPUs\n",
+				cpus - d->sc_unverified, cpus);
+		else
+			fputs("verified\n", stderr);
+	}
+	if (!outside)
+		return 0;
+	if (khz)
+		worst = vtrace_tsc_to_ns(worst, khz);
+	if (gs[0].force) {
+		dat_warn("self-check: %" PRIu64 " guest events fall outside the times their vCPU"
+			 " could run (worst %" PRIu64 " %s): the files are written (--force), their"
+			 " timeline is wrong", outside, worst, unit);
+		return 0;
+	}
+	vtrace_set_error("self-check: %" PRIu64 " guest events fall outside the times their vCPU"
+			 " could run (worst %" PRIu64 " %s): the timeline is wrong. Likely causes:"
+			 " the offsets or the dump of another VM (pid=), an incomplete offset"
+			 " history, a host trace of another boot or capture; --force writes the"
+			 " files anyway", outside, worst, unit);
+	return -1;
+}
+
+/*
+ * The host copy keeps the host file's options, and trace-cmd adds its
+ * OFFSET and DATE to every time stamp (and applies its TSC2NSEC and
+ * TIME_SHIFT): the host would be shifted against its guests.  A record's
+ * time stamp read as trace-cmd reads it must be the raw one.
+ */
+static int check_host_shift(const char *path, struct tracecmd_input *h)
+{
+	struct tracecmd_input *raw = vtrace_dat_open_raw(path);
+	int cpus, ret = 0;
+
+	if (!raw)
+		return -1;
+	cpus = tep_get_cpus(tracecmd_get_tep(h));
+	for (int cpu = 0; cpu < cpus && !ret; cpu++) {
+		struct tep_record *a = tracecmd_read_cpu_first(h, cpu);
+		struct tep_record *b = tracecmd_read_cpu_first(raw, cpu);
+
+		if (a && b && a->ts != b->ts) {
+			vtrace_set_error("%s: trace-cmd reads its CPU %d's first time stamp as %llu,"
+					 " the ring buffer's is %llu: its options (OFFSET, DATE,"
+					 " TSC2NSEC or TIME_SHIFT: trace-cmd record --ts-offset, --date,"
+					 " --tsc2nsec) shift or scale its times, and the host copy would"
+					 " keep them: record the host without them", path, cpu,
+					 a->ts, b->ts);
+			ret = -1;
+		}
+		tracecmd_free_record(a);
+		tracecmd_free_record(b);
+	}
+	tracecmd_close(raw);
+	return ret;
+}
+
 static uint64_t fnv64(uint64_t h, const void *p, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
@@ -1196,6 +1312,11 @@ static int read_host(struct dat *gs, int nr)
 			vtrace_set_error("%s: trace-cmd cannot open it as a trace.dat", host);
 			return -1;
 		}
+		if (vtrace_dat_check_clock(host, vtrace_dat_clock(h)) ||
+		    check_host_shift(host, h)) {
+			tracecmd_close(h);
+			return -1;
+		}
 		id = tracecmd_get_traceid(h);
 		has_id = id != 0;
 	}
@@ -1215,11 +1336,14 @@ static int read_host(struct dat *gs, int nr)
 		}
 		gs[i].guest_id = fnv64(id, gs[i].name, strlen(gs[i].name)) | 1;
 	}
-	if (!h)
+	if (!h) {
+		fprintf(stderr, "vtrace dat: self-check: unverified: no host trace (--host) to"
+			" check the guests' times against\n");
 		return 0;
+	}
 	ret = find_vcpu_tids(gs, nr, host, tracecmd_get_tep(h));
 	tracecmd_close(h);
-	return ret;
+	return ret ? ret : self_check(gs, nr);
 }
 
 /* ---- the guest */
@@ -1533,6 +1657,7 @@ int vtrace_cmd_dat(int argc, char **argv)
 		{ "out",	required_argument, NULL, 'O' },
 		{ "tsc-khz",	required_argument, NULL, 'k' },
 		{ "assume-constant-offset", no_argument, NULL, 'a' },
+		{ "force",	no_argument,	   NULL, 'f' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1554,6 +1679,7 @@ int vtrace_cmd_dat(int argc, char **argv)
 		case 'O':	common.out = optarg; break;
 		case 'k':	common.khz_arg = optarg; break;
 		case 'a':	common.assume_constant = 1; break;
+		case 'f':	common.force = 1; break;
 		case 'h':	fputs(dat_usage, stdout); free_guests(gs, nr); return 0;
 		default:	fputs(dat_usage, stderr); free_guests(gs, nr); return 2;
 		}
@@ -1570,6 +1696,7 @@ int vtrace_cmd_dat(int argc, char **argv)
 		gs[i].out = common.out;
 		gs[i].khz_arg = common.khz_arg;
 		gs[i].assume_constant = common.assume_constant;
+		gs[i].force = common.force;
 	}
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
 	ret = run(gs, nr);
