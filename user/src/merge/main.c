@@ -376,8 +376,25 @@ static int explain_windows(struct cmdline *c, struct machine **ms, int nr, struc
 	return *chk ? 0 : -1;
 }
 
+/*
+ * --explain's first pass reads every event, as the plain merge does: the
+ * self-check runs on it (issue 15), and a timeline that fails it tells no
+ * story, unless --force.  @check false: the caller merges the same inputs
+ * after it (--format svg, perfetto), and that merge checks them.
+ */
+static int explain_check_open(struct cmdline *c, struct machine **ms, int nr,
+			      struct vtrace_offsets *offsets, bool check, struct check **chk)
+{
+	if (!check || getenv("VTRACE_MERGE_NO_SELF_CHECK"))
+		return explain_windows(c, ms, nr, chk);
+	*chk = check_open(ms, nr, &c->opts);
+	if (!*chk || check_offsets(*chk, offsets, c->opts.offsets_src))
+		return -1;
+	return 0;
+}
+
 /* --explain: two passes, each over freshly opened inputs (explain.c) */
-static int explain_main(struct cmdline *c, FILE *out)
+static int explain_main(struct cmdline *c, FILE *out, bool check)
 {
 	struct vtrace_offsets *offsets = NULL;
 	struct machine **ms = NULL;
@@ -390,12 +407,14 @@ static int explain_main(struct cmdline *c, FILE *out)
 	c->opts.progress = false;
 	ret = open_all(c, &ms, &nr, &offsets);
 	if (!ret)
-		ret = explain_windows(c, ms, nr, &chk);
+		ret = explain_check_open(c, ms, nr, offsets, check, &chk);
 	if (!ret)
 		ret = explain_pass1(ms, nr, &c->opts, &state, out);
 	if (ret >= 0)
 		check_explain_report(chk, c->opts.format == MERGE_JSONL ? out : stderr,
 				     c->opts.format == MERGE_JSONL);
+	if (ret >= 0 && check && fflush(out) == 0 && check_report(chk, stderr, c->opts.force))
+		ret = -1;
 	check_close(chk);
 	close_all(ms, nr, offsets);
 	/* the same inputs again, once per story: pass 1 said their warnings already */
@@ -415,10 +434,9 @@ static int explain_main(struct cmdline *c, FILE *out)
 	}
 	vtrace_set_quiet(quiet);
 	explain_free(state);
-	if (ret >= 0)
-		fprintf(stderr, "vtrace-merge: self-check: not run with --explain (its passes read"
-			" the inputs their own way): the times are unverified here; the plain merge"
-			" of the same inputs checks them\n");
+	if (ret >= 0 && check && getenv("VTRACE_MERGE_NO_SELF_CHECK"))
+		fprintf(stderr, "vtrace-merge: self-check: not run (VTRACE_MERGE_NO_SELF_CHECK is"
+			" set): the timeline is unverified\n");
 	return ret < 0 ? ret : 0;
 }
 
@@ -433,7 +451,7 @@ static int explain_svg(struct cmdline *c)
 		return -1;
 	if (c->opts.worst > 1)		/* the picture shows one wake-up */
 		c->opts.worst = 1;
-	ret = explain_main(c, mem);
+	ret = explain_main(c, mem, false);
 	fclose(mem);
 	c->opts.explain = false;
 	return ret ? ret : svg_explain_window(&c->opts);
@@ -453,7 +471,7 @@ static int explain_perfetto(struct cmdline *c)
 		return -1;
 	c->opts.format = MERGE_JSONL;
 	c->opts.worst = 100000;
-	ret = explain_main(c, mem);
+	ret = explain_main(c, mem, false);
 	fclose(mem);
 	c->opts.format = MERGE_PERFETTO;
 	c->opts.worst = worst;
@@ -508,7 +526,7 @@ int vtrace_merge_main(int argc, char **argv)
 		return 1;
 	}
 	if (c.opts.explain) {
-		ret = explain_main(&c, stdout);
+		ret = explain_main(&c, stdout, true);
 		if (ret)
 			fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
 		free_cmdline(&c);
