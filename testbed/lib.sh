@@ -107,6 +107,7 @@ save_dmesg() {	# save_dmesg NAME
 #   --hostroot      share L1's root (the outer root) read-only over 9p; the
 #                   guest mounts it at /host (trace-cmd, cyclictest live there)
 #   --qemu "ARGS"   extra QEMU arguments, word-split
+#   --monitor       a human-monitor socket, /run/vtrace-NAME.mon (l2_monitor)
 #   --vtrace-args   take the ports from "vtrace qemu-args" (what users run)
 #                   instead of building them here (--ports/--prefix ignored)
 #   --data-dir DIR  host ends of the data ports (cpuK) in DIR instead of
@@ -122,10 +123,11 @@ l2_start() {
 	local name=$1 script=$2
 	shift 2
 	local cpus=2 mem=512 ports= ctl=file prefix=vtrace arg= tmo=300 hostroot= extra= vtargs=
-	local ddir=
+	local ddir= mon=none
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--hostroot)	hostroot=1; shift; continue ;;
+		--monitor)	mon="unix:/run/vtrace-$name.mon,server=on,wait=off"; shift; continue ;;
 		--vtrace-args)	vtargs=1; shift; continue ;;
 		--qemu)		extra=$2 ;;
 		--cpus)		cpus=$2 ;;
@@ -149,7 +151,7 @@ l2_start() {
 
 	# debug-threads: vCPU threads are named "CPU K/KVM" on the host
 	local args=(-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m "$mem"
-		-display none -no-reboot -monitor none
+		-display none -no-reboot -monitor "$mon"
 		-serial "file:$dir/console.log"
 		-kernel "/boot/vmlinuz-$L2_KVER" -initrd "$L2_INITRD"
 		-append "$L2_CMDLINE ${L2_APPEND:-} vtrace_run=$script vtrace_arg=$arg")
@@ -194,6 +196,24 @@ l2_start() {
 		       -device "virtserialport,bus=vser0.0,chardev=vtc$k,name=$prefix.cpu$k")
 	done
 	l2_exec "$tmo" "$dir" "${args[@]}"
+}
+
+# l2_monitor SOCKET COMMAND: one human-monitor command to an L2's QEMU
+# (l2_start --monitor: /run/vtrace-NAME.mon); prints QEMU's answer
+l2_monitor() {
+	python3 - "$1" "$2" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+time.sleep(0.5)
+s.sendall(sys.argv[2].encode() + b"\n")
+time.sleep(1)
+s.settimeout(1)
+try:
+    print(s.recv(65536).decode(errors="replace"))
+except socket.timeout:
+    pass
+PY
 }
 
 # l2_exec SEC DIR QEMU-ARGS...: run one L2 QEMU in the background, bounded by
@@ -263,7 +283,8 @@ l2_wait_console() {
 # text for them: a tracepoint with two probes or more calls them through
 # its iterator, and a third probe added or removed switches no static key
 # and no static call (Documentation/testbed.rst, text patching under TCG).
-# Not for an event whose first registration does something (vtrace_host's).
+# vtrace_host's event only before any VM exists: a buffer that enables it
+# gets a snapshot event per existing vCPU, which these (tracing off) never take.
 l1_hold_events() {
 	local i e d
 	for i in 0 1; do

@@ -46,23 +46,6 @@ l2_start_unplug() {
 		-device virtserialport,bus=vser0.0,chardev=vtc1,name=vtrace.cpu1,id=vtp1
 }
 
-# monitor SOCKET COMMAND: one human-monitor command
-monitor() {
-	python3 - "$1" "$2" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-time.sleep(0.5)
-s.sendall(sys.argv[2].encode() + b"\n")
-time.sleep(1)
-s.settimeout(1)
-try:
-    print(s.recv(65536).decode(errors="replace"))
-except socket.timeout:
-    pass
-PY
-}
-
 ktap_header 62
 modprobe kvm_amd
 
@@ -114,10 +97,10 @@ ktap_result $((rc | $?)) "fault_busy_writer_stop_markers_all_arrived" "$busy"
 
 l2_start_unplug gunplug /tests/guest_unplug.sh
 l2_wait_console gunplug '^vtg-phase: streaming' 200 && sleep 2
-monitor "/run/vtrace-gunplug.mon" "device_del vtp1" > "$VTRACE_OUT/gunplug/monitor.out"
+l2_monitor "/run/vtrace-gunplug.mon" "device_del vtp1" > "$VTRACE_OUT/gunplug/monitor.out"
 ktap_diag "monitor: device_del vtp1 sent"
 l2_wait_console gunplug '^vtg-phase: ctl-unplug' 200
-monitor "/run/vtrace-gunplug.mon" "device_del vtpc" >> "$VTRACE_OUT/gunplug/monitor.out"
+l2_monitor "/run/vtrace-gunplug.mon" "device_del vtpc" >> "$VTRACE_OUT/gunplug/monitor.out"
 ktap_diag "monitor: device_del vtpc sent"
 
 l2_wait

@@ -298,8 +298,31 @@ vm_line() {
 # 16 and the rest of f is dropped and said so in the trailer, while the
 # trace event (in a tracefs instance) has every one of f's writes; g's
 # history is complete (nothing of g dropped, every record kept,
-# prev_offset chained) and host.dat has it; A's and B's snapshots stay
+# prev_offset chained) and host.dat has it; A's and B's snapshots stay.
+# A and B are paused meanwhile (QEMU "stop"): f and g have no in-kernel
+# APIC, so their vCPUs switch KVM's kvm_has_noapic_vcpu key on and off, and
+# under TCG a vCPU of A or B running svm_vcpu_load() through that patch can
+# trap on its int3 for good (Documentation/testbed.rst); paused, none runs
 t_fair() {
+	pause_guests stop paused || return 1
+	t_fair_run
+	local rc=$?
+	pause_guests cont running || return 1
+	return $rc
+}
+
+# pause_guests COMMAND STATUS: COMMAND (stop, cont) to A's and B's QEMU,
+# then both report STATUS (paused, running)
+pause_guests() {
+	local g
+	for g in a b; do
+		l2_monitor "/run/vtrace-$g.mon" "$1" > /dev/null
+		l2_monitor "/run/vtrace-$g.mon" "info status" | grep -q "VM status: $2" ||
+			{ ktap_diag "$g: not $2 after $1"; return 1; }
+	done
+}
+
+t_fair_run() {
 	local f g fvm gvm n ev tr=/sys/kernel/tracing dat=$VTRACE_OUT/host-g.dat
 	[ -d $tr/instances ] || tr=/sys/kernel/debug/tracing
 	rmmod vtrace_host && insmod "$KO" capacity=64 vm_share=16 || return 1
@@ -372,9 +395,9 @@ ktap_result $? "load_files_header"
 
 khz=$(cat "$D/tsc_khz")
 L2_CPU="host,xsave=off,tsc-frequency=$(((khz + 100) * 1000))" \
-	l2_start a /tests/host_tsc.sh --cpus 2 --ports 0 --ctl socket --arg 1 --timeout 500
+	l2_start a /tests/host_tsc.sh --cpus 2 --ports 0 --ctl socket --arg 1 --timeout 500 --monitor
 pid_a=$L2_PID
-l2_start b /tests/host_tsc.sh --cpus 4 --ports 0 --ctl socket --arg 3:adjust --timeout 500
+l2_start b /tests/host_tsc.sh --cpus 4 --ports 0 --ctl socket --arg 3:adjust --timeout 500 --monitor
 pid_b=$L2_PID
 poll_guests || ktap_diag "guests did not write in time"
 find_vm a
