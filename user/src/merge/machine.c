@@ -105,6 +105,10 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 	m->dat = vtrace_dat_open_raw(m->path);
 	if (!m->dat)
 		return -1;
+	vtrace_warn("%s: compressed pages: libtracecmd decompresses them into memory, which grows"
+		    " with the trace (about its uncompressed size); trace-cmd convert -i %s -o FLAT"
+		    " --file-version 7 --compression none makes a file read page by page",
+		    m->path, m->path);
 	if (vtrace_dat_check_clock(m->path, vtrace_dat_clock(m->dat)))
 		return -1;
 	m->tep = tracecmd_get_tep(m->dat);
