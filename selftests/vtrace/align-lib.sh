@@ -33,6 +33,16 @@
 # the same capture orders every sample too).  In the events mode
 # vtrace-merge gets no --tsc-khz and no tsc_khz file beside host.dat: the
 # TSC frequency comes from host.dat's vtrace_host events.
+#
+# ALIGN_LATENCY=G (align.sh): guest gG also runs the late wake-up phases
+# after its markers (l2/e2e_align.sh: timer task lat_hog, then lat_io beside
+# a port I/O loop, on its CPU 1, tracing scheduling and timers): when its
+# console says so, the host pins that vCPU's thread to host CPU 1 and runs
+# e2e_hog there (ALIGN_HOG: bursts, burst us, period us), and two more
+# results check what vtrace-merge --explain makes of the capture
+# (causes_check.py): NAME-cause-host-hog (lat_hog's wake-ups the hog
+# delayed, named with its count and delays) and NAME-cause-exit-io
+# (lat_io's late wake-ups went to io exits).
 
 ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
 ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
@@ -41,7 +51,7 @@ align_case() {
 	local name=$1 count=$2
 	shift 2
 	local tscwrites=("$@") guests=$#
-	local dir=$VTRACE_OUT/$name g pids=() rc args=()
+	local dir=$VTRACE_OUT/$name g pids=() rc args=() hog=
 
 	mkdir -p "$dir"
 	# trace-cmd starts while the guests run: no text patch for its events
@@ -58,12 +68,18 @@ align_case() {
 			ktap_result 1 "$name-history-complete" "not run"
 			ktap_result 1 "$name-$(align_last_name)" "not run"
 		fi
+		align_causes_not_run "$name" "not run"
 		return
 	}
+	if [ -n "${ALIGN_LATENCY:-}" ]; then
+		align_hog "$name-g$ALIGN_LATENCY" > "$dir/hog.txt" 2>&1 &
+		hog=$!
+	fi
 	for ((g = 1; g <= guests; g++)); do
 		wait "${pids[g - 1]}"
 		echo $? > "$VTRACE_OUT/$name-g$g/exit"
 	done
+	[ -n "$hog" ] && wait "$hog"
 	kill -INT "$ALIGN_TC"
 	wait "$ALIGN_TC"
 	cp "/tmp/$name-host.dat" "$dir/host.dat"
@@ -99,6 +115,7 @@ align_case() {
 			ktap_result 1 "$name-history-complete" "not run"
 			align_old_way "$name" "$dir" "$count" "$guests" "${args[@]}"
 		fi
+		align_causes "$name" "$dir" "${hist[@]}"
 		return
 	fi
 	align_pid_args "$name" "$guests"
@@ -114,6 +131,56 @@ align_case() {
 		ktap_result $? "$name-history-complete"
 		align_old_way "$name" "$dir" "$count" "$guests" "${args[@]}"
 	fi
+	align_causes "$name" "$dir" "${hist[@]}"
+}
+
+# ALIGN_HOG: the host's bursts on the vCPU's CPU (ALIGN_LATENCY): count, us each, period us
+ALIGN_HOG=(5 40000 400000)
+
+# align_hog GUESTDIR: once the guest's console says "vtg: # lat hog", pin its
+# vCPU 1's thread to host CPU 1 and hold that CPU in ALIGN_HOG's bursts
+# (e2e_hog at SCHED_FIFO 20): the guest's lat_hog runs 6 s, the bursts take 2
+align_hog() {
+	local g=$1 tid
+	l2_wait_console "$g" "vtg: # lat hog" 400 || { echo "align_hog: no 'lat hog' from $g"; return 1; }
+	tid=$(l2_vcpu_tid "$g" 1) || { echo "align_hog: no vCPU 1 thread in $g"; return 1; }
+	taskset -pc 1 "$tid" || return 1
+	"$VTRACE_PROJ/build/helpers/e2e_hog" 1 10 "${ALIGN_HOG[1]}" "${ALIGN_HOG[2]}" 20 \
+		"${ALIGN_HOG[0]}"
+}
+
+# align_causes_not_run NAME REASON: the two cause results, failed
+align_causes_not_run() {
+	[ -n "${ALIGN_LATENCY:-}" ] || return 0
+	ktap_result 1 "$1-cause-host-hog" "$2"
+	ktap_result 1 "$1-cause-exit-io" "$2"
+}
+
+# align_causes NAME DIR HISTORYARGS...: vtrace-merge --explain of guest
+# gALIGN_LATENCY's lat_hog and lat_io, checked by causes_check.py against
+# what the host injected (hog.txt: e2e_hog's own count)
+align_causes() {
+	local name=$1 dir=$2 g=$name-g${ALIGN_LATENCY:-} t
+	shift 2
+	[ -n "${ALIGN_LATENCY:-}" ] || return 0
+	sed 's/^/# /' "$dir/hog.txt"
+	grep -a 'vtg: # e2e_lat' "$VTRACE_OUT/$g/console.log" | tr -d '\r' | sed 's/^vtg: //'
+	for t in lat_hog lat_io; do
+		"$ALIGN_MERGE" --host "$dir/host.dat" "$@" --guest "g$ALIGN_LATENCY=$VTRACE_OUT/$g" \
+			--explain --task $t --worst 100 --format jsonl > "$dir/explain-$t.jsonl" \
+			2> "$dir/explain-$t.err" || {
+			align_causes_not_run "$name" "vtrace-merge --explain --task $t failed: $(head -3 "$dir/explain-$t.err")"
+			return
+		}
+	done
+	python3 "$VTRACE_PROJ/selftests/vtrace/causes_check.py" --hog "${ALIGN_HOG[*]}" \
+		--hog-done "$dir/hog.txt" "$dir/explain-lat_hog.jsonl" "$dir/explain-lat_io.jsonl" \
+		> "$dir/causes.txt" 2>&1
+	sed 's/^/# /' "$dir/causes.txt"
+	grep -q '^host-hog: ok' "$dir/causes.txt"
+	ktap_result $? "$name-cause-host-hog"
+	grep -q '^exit-io: ok' "$dir/causes.txt"
+	ktap_result $? "$name-cause-exit-io"
 }
 
 # align_pid_args NAME GUESTS: ALIGN_PIDARGS, align_check.py's --pid gN=PID of
@@ -149,7 +216,7 @@ align_start_file() {
 	sleep 3
 	for ((g = 1; g <= $#; g++)); do
 		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 --vtrace-args \
-			--arg "$count,$g,${!g}"
+			--arg "$count,$g,${!g},0,$([ "${ALIGN_LATENCY:-}" = $g ] && echo 1 || echo 0)"
 		pids+=("$L2_PID")
 	done
 }
@@ -163,7 +230,7 @@ align_start_events() {
 	grep -q '^vtrace_host ' /proc/modules || { ktap_diag "vtrace_host is not loaded"; return 1; }
 	for ((g = 1; g <= $#; g++)); do
 		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 --vtrace-args \
-			--arg "$count,$g,${!g},${ALIGN_DELAY:-30}"
+			--arg "$count,$g,${!g},${ALIGN_DELAY:-30},$([ "${ALIGN_LATENCY:-}" = $g ] && echo 1 || echo 0)"
 		pids+=("$L2_PID")
 	done
 	for ((g = 1; g <= $#; g++)); do	# each guest's VM exists: KVM's debugfs PID-FD

@@ -6,7 +6,10 @@
  * the demo: a vCPU thread pinned to the same CPU cannot run during a burst,
  * so the guest's timers fire late by about BURST_US.
  *
- *   e2e_hog CPU SECONDS BURST_US PERIOD_US [PRIO]
+ *   e2e_hog CPU SECONDS BURST_US PERIOD_US [PRIO [BURSTS]]
+ *
+ * With BURSTS, at most that many bursts (a test that counts what they did).
+ * Prints "e2e_hog: N bursts of BURST_US us on cpu CPU" at the end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,13 +30,13 @@ static long long now_us(void)
 int main(int argc, char **argv)
 {
 	struct sched_param sp = { .sched_priority = 10 };
-	long long end, burst, period, t;
+	long long end, burst, period, t, bursts = -1, n = 0;
 	struct timespec nap;
 	cpu_set_t set;
 	int cpu;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: e2e_hog CPU SECONDS BURST_US PERIOD_US [PRIO]\n");
+		fprintf(stderr, "usage: e2e_hog CPU SECONDS BURST_US PERIOD_US [PRIO [BURSTS]]\n");
 		return 2;
 	}
 	cpu = atoi(argv[1]);
@@ -42,6 +45,8 @@ int main(int argc, char **argv)
 	period = atoll(argv[4]);
 	if (argc > 5)
 		sp.sched_priority = atoi(argv[5]);
+	if (argc > 6)
+		bursts = atoll(argv[6]);
 	if (burst <= 0 || period <= burst) {
 		fprintf(stderr, "e2e_hog: need 0 < BURST_US < PERIOD_US\n");
 		return 2;
@@ -57,10 +62,12 @@ int main(int argc, char **argv)
 	}
 	nap.tv_sec = 0;
 	nap.tv_nsec = (period - burst) * 1000;
-	while ((t = now_us()) < end) {
+	while ((t = now_us()) < end && n != bursts) {
 		while (now_us() - t < burst)
 			;
+		n++;
 		nanosleep(&nap, NULL);
 	}
+	printf("e2e_hog: %lld bursts of %lld us on cpu %d\n", n, burst, cpu);
 	return 0;
 }

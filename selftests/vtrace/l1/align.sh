@@ -13,13 +13,17 @@
 # enabled (g1's TSC write comes after it); vtrace-merge takes the history
 # and the TSC rate from host.dat.  The module's own tsc_offsets of the same
 # capture (complete here) must order every sample too.
+# Then g2 runs the late wake-up phases (ALIGN_LATENCY, align-lib.sh): a host
+# task holds its vCPU's host CPU in bursts while a guest timer task waits,
+# then the timer task waits beside a port I/O loop; vtrace-merge --explain
+# must name the host task with its count and delays, and the io exits.
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/align-lib.sh"
 
-ktap_header 5
+ktap_header 7
 modprobe kvm_amd
 insmod "$VTRACE_HOST_KO"
-ALIGN_HISTORY=events ALIGN_DELAY=5 ALIGN_OLD_WAY=file align_case align-two-guests 1000 1 0
+ALIGN_HISTORY=events ALIGN_DELAY=5 ALIGN_OLD_WAY=file ALIGN_LATENCY=2 align_case align-two-guests 1000 1 0
 rmmod vtrace_host
 save_dmesg l1-dmesg
 "$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/l1-dmesg.log "$VTRACE_OUT"/*/console.log

@@ -1,19 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Alignment selftest, guest side: numbered markers around hypercalls on every CPU.
-#   $1 = "COUNT,TAG,TSCWRITE[,DELAY]": samples per CPU, hypercall tag (a2),
-#        1 to add 3e9 cycles to CPU 1's TSC half-way through, and seconds to
-#        wait before tracing (the host starts recording meanwhile) (commas:
-#        the argument travels on the kernel command line).
+#   $1 = "COUNT,TAG,TSCWRITE[,DELAY[,LATENCY]]": samples per CPU, hypercall tag (a2),
+#        1 to add 3e9 cycles to CPU 1's TSC half-way through, seconds to
+#        wait before tracing (the host starts recording meanwhile), and 1 to
+#        run the late wake-up phases after the markers (commas: the argument
+#        travels on the kernel command line).
+# The late wake-up phases (LATENCY 1; the guest also traces scheduling and
+# timers): timer task lat_hog sleeps 1 ms at a time on CPU 1 for 6 s (the
+# host, told by the console line "vtg: # lat hog", holds that vCPU's host
+# CPU meanwhile in bursts: align-lib.sh), then timer task lat_io does the
+# same for 3 s beside a port I/O loop on CPU 1 (helpers/e2e_lat.c).
 IFS=,
 set -- $1
 unset IFS
-count=${1:-1000} tag=${2:-1} tscwrite=${3:-0} delay=${4:-0}
+count=${1:-1000} tag=${2:-1} tscwrite=${3:-0} delay=${4:-0} latency=${5:-0}
 d=/sys/kernel/debug/vtrace
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
 sleep "$delay"
 insmod /lib/vtrace/vtrace_guest.ko || { echo "vtg: not ok 1 load"; exit 1; }
+[ "$latency" = 1 ] && printf '%s\n' sched:sched_switch sched:sched_wakeup timer:hrtimer_start \
+	timer:hrtimer_expire_entry timer:hrtimer_expire_exit > $d/events
 echo 1 > $d/enable || { echo "vtg: not ok 1 enable"; exit 1; }
 marker=/sys/kernel/tracing/instances/vtrace/trace_marker
 
@@ -33,6 +41,12 @@ while [ $c -lt "$ncpu" ]; do
 	c=$((c + 1))
 done
 wait
+if [ "$latency" = 1 ]; then
+	echo "vtg: # lat hog"
+	/bin/e2e_lat lat_hog 1 6 1000 | sed 's/^/vtg: # /'
+	echo "vtg: # lat io"
+	/bin/e2e_lat lat_io 1 3 1000 0x80 | sed 's/^/vtg: # /'
+fi
 echo 0 > $d/enable
 cat $d/status
 rmmod vtrace_guest && echo "vtg: ok 1 align_guest_done"

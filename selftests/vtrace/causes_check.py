@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# causes_check.py --hog "N BURST_US PERIOD_US" --hog-done HOG.txt HOG.jsonl IO.jsonl
+#
+# Checks vtrace-merge --explain --format jsonl --worst 100 of a real capture
+# with known causes (align-lib.sh, ALIGN_LATENCY) against what was injected:
+#
+# HOG.jsonl (--task lat_hog): the host ran e2e_hog on the host CPU of the
+#   task's vCPU in N bursts of BURST_US (HOG.txt: e2e_hog's own "N bursts"
+#   line), while lat_hog slept 1 ms at a time: cause host_task e2e_hog must
+#   count N wake-ups (HOG_COUNT_TOL either way), each late wake-up counted
+#   under it delayed by BURST_US within DELAY_TOL (its due time falls in
+#   the burst: up to 1 ms plus a timer tick in, the vCPU's way back after
+#   it), and e2e_hog's part of it within PART_TOL of the burst.
+# IO.jsonl (--task lat_io): lat_io slept 1 ms at a time beside a port I/O
+#   loop on the same CPU: the io exits must be the first cause of its late
+#   wake-ups (IO_SHARE of them at least) and take the most time of the
+#   exits' modes; the same exits in HOG.jsonl (no port loop) stay below
+#   IO_CONTROL of lat_hog's late wake-ups.
+#
+# Prints "host-hog: ok|FAIL ..." and "exit-io: ok|FAIL ...", with the
+# figures they rest on; exits 1 on a failure.
+import argparse
+import json
+import re
+import sys
+
+HOG_COUNT_TOL = 1       # wake-ups
+DELAY_TOL = (-3e6, 10e6)  # ns, about BURST_US: (below, above)
+PART_TOL = (-3e6, 3e6)  # ns: e2e_hog's part of one wake-up, about BURST_US
+IO_SHARE = 0.5          # of lat_io's late wake-ups, counted under exit io
+IO_CONTROL = 0.1        # of lat_hog's late wake-ups, counted under exit io
+
+
+def load(path):
+    out = [json.loads(line) for line in open(path)]
+    summary = [o for o in out if o['type'] == 'summary']
+    causes = [o for o in out if o['type'] == 'cause']
+    modes = [o for o in out if o['type'] == 'mode']
+    late = [o for o in out if o['type'] == 'late']
+    return (summary[0] if summary else {}), causes, modes, late
+
+
+def cause(causes, name, task):
+    for c in causes:
+        if c['cause'] == name and c['task'] == task:
+            return c
+    return {'wakeups': 0, 'total_ns': 0, 'max_ns': 0, 'share': 0}
+
+
+def show(tag, summary, causes):
+    print('%s: %d of %d wake-ups late (threshold %.3f ms), %.3f ms in all; kvm_exits %d' %
+          (tag, summary.get('late', 0), summary.get('wakeups', 0),
+           summary.get('threshold_ns', 0) / 1e6, summary.get('delay_ns', 0) / 1e6,
+           summary.get('kvm_exits', 0)))
+    for c in causes[:6]:
+        print('%s:   %-12s %-16s %5d wake-ups %9.3f ms max %8.3f ms %5.1f%%' %
+              (tag, c['cause'], c['task'], c['wakeups'], c['total_ns'] / 1e6,
+               c['max_ns'] / 1e6, 100 * c['share']))
+
+
+def check_hog(n, burst_ns, done, hog):
+    summary, causes, _, late = hog
+    fails = []
+    show('lat_hog', summary, causes)
+    if done != n:
+        fails.append('e2e_hog says %s bursts, not %d' % (done, n))
+    row = cause(causes, 'host_task', 'e2e_hog')
+    if abs(row['wakeups'] - n) > HOG_COUNT_TOL:
+        fails.append('%d wake-ups under host task e2e_hog, not %d +- %d' %
+                     (row['wakeups'], n, HOG_COUNT_TOL))
+    mine = [w for w in late if w['parts'] and w['parts'][0]['cause'] == 'host_task' and
+            w['parts'][0]['task'] == 'e2e_hog']
+    for w in mine:
+        part = w['parts'][0]['ns']
+        print('host-hog: wake-up at %.6f: delay %.3f ms, e2e_hog %.3f ms of it' %
+              (w['expected_ns'] / 1e9, w['delay_ns'] / 1e6, part / 1e6))
+        if not burst_ns + DELAY_TOL[0] <= w['delay_ns'] <= burst_ns + DELAY_TOL[1]:
+            fails.append('delay %.3f ms outside %.3f ms -%.0f/+%.0f ms' %
+                         (w['delay_ns'] / 1e6, burst_ns / 1e6, -DELAY_TOL[0] / 1e6,
+                          DELAY_TOL[1] / 1e6))
+        if not burst_ns + PART_TOL[0] <= part <= burst_ns + PART_TOL[1]:
+            fails.append("e2e_hog's part %.3f ms outside %.3f ms +-%.0f ms" %
+                         (part / 1e6, burst_ns / 1e6, PART_TOL[1] / 1e6))
+    if len(mine) != row['wakeups']:
+        fails.append('%d stories under e2e_hog, the summary counts %d' %
+                     (len(mine), row['wakeups']))
+    print('host-hog: %s: %d wake-ups under host task e2e_hog (%d bursts of %.0f ms injected), '
+          '%.3f ms in all, max %.3f ms' %
+          ('FAIL ' + '; '.join(fails) if fails else 'ok', row['wakeups'], n, burst_ns / 1e6,
+           row['total_ns'] / 1e6, row['max_ns'] / 1e6))
+    return not fails
+
+
+def check_io(hog, io):
+    summary, causes, modes, _ = io
+    fails = []
+    show('lat_io', summary, causes)
+    late = summary.get('late', 0)
+    row = cause(causes, 'vcpu_exit', 'io')
+    if not causes or (causes[0]['cause'], causes[0]['task']) != ('vcpu_exit', 'io'):
+        fails.append('the first cause is not vcpu_exit io')
+    if row['wakeups'] < IO_SHARE * late:
+        fails.append('%d of %d late wake-ups under exit io, less than %.0f%%' %
+                     (row['wakeups'], late, 100 * IO_SHARE))
+    exits = [m for m in modes if m['mode'] == 'exit']
+    by = {}
+    for m in exits:
+        by[m['reason']] = by.get(m['reason'], 0) + m['total_ns']
+    top = max(by, key=by.get) if by else None
+    print('lat_io: exit modes in the late windows, ms: %s' %
+          ', '.join('%s %.3f' % (r, t / 1e6) for r, t in sorted(by.items(), key=lambda x: -x[1])))
+    if top != 'io':
+        fails.append('the exits that took the most time are %s, not io' % top)
+    hsum, hcauses, _, _ = hog
+    hrow = cause(hcauses, 'vcpu_exit', 'io')
+    if hrow['wakeups'] > IO_CONTROL * max(hsum.get('late', 0), 1):
+        fails.append('lat_hog (no port loop) has %d of %d late wake-ups under exit io too' %
+                     (hrow['wakeups'], hsum.get('late', 0)))
+    print('exit-io: %s: %d of %d late wake-ups of lat_io under exit io (%.3f ms in all, max '
+          '%.3f ms); lat_hog without the port loop: %d of %d' %
+          ('FAIL ' + '; '.join(fails) if fails else 'ok', row['wakeups'], late,
+           row['total_ns'] / 1e6, row['max_ns'] / 1e6, hrow['wakeups'], hsum.get('late', 0)))
+    return not fails
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--hog', required=True, help='"N BURST_US PERIOD_US" injected')
+    ap.add_argument('--hog-done', required=True, help="e2e_hog's output")
+    ap.add_argument('hog_jsonl')
+    ap.add_argument('io_jsonl')
+    a = ap.parse_args()
+    n, burst_us, _ = (int(x) for x in a.hog.split())
+    m = re.search(r'e2e_hog: (\d+) bursts', open(a.hog_done).read())
+    hog, io = load(a.hog_jsonl), load(a.io_jsonl)
+    ok = check_hog(n, burst_us * 1000, int(m.group(1)) if m else None, hog)
+    ok = check_io(hog, io) and ok
+    sys.exit(0 if ok else 1)
+
+
+main()

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* e2e_lat: a guest timer task in short sleeps, alone or beside an exit-heavy port I/O loop. */
+/*
+ * On CPU, as task NAME at SCHED_FIFO priority 50, for SECONDS: sleep
+ * PERIOD_US, again and again.  The sleeps are relative (clock_nanosleep
+ * without TIMER_ABSTIME), so a wake-up the host delayed delays only itself:
+ * a host task that holds the vCPU's host CPU for one burst makes one late
+ * wake-up (cyclictest's absolute sleeps would make the following ones late
+ * too, their due times already past).
+ *
+ * With PORT, a SCHED_OTHER child on the same CPU first writes a byte to that
+ * I/O port in a loop for the same time: every write is an exit the host's
+ * QEMU handles, so when the timer fires the vCPU is most likely in the host
+ * (an "io" exit on AMD).  The timer task preempts the loop in the guest;
+ * the loop is task e2e_portio, so that NAME's wake-ups are the timer's alone.
+ *
+ *   e2e_lat NAME CPU SECONDS PERIOD_US [PORT]
+ *
+ * Prints "e2e_lat NAME: W wake-ups" and, with PORT, "e2e_lat NAME: N port writes".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/io.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* the child: port writes until SECONDS are over, checking the time every 256 writes */
+static int port_loop(const char *name, unsigned short port, double seconds)
+{
+	double end = now_s() + seconds;
+	unsigned long n = 0;
+
+	if (ioperm(port, 1, 1)) {
+		fprintf(stderr, "e2e_lat %s: ioperm 0x%x: %s\n", name, port, strerror(errno));
+		return 1;
+	}
+	do {
+		for (int i = 0; i < 256; i++, n++)
+			outb(0, port);
+	} while (now_s() < end);
+	printf("e2e_lat %s: %lu port writes\n", name, n);
+	return 0;
+}
+
+static int timer_loop(const char *name, double seconds, long period_us)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	struct timespec nap = { period_us / 1000000, period_us % 1000000 * 1000 };
+	double end = now_s() + seconds;
+	unsigned long n = 0;
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		fprintf(stderr, "e2e_lat %s: SCHED_FIFO: %s\n", name, strerror(errno));
+		return 1;
+	}
+	while (now_s() < end) {
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &nap, NULL);
+		n++;
+	}
+	printf("e2e_lat %s: %lu wake-ups\n", name, n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int port = -1, rc, status;
+	double seconds;
+	long period_us;
+	pid_t child = 0;
+	cpu_set_t set;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: e2e_lat NAME CPU SECONDS PERIOD_US [PORT]\n");
+		return 2;
+	}
+	seconds = atof(argv[3]);
+	period_us = atol(argv[4]);
+	if (argc > 5)
+		port = strtol(argv[5], NULL, 0);
+	if (period_us <= 0 || seconds <= 0 || port > 0xffff) {
+		fprintf(stderr, "e2e_lat: need SECONDS > 0, PERIOD_US > 0, PORT <= 0xffff\n");
+		return 2;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(atoi(argv[2]), &set);
+	if (sched_setaffinity(0, sizeof(set), &set) || prctl(PR_SET_NAME, argv[1])) {
+		fprintf(stderr, "e2e_lat %s: cpu %s: %s\n", argv[1], argv[2], strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	if (port >= 0) {
+		child = fork();
+		if (child < 0) {
+			perror("e2e_lat: fork");
+			return 1;
+		}
+		if (child == 0) {
+			prctl(PR_SET_NAME, "e2e_portio");
+			return port_loop(argv[1], port, seconds);
+		}
+	}
+	rc = timer_loop(argv[1], seconds, period_us);
+	if (child > 0) {
+		if (rc)
+			kill(child, SIGKILL);
+		if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			rc = 1;
+	}
+	return rc;
+}
