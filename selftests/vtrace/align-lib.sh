@@ -137,16 +137,26 @@ align_case() {
 # ALIGN_HOG: the host's bursts on the vCPU's CPU (ALIGN_LATENCY): count, us each, period us
 ALIGN_HOG=(5 40000 400000)
 
-# align_hog GUESTDIR: once the guest's console says "vtg: # lat hog", pin its
-# vCPU 1's thread to host CPU 1 and hold that CPU in ALIGN_HOG's bursts
-# (e2e_hog at SCHED_FIFO 20): the guest's lat_hog runs 6 s, the bursts take 2
+# align_hog GUESTDIR: pin the guest's vCPU 1 thread to host CPU 1 at once,
+# and once its console says "vtg: # lat hog", hold that CPU in ALIGN_HOG's
+# bursts (e2e_hog at SCHED_FIFO 20, copied to /tmp first: an exec over the
+# bed's 9p took a second in a loaded L1): the guest's lat_hog runs 12 s, the
+# bursts take 2 (the host saw the console line 6 s late once)
 align_hog() {
-	local g=$1 tid
-	l2_wait_console "$g" "vtg: # lat hog" 400 || { echo "align_hog: no 'lat hog' from $g"; return 1; }
-	tid=$(l2_vcpu_tid "$g" 1) || { echo "align_hog: no vCPU 1 thread in $g"; return 1; }
+	local g=$1 tid i hog=/tmp/e2e_hog
+	cp "$VTRACE_PROJ/build/helpers/e2e_hog" $hog || return 1
+	for ((i = 0; i < 300; i++)); do
+		tid=$(l2_vcpu_tid "$g" 1) && break
+		sleep 1
+	done
+	[ -n "$tid" ] || { echo "align_hog: no vCPU 1 thread in $g"; return 1; }
 	taskset -pc 1 "$tid" || return 1
-	"$VTRACE_PROJ/build/helpers/e2e_hog" 1 10 "${ALIGN_HOG[1]}" "${ALIGN_HOG[2]}" 20 \
-		"${ALIGN_HOG[0]}"
+	for ((i = 0; i < 4000; i++)); do
+		grep -q "vtg: # lat hog" "$VTRACE_OUT/$g/console.log" && break
+		sleep 0.2
+	done
+	[ $i -lt 4000 ] || { echo "align_hog: no 'lat hog' from $g"; return 1; }
+	$hog 1 10 "${ALIGN_HOG[1]}" "${ALIGN_HOG[2]}" 20 "${ALIGN_HOG[0]}"
 }
 
 # align_causes_not_run NAME REASON: the two cause results, failed
@@ -154,6 +164,7 @@ align_causes_not_run() {
 	[ -n "${ALIGN_LATENCY:-}" ] || return 0
 	ktap_result 1 "$1-cause-host-hog" "$2"
 	ktap_result 1 "$1-cause-exit-io" "$2"
+	ktap_result 1 "$1-cause-exit-cpuid" "$2"
 }
 
 # align_causes NAME DIR HISTORYARGS...: vtrace-merge --explain of guest
@@ -165,7 +176,7 @@ align_causes() {
 	[ -n "${ALIGN_LATENCY:-}" ] || return 0
 	sed 's/^/# /' "$dir/hog.txt"
 	grep -a 'vtg: # e2e_lat' "$VTRACE_OUT/$g/console.log" | tr -d '\r' | sed 's/^vtg: //'
-	for t in lat_hog lat_io; do
+	for t in lat_hog lat_io lat_cpuid; do
 		"$ALIGN_MERGE" --host "$dir/host.dat" "$@" --guest "g$ALIGN_LATENCY=$VTRACE_OUT/$g" \
 			--explain --task $t --worst 100 --format jsonl > "$dir/explain-$t.jsonl" \
 			2> "$dir/explain-$t.err" || {
@@ -174,13 +185,16 @@ align_causes() {
 		}
 	done
 	python3 "$VTRACE_PROJ/selftests/vtrace/causes_check.py" --hog "${ALIGN_HOG[*]}" \
-		--hog-done "$dir/hog.txt" "$dir/explain-lat_hog.jsonl" "$dir/explain-lat_io.jsonl" \
+		--hog-done "$dir/hog.txt" --exit io="$dir/explain-lat_io.jsonl" \
+		--exit cpuid="$dir/explain-lat_cpuid.jsonl" "$dir/explain-lat_hog.jsonl" \
 		> "$dir/causes.txt" 2>&1
 	sed 's/^/# /' "$dir/causes.txt"
 	grep -q '^host-hog: ok' "$dir/causes.txt"
 	ktap_result $? "$name-cause-host-hog"
 	grep -q '^exit-io: ok' "$dir/causes.txt"
 	ktap_result $? "$name-cause-exit-io"
+	grep -q '^exit-cpuid: ok' "$dir/causes.txt"
+	ktap_result $? "$name-cause-exit-cpuid"
 }
 
 # align_pid_args NAME GUESTS: ALIGN_PIDARGS, align_check.py's --pid gN=PID of

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# causes_check.py --hog "N BURST_US PERIOD_US" --hog-done HOG.txt HOG.jsonl IO.jsonl
+# causes_check.py --hog "N BURST_US PERIOD_US" --hog-done HOG.txt [--exit REASON=JSONL]... HOG.jsonl
 #
 # Checks vtrace-merge --explain --format jsonl --worst 100 of a real capture
 # with known causes (align-lib.sh, ALIGN_LATENCY) against what was injected:
@@ -12,13 +12,13 @@
 #   under it delayed by BURST_US within DELAY_TOL (its due time falls in
 #   the burst: up to 1 ms plus a timer tick in, the vCPU's way back after
 #   it), and e2e_hog's part of it within PART_TOL of the burst.
-# IO.jsonl (--task lat_io): lat_io slept 1 ms at a time beside a port I/O
-#   loop on the same CPU: the io exits must be the first cause of its late
-#   wake-ups (IO_SHARE of them at least) and take the most time of the
-#   exits' modes; the same exits in HOG.jsonl (no port loop) stay below
-#   IO_CONTROL of lat_hog's late wake-ups.
+# REASON=JSONL (--task lat_REASON): lat_REASON slept 1 ms at a time beside a
+#   loop of exits of REASON (io: port writes, cpuid) on the same CPU: those
+#   exits must be the first cause of its late wake-ups (IO_SHARE of them at
+#   least) and take the most time of the exits' modes; the same exits in
+#   HOG.jsonl (no loop) stay below IO_CONTROL of lat_hog's late wake-ups.
 #
-# Prints "host-hog: ok|FAIL ..." and "exit-io: ok|FAIL ...", with the
+# Prints "host-hog: ok|FAIL ..." and "exit-REASON: ok|FAIL ...", with the
 # figures they rest on; exits 1 on a failure.
 import argparse
 import json
@@ -92,35 +92,36 @@ def check_hog(n, burst_ns, done, hog):
     return not fails
 
 
-def check_io(hog, io):
+def check_exit(reason, hog, io):
     summary, causes, modes, _ = io
     fails = []
-    show('lat_io', summary, causes)
+    show('lat_' + reason, summary, causes)
     late = summary.get('late', 0)
-    row = cause(causes, 'vcpu_exit', 'io')
-    if not causes or (causes[0]['cause'], causes[0]['task']) != ('vcpu_exit', 'io'):
-        fails.append('the first cause is not vcpu_exit io')
+    row = cause(causes, 'vcpu_exit', reason)
+    if not causes or (causes[0]['cause'], causes[0]['task']) != ('vcpu_exit', reason):
+        fails.append('the first cause is not vcpu_exit ' + reason)
     if row['wakeups'] < IO_SHARE * late:
-        fails.append('%d of %d late wake-ups under exit io, less than %.0f%%' %
-                     (row['wakeups'], late, 100 * IO_SHARE))
+        fails.append('%d of %d late wake-ups under exit %s, less than %.0f%%' %
+                     (row['wakeups'], late, reason, 100 * IO_SHARE))
     exits = [m for m in modes if m['mode'] == 'exit']
     by = {}
     for m in exits:
         by[m['reason']] = by.get(m['reason'], 0) + m['total_ns']
     top = max(by, key=by.get) if by else None
-    print('lat_io: exit modes in the late windows, ms: %s' %
-          ', '.join('%s %.3f' % (r, t / 1e6) for r, t in sorted(by.items(), key=lambda x: -x[1])))
-    if top != 'io':
-        fails.append('the exits that took the most time are %s, not io' % top)
+    print('lat_%s: exit modes in the late windows, ms: %s' % (reason,
+          ', '.join('%s %.3f' % (r, t / 1e6) for r, t in sorted(by.items(), key=lambda x: -x[1]))))
+    if top != reason:
+        fails.append('the exits that took the most time are %s, not %s' % (top, reason))
     hsum, hcauses, _, _ = hog
-    hrow = cause(hcauses, 'vcpu_exit', 'io')
+    hrow = cause(hcauses, 'vcpu_exit', reason)
     if hrow['wakeups'] > IO_CONTROL * max(hsum.get('late', 0), 1):
-        fails.append('lat_hog (no port loop) has %d of %d late wake-ups under exit io too' %
-                     (hrow['wakeups'], hsum.get('late', 0)))
-    print('exit-io: %s: %d of %d late wake-ups of lat_io under exit io (%.3f ms in all, max '
-          '%.3f ms); lat_hog without the port loop: %d of %d' %
-          ('FAIL ' + '; '.join(fails) if fails else 'ok', row['wakeups'], late,
-           row['total_ns'] / 1e6, row['max_ns'] / 1e6, hrow['wakeups'], hsum.get('late', 0)))
+        fails.append('lat_hog (no loop) has %d of %d late wake-ups under exit %s too' %
+                     (hrow['wakeups'], hsum.get('late', 0), reason))
+    print('exit-%s: %s: %d of %d late wake-ups of lat_%s under exit %s (%.3f ms in all, max '
+          '%.3f ms); lat_hog without the loop: %d of %d' %
+          (reason, 'FAIL ' + '; '.join(fails) if fails else 'ok', row['wakeups'], late, reason,
+           reason, row['total_ns'] / 1e6, row['max_ns'] / 1e6, hrow['wakeups'],
+           hsum.get('late', 0)))
     return not fails
 
 
@@ -128,14 +129,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--hog', required=True, help='"N BURST_US PERIOD_US" injected')
     ap.add_argument('--hog-done', required=True, help="e2e_hog's output")
+    ap.add_argument('--exit', action='append', default=[], metavar='REASON=JSONL',
+                    help='--explain of the task beside a loop of these exits')
     ap.add_argument('hog_jsonl')
-    ap.add_argument('io_jsonl')
     a = ap.parse_args()
     n, burst_us, _ = (int(x) for x in a.hog.split())
     m = re.search(r'e2e_hog: (\d+) bursts', open(a.hog_done).read())
-    hog, io = load(a.hog_jsonl), load(a.io_jsonl)
+    hog = load(a.hog_jsonl)
     ok = check_hog(n, burst_us * 1000, int(m.group(1)) if m else None, hog)
-    ok = check_io(hog, io) and ok
+    for e in a.exit:
+        reason, path = e.split('=', 1)
+        ok = check_exit(reason, hog, load(path)) and ok
     sys.exit(0 if ok else 1)
 
 

@@ -8,15 +8,18 @@
  * wake-up (cyclictest's absolute sleeps would make the following ones late
  * too, their due times already past).
  *
- * With PORT, a SCHED_OTHER child on the same CPU first writes a byte to that
- * I/O port in a loop for the same time: every write is an exit the host's
- * QEMU handles, so when the timer fires the vCPU is most likely in the host
- * (an "io" exit on AMD).  The timer task preempts the loop in the guest;
- * the loop is task e2e_portio, so that NAME's wake-ups are the timer's alone.
+ * With LOAD, a SCHED_OTHER child on the same CPU (task e2e_load, so that
+ * NAME's wake-ups are the timer's alone) runs an exit-heavy loop for the
+ * same time: LOAD a number, a byte written to that I/O port again and again
+ * (each write an exit the host's QEMU handles: "io" on AMD); "cpuid", the
+ * CPUID instruction (an exit KVM handles itself: "cpuid").  When the timer
+ * fires, the vCPU is most likely in the host for one of them.  The timer
+ * task preempts the loop in the guest.
  *
- *   e2e_lat NAME CPU SECONDS PERIOD_US [PORT]
+ *   e2e_lat NAME CPU SECONDS PERIOD_US [LOAD]
  *
- * Prints "e2e_lat NAME: W wake-ups" and, with PORT, "e2e_lat NAME: N port writes".
+ * Prints "e2e_lat NAME: W wake-ups" and, with LOAD, "e2e_lat NAME: N LOAD
+ * exits" (the loop's own count), or how the loop failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,21 +42,32 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* the child: port writes until SECONDS are over, checking the time every 256 writes */
-static int port_loop(const char *name, unsigned short port, double seconds)
+static void cpuid(void)
+{
+	unsigned int a = 0, b, c = 0, d;
+
+	asm volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+}
+
+/* the child: exits until SECONDS are over (port < 0: CPUID), the time read every 64 */
+static int load_loop(const char *name, const char *load, int port, double seconds)
 {
 	double end = now_s() + seconds;
 	unsigned long n = 0;
 
-	if (ioperm(port, 1, 1)) {
-		fprintf(stderr, "e2e_lat %s: ioperm 0x%x: %s\n", name, port, strerror(errno));
+	if (port >= 0 && ioperm(port, 1, 1)) {
+		printf("e2e_lat %s: ioperm 0x%x: %s\n", name, port, strerror(errno));
 		return 1;
 	}
 	do {
-		for (int i = 0; i < 256; i++, n++)
-			outb(0, port);
+		for (int i = 0; i < 64; i++, n++) {
+			if (port >= 0)
+				outb(0, port);
+			else
+				cpuid();
+		}
 	} while (now_s() < end);
-	printf("e2e_lat %s: %lu port writes\n", name, n);
+	printf("e2e_lat %s: %lu %s exits\n", name, n, load);
 	return 0;
 }
 
@@ -78,22 +92,27 @@ static int timer_loop(const char *name, double seconds, long period_us)
 
 int main(int argc, char **argv)
 {
-	int port = -1, rc, status;
+	int port = -1, rc, status = 0;
+	const char *load = NULL;
 	double seconds;
 	long period_us;
 	pid_t child = 0;
 	cpu_set_t set;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: e2e_lat NAME CPU SECONDS PERIOD_US [PORT]\n");
+		fprintf(stderr, "usage: e2e_lat NAME CPU SECONDS PERIOD_US [PORT|cpuid]\n");
 		return 2;
 	}
 	seconds = atof(argv[3]);
 	period_us = atol(argv[4]);
-	if (argc > 5)
-		port = strtol(argv[5], NULL, 0);
-	if (period_us <= 0 || seconds <= 0 || port > 0xffff) {
-		fprintf(stderr, "e2e_lat: need SECONDS > 0, PERIOD_US > 0, PORT <= 0xffff\n");
+	if (argc > 5) {
+		load = argv[5];
+		if (strcmp(load, "cpuid"))
+			port = strtol(load, NULL, 0);
+	}
+	if (period_us <= 0 || seconds <= 0 || port > 0xffff || (load && port < 0 &&
+								 strcmp(load, "cpuid"))) {
+		fprintf(stderr, "e2e_lat: need SECONDS > 0, PERIOD_US > 0, LOAD a port or cpuid\n");
 		return 2;
 	}
 	CPU_ZERO(&set);
@@ -103,15 +122,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fflush(stdout);
-	if (port >= 0) {
+	if (load) {
 		child = fork();
 		if (child < 0) {
 			perror("e2e_lat: fork");
 			return 1;
 		}
 		if (child == 0) {
-			prctl(PR_SET_NAME, "e2e_portio");
-			return port_loop(argv[1], port, seconds);
+			prctl(PR_SET_NAME, "e2e_load");
+			return load_loop(argv[1], load, port, seconds);
 		}
 	}
 	rc = timer_loop(argv[1], seconds, period_us);
@@ -119,8 +138,12 @@ int main(int argc, char **argv)
 		if (rc)
 			kill(child, SIGKILL);
 		if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
+		    WEXITSTATUS(status)) {
+			printf("e2e_lat %s: the %s loop failed: %s %d\n", argv[1], load,
+			       WIFSIGNALED(status) ? "signal" : "exit status",
+			       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 			rc = 1;
+		}
 	}
 	return rc;
 }

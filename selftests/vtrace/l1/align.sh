@@ -20,7 +20,7 @@
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/align-lib.sh"
 
-ktap_header 7
+ktap_header 8
 modprobe kvm_amd
 insmod "$VTRACE_HOST_KO"
 ALIGN_HISTORY=events ALIGN_DELAY=5 ALIGN_OLD_WAY=file ALIGN_LATENCY=2 align_case align-two-guests 1000 1 0
