@@ -6,9 +6,12 @@
  * the demo: a vCPU thread pinned to the same CPU cannot run during a burst,
  * so the guest's timers fire late by about BURST_US.
  *
- *   e2e_hog CPU SECONDS BURST_US PERIOD_US [PRIO [BURSTS]]
+ *   e2e_hog CPU SECONDS BURST_US PERIOD_US [PRIO [BURSTS [-]]]
  *
  * With BURSTS, at most that many bursts (a test that counts what they did).
+ * With "-", pinned and at its priority, it first reads a line from stdin:
+ * a test starts it early and says when (its exec and set-up, as a normal
+ * task on CPU, would delay the vCPU too).  SECONDS count from then.
  * Prints "e2e_hog: N bursts of BURST_US us on cpu CPU" at the end.
  */
 #define _GNU_SOURCE
@@ -40,7 +43,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cpu = atoi(argv[1]);
-	end = now_us() + atoll(argv[2]) * 1000000LL;
 	burst = atoll(argv[3]);
 	period = atoll(argv[4]);
 	if (argc > 5)
@@ -60,6 +62,15 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	if (argc > 7 && !strcmp(argv[7], "-")) {
+		char line[64];
+
+		if (!fgets(line, sizeof(line), stdin)) {
+			fprintf(stderr, "e2e_hog: no start line on stdin\n");
+			return 1;
+		}
+	}
+	end = now_us() + atoll(argv[2]) * 1000000LL;
 	nap.tv_sec = 0;
 	nap.tv_nsec = (period - burst) * 1000;
 	while ((t = now_us()) < end && n != bursts) {

@@ -46,6 +46,7 @@ wait
 if [ "$latency" = 1 ]; then
 	echo "vtg: # lat hog"
 	/bin/e2e_lat lat_hog 1 12 1000 2>&1 | sed 's/^/vtg: # /'
+	[ -e /dev/port ] || mknod /dev/port c 1 4
 	/bin/e2e_lat lat_io 1 3 1000 0x80 2>&1 | sed 's/^/vtg: # /'
 	/bin/e2e_lat lat_cpuid 1 3 1000 cpuid 2>&1 | sed 's/^/vtg: # /'
 fi
