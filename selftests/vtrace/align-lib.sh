@@ -41,8 +41,9 @@
 # e2e_hog there (ALIGN_HOG: bursts, burst us, period us), and two more
 # results check what vtrace-merge --explain makes of the capture
 # (causes_check.py): NAME-cause-host-hog (lat_hog's wake-ups the hog
-# delayed, named with its count and delays) and NAME-cause-exit-io
-# (lat_io's late wake-ups went to io exits).
+# delayed, named with its count and delays), NAME-cause-exit-io and
+# NAME-cause-exit-cpuid (lat_io's and lat_cpuid's late wake-ups went to io
+# and cpuid exits).
 
 ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
 ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
@@ -163,6 +164,7 @@ align_hog() {
 		kill -0 $hog 2> /dev/null || break
 		sleep 0.2
 	done
+	sleep 1	# the line comes before lat_hog starts: one burst came 0.1 s early
 	echo go > "$fifo"
 	[ $i -lt 4000 ] || echo "align_hog: no 'lat hog' from $g"
 	wait $hog

@@ -8,10 +8,13 @@
 # HOG.jsonl (--task lat_hog): the host ran e2e_hog on the host CPU of the
 #   task's vCPU in N bursts of BURST_US (HOG.txt: e2e_hog's own "N bursts"
 #   line), while lat_hog slept 1 ms at a time: cause host_task e2e_hog must
-#   count N wake-ups (HOG_COUNT_TOL either way), each late wake-up counted
-#   under it delayed by BURST_US within DELAY_TOL (its due time falls in
-#   the burst: up to 1 ms plus a timer tick in, the vCPU's way back after
-#   it), and e2e_hog's part of it within PART_TOL of the burst.
+#   count 1 to N wake-ups, each late wake-up counted under it delayed by
+#   BURST_US within DELAY_TOL (its due time falls in the burst: up to 1 ms
+#   in, the bed's own delays after it), e2e_hog's part of it within PART_TOL
+#   of the burst, and the summary's count the same as the wake-ups listed.
+#   Not N exactly: a burst that begins while lat_hog runs (between arming
+#   its timer and sleeping: 0.2-0.4 ms of each 1 ms loop in this slow bed)
+#   delays no wake-up, the task never waited (2 of 5 bursts in one run).
 # REASON=JSONL (--task lat_REASON): lat_REASON slept 1 ms at a time beside a
 #   loop of exits of REASON (io: port writes, cpuid) on the same CPU:
 #   vcpu_exit REASON must be the exit cause with the most late wake-ups
@@ -28,7 +31,6 @@ import json
 import re
 import sys
 
-HOG_COUNT_TOL = 1       # wake-ups
 DELAY_TOL = (-3e6, 100e6)  # ns, about BURST_US: (below, above; the bed's own noise)
 PART_TOL = (-3e6, 40e6)  # ns: e2e_hog's part of one wake-up, about BURST_US (once 72 ms for 40)
 EXIT_MIN = 10           # late wake-ups under the loop's exits, at least
@@ -69,9 +71,8 @@ def check_hog(n, burst_ns, done, hog):
     if done != n:
         fails.append('e2e_hog says %s bursts, not %d' % (done, n))
     row = cause(causes, 'host_task', 'e2e_hog')
-    if abs(row['wakeups'] - n) > HOG_COUNT_TOL:
-        fails.append('%d wake-ups under host task e2e_hog, not %d +- %d' %
-                     (row['wakeups'], n, HOG_COUNT_TOL))
+    if not 1 <= row['wakeups'] <= n:
+        fails.append('%d wake-ups under host task e2e_hog, not 1 to %d' % (row['wakeups'], n))
     mine = [w for w in late if w['parts'] and w['parts'][0]['cause'] == 'host_task' and
             w['parts'][0]['task'] == 'e2e_hog']
     for w in mine:
