@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* e2e_lat: a guest timer task in short sleeps, alone or beside an exit-heavy port I/O loop. */
+/* e2e_lat: a guest timer task in short sleeps, alone or beside an exit-heavy loop (port I/O, CPUID). */
 /*
  * On CPU, as task NAME at SCHED_FIFO priority 50, for SECONDS: sleep
  * PERIOD_US, again and again.  The sleeps are relative (clock_nanosleep
@@ -11,8 +11,8 @@
  * With LOAD, a SCHED_OTHER child on the same CPU (task e2e_load, so that
  * NAME's wake-ups are the timer's alone) runs an exit-heavy loop for the
  * same time: LOAD a number, a byte written to that I/O port again and again
- * through /dev/port (each write an exit the host's QEMU handles: "io" on AMD); "cpuid", the
- * CPUID instruction (an exit KVM handles itself: "cpuid").  When the timer
+ * through /dev/port (each write an exit the host's QEMU handles: "io" on
+ * AMD); "cpuid", the CPUID instruction (an exit KVM handles itself).  When the timer
  * fires, the vCPU is most likely in the host for one of them.  The timer
  * task preempts the loop in the guest.
  *
