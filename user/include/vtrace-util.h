@@ -19,12 +19,14 @@ bool vtrace_set_quiet(bool quiet);
 void vtrace_set_progname(const char *name);
 
 /**
- * struct vtrace_guest_spec - a parsed --guest NAME=DIR[,pid=PID][,offset=N]
+ * struct vtrace_guest_spec - a parsed --guest NAME=DIR[,pid=PID|,libvirt=DOMAIN[,connect=URI]][,offset=N]
  * @name:	NAME (allocated)
  * @dir:	DIR (allocated)
  * @pid:	PID, -1 when not given
  * @has_offset:	offset=N was given
  * @offset:	N
+ * @domain:	libvirt=DOMAIN (allocated), or NULL
+ * @uri:	connect=URI (allocated), or NULL for libvirt's default
  */
 struct vtrace_guest_spec {
 	char	*name;
@@ -32,10 +34,18 @@ struct vtrace_guest_spec {
 	int	pid;
 	bool	has_offset;
 	int64_t	offset;
+	char	*domain;
+	char	*uri;
 };
 
 int vtrace_guest_spec_parse(const char *spec, struct vtrace_guest_spec *g);
+int vtrace_guest_spec_pid(const struct vtrace_guest_spec *g, int dump_pid);
 void vtrace_guest_spec_free(struct vtrace_guest_spec *g);
+
+/* libvirt.c: a libvirt domain's QEMU pid (connection @uri as virsh -c, NULL: default) */
+char *vtrace_libvirt_pid_path(const char *domain, const char *uri);
+int vtrace_libvirt_pid(const char *domain, const char *uri);
+int vtrace_libvirt_keep_pid(const char *domain, const char *uri, const char *dir);
 
 int vtrace_parse_u64(const char *s, uint64_t *val);
 int vtrace_parse_s64(const char *s, int64_t *val);

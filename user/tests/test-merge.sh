@@ -954,6 +954,35 @@ ok $? no_qemu_pid_matched_by_apic_ids "rc $rc $(head -c 300 "$T/err")"
 cat <(grep -v '^# end ' "$B/tsc_offsets") <(sed -n 's/ 4242 4242-11 / 4343 4343-11 /p' "$B/tsc_offsets") > "$T/offs-2vms"
 expect_error no_qemu_pid_ambiguous "more than one VM of the offsets file matches its APIC ids" \
 	--guest g1="$T/nopid" --offsets "$T/offs-2vms"
+# libvirt=DOMAIN (src/lib/libvirt.c, vtrace agent's resolver): a running domain's pid file
+# (here an embedded connection's folder), unless the dump folder kept a pid; errors say what to do
+lv="qemu:///embed?root=$T/lv"
+mkdir -p "$T/lv/run/qemu"
+echo 4242 > "$T/lv/run/qemu/dom.pid"
+run --guest g1="$B/g1" --offsets "$B/tsc_offsets" --format jsonl
+cp "$T/out" "$T/lv-want"; cp "$T/err" "$T/lv-want-err"
+run --guest "g1=$T/nopid,libvirt=dom,connect=$lv" --offsets "$B/tsc_offsets" --format jsonl
+[ $rc -eq 0 ] && cmp -s "$T/err" "$T/lv-want-err" && cmp -s "$T/out" "$T/lv-want"
+ok $? libvirt_running_domain_gives_pid "rc $rc $(head -c 300 "$T/err")"
+echo 777 > "$T/lv/run/qemu/dom.pid"
+expect_error libvirt_pid_is_used "pid 777 has no records in the offsets file" \
+	--guest "g1=$T/nopid,libvirt=dom,connect=$lv" --offsets "$B/tsc_offsets"
+run --guest "g1=$B/g1,libvirt=dom,connect=$lv" --offsets "$B/tsc_offsets" --format jsonl
+[ $rc -eq 0 ] && cmp -s "$T/out" "$T/lv-want" &&
+	grep -qxF "vtrace-merge: warning: guest g1: domain dom runs as pid 777 now; $B/g1/qemu.pid, kept with the recording, says 4242: using 4242" "$T/err"
+ok $? libvirt_kept_pid_wins_over_a_restarted_domain "rc $rc $(head -c 300 "$T/err")"
+rm "$T/lv/run/qemu/dom.pid"
+run --guest "g1=$B/g1,libvirt=dom,connect=$lv" --offsets "$B/tsc_offsets" --format jsonl
+[ $rc -eq 0 ] && cmp -s "$T/err" "$T/lv-want-err" && cmp -s "$T/out" "$T/lv-want"
+ok $? libvirt_kept_pid_after_the_domain_stopped "rc $rc $(head -c 300 "$T/err")"
+expect_error libvirt_domain_stopped_nothing_kept "guest g1: domain dom is not running (no $T/lv/run/qemu/dom.pid) and $T/nopid has no qemu.pid: give pid=PID (the recording's QEMU), or leave libvirt= out (the one VM of the offsets that fits is taken); while a domain runs, \"vtrace libvirt-pid dom --connect $lv --out $T/nopid\" keeps its pid there" \
+	--guest "g1=$T/nopid,libvirt=dom,connect=$lv" --offsets "$B/tsc_offsets"
+expect_error libvirt_remote_connection_refused "libvirt connection qemu+ssh://h/system: expected qemu:///system, qemu:///session or qemu:///embed?root=/DIR (a domain on this machine)" \
+	--guest "g1=$B/g1,libvirt=dom,connect=qemu+ssh://h/system" --offsets "$B/tsc_offsets"
+expect_error libvirt_and_pid_refused "pid=PID or libvirt=DOMAIN, not both" \
+	--guest "g1=$T/nopid,libvirt=dom,pid=4242" --offsets "$B/tsc_offsets"
+expect_error libvirt_connect_without_domain_refused "connect=URI is libvirt=DOMAIN's connection: name the domain too" \
+	--guest "g1=$T/nopid,connect=$lv" --offsets "$B/tsc_offsets"
 A=$T/apic
 grep -v ' 4243 4243-11 9 \|^# end ' "$A/tsc_offsets" > "$T/offs-novcpu"
 expect_error missing_vcpu "guest g1 cpu 2: no offset records for its vCPU (APIC id 9)" \
@@ -1062,6 +1091,22 @@ timeout 20 "$V" dat --guest "g1=$T/xw/g1,pid=12x" --offsets "$T/xw/tsc_offsets" 
 rc=$?
 [ $rc -eq 2 ] && grep -qxF "vtrace dat: --guest g1=$T/xw/g1,pid=12x: pid=12x: expected a process id" "$T/err"
 ok $? dat_guest_pid_checked "rc $rc: $(cat "$T/err")"
+# vtrace dat resolves libvirt=DOMAIN as vtrace-merge does; vtrace libvirt-pid keeps the pid
+echo 4242 > "$T/lv/run/qemu/dom.pid"
+timeout 20 "$V" dat --guest "g1=$T/nopid,libvirt=dom,connect=$lv" --offsets "$B/tsc_offsets" \
+	--out "$T/lv-dat" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -qF "$T/lv-dat/g1.dat: guest g1, 2 CPUs, TIME_SHIFT from $B/tsc_offsets (pid 4242)" "$T/out"
+ok $? dat_libvirt_running_domain_gives_pid "rc $rc: $(head -c 300 "$T/out" "$T/err")"
+"$V" libvirt-pid dom --connect "$lv" --out "$T/lv-kept" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(cat "$T/out")" = 4242 ] && [ "$(cat "$T/lv-kept/qemu.pid")" = 4242 ]
+ok $? libvirt_pid_keeps_the_pid "rc $rc: $(cat "$T/out" "$T/err")"
+rm "$T/lv/run/qemu/dom.pid"
+LIBVIRT_DEFAULT_URI=$lv "$V" libvirt-pid dom > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 1 ] && [ ! -s "$T/out" ] && grep -qxF "vtrace libvirt-pid: $T/lv/run/qemu/dom.pid: No such file or directory: is domain dom running (virsh list)?" "$T/err"
+ok $? libvirt_pid_domain_not_running "rc $rc: $(cat "$T/out" "$T/err")"
 timeout 20 "$V" dat --guest "g1=$T/xw/g1,offset=5" --offsets "$T/xw/tsc_offsets" --out "$T/xw/dat" > /dev/null 2> "$T/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q "offset=N is vtrace-merge's: vtrace dat writes the guest's offset history" "$T/err"

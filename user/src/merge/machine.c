@@ -187,7 +187,11 @@ struct machine *machine_open_guest(const char *spec, const struct merge_opts *op
 	m->offset = g.offset;
 	if (open_dump(m, opts))
 		goto error;
-	m->pid = g.pid > 0 ? g.pid : vtrace_dump_qemu_pid(m->dump);
+	m->pid = vtrace_guest_spec_pid(&g, vtrace_dump_qemu_pid(m->dump));
+	if (m->pid < 0)
+		goto error;
+	if (!m->pid)
+		m->pid = -1;	/* bind_offsets() guesses */
 	vtrace_guest_spec_free(&g);
 	return m;
 error:

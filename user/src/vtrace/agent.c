@@ -19,14 +19,7 @@
  * --out DIR" put it, and libvirt's pid file NAME.pid is copied to
  * DIR/qemu.pid, where vtrace-merge looks for the guest's QEMU pid (libvirt
  * removes its copy when the domain stops).  Where libvirt keeps that file
- * depends on the connection (--connect URI, as virsh -c URI):
- *
- *   qemu:///system             /run/libvirt/qemu/NAME.pid
- *   qemu:///session            $XDG_RUNTIME_DIR/libvirt/qemu/run/NAME.pid
- *   qemu:///embed?root=DIR     DIR/run/qemu/NAME.pid (virt-qemu-run --root DIR)
- *
- * Default: $LIBVIRT_DEFAULT_URI, else system for root and session for others,
- * as virsh does.
+ * depends on the connection (--connect URI, as virsh -c URI): src/lib/libvirt.c.
  *
  * With several guests (--socket/--out pairs), each command goes to every
  * guest before any reply is awaited, so that "start" and "stop" reach all
@@ -142,77 +135,13 @@ static int agent_open_out(struct agent *a, const char *dir)
 	return 0;
 }
 
-/*
- * The folder of libvirt's QEMU pid files for connection @uri (a qemu:// URI
- * on this machine; libvirt's own default when NULL), malloc'ed; NULL after a
- * message for another URI.
- */
-static char *libvirt_state_dir(const char *uri)
-{
-	const char *path, *base;
-	char *dir;
-
-	if (!uri)
-		uri = getenv("LIBVIRT_DEFAULT_URI");
-	if (!uri || !*uri)
-		uri = geteuid() ? "qemu:///session" : "qemu:///system";
-	if (!strncmp(uri, "qemu:///", 8))
-		path = uri + 7;
-	else if (!strncmp(uri, "qemu+unix:///", 13))
-		path = uri + 12;
-	else
-		path = NULL;
-	if (path && !strcmp(path, "/system"))
-		return strdup("/run/libvirt/qemu");
-	if (path && !strcmp(path, "/session")) {
-		/* libvirt's virGetUserRuntimeDirectory(): GLib's runtime dir */
-		base = getenv("XDG_RUNTIME_DIR");
-		if (base && *base)
-			return asprintf(&dir, "%s/libvirt/qemu/run", base) < 0 ? NULL : dir;
-		base = getenv("XDG_CACHE_HOME");
-		if (base && *base)
-			return asprintf(&dir, "%s/libvirt/qemu/run", base) < 0 ? NULL : dir;
-		return asprintf(&dir, "%s/.cache/libvirt/qemu/run", getenv("HOME") ?: "") < 0 ?
-			NULL : dir;
-	}
-	if (path && !strncmp(path, "/embed?root=", 12) && path[12] == '/')
-		return asprintf(&dir, "%s/run/qemu", path + 12) < 0 ? NULL : dir;
-	fprintf(stderr, "vtrace agent: --connect %s: expected qemu:///system, qemu:///session or "
-		"qemu:///embed?root=/DIR (a domain on this machine)\n", uri);
-	return NULL;
-}
-
 /* libvirt's pid file of domain @a->domain to DIR/qemu.pid; socket DIR/ctl.sock */
 static int agent_libvirt(struct agent *a, const char *uri)
 {
-	char path[4096], *pid, *run;
-	FILE *f;
-
-	run = libvirt_state_dir(uri);
-	if (!run)
-		return -1;
-	snprintf(path, sizeof(path), "%s/%s.pid", run, a->domain);
-	free(run);
-	pid = vtrace_read_file(path, 64, NULL);
-	if (!pid) {
-		fprintf(stderr, "vtrace agent: %s: %s: is domain %s running (virsh%s%s list)?\n",
-			path, strerror(errno), a->domain, uri ? " -c " : "", uri ?: "");
+	if (vtrace_libvirt_keep_pid(a->domain, uri, a->name) < 0) {
+		fprintf(stderr, "vtrace agent: %s\n", vtrace_last_error());
 		return -1;
 	}
-	pid[strcspn(pid, "\n")] = '\0';
-	if (!*pid || pid[strspn(pid, "0123456789")]) {
-		fprintf(stderr, "vtrace agent: %s: expected a process id, got \"%.20s\"\n", path, pid);
-		free(pid);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/qemu.pid", a->name);
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "%s\n", pid) < 0 || fclose(f)) {
-		fprintf(stderr, "vtrace agent: %s: %s\n", path, strerror(errno));
-		free(pid);
-		return -1;
-	}
-	free(pid);
 	if (asprintf(&a->sock_path, "%s/ctl.sock", a->name) < 0)
 		return -1;
 	a->path = a->sock_path;

@@ -88,7 +88,8 @@ enum {
 };
 
 static const char dat_usage[] =
-"usage: vtrace dat --guest NAME=DIR[,pid=PID]... [--host FILE] [--offsets FILE]\n"
+"usage: vtrace dat --guest NAME=DIR[,pid=PID|,libvirt=DOMAIN[,connect=URI]]...\n"
+"                  [--host FILE] [--offsets FILE]\n"
 "                  [--tsc-khz KHZ|FILE] [--assume-constant-offset] [--force] --out DIR\n"
 "\n"
 "Write each guest capture as a trace-cmd trace.dat (DIR/NAME.dat, version 6) whose\n"
@@ -98,6 +99,8 @@ static const char dat_usage[] =
 "the host's TSC, in seconds when the host TSC frequency is known (TSC2NSEC).\n"
 "\n"
 "  --guest NAME=DIR[,pid=PID]  a guest dump folder (ctl, cpuK, qemu.pid); repeatable\n"
+"                           libvirt=DOMAIN[,connect=URI]: without DIR/qemu.pid, the pid\n"
+"                           of that running libvirt domain (connection as virsh -c URI)\n"
 "  --host FILE              the host's trace.dat (trace-cmd record -C x86-tsc); with\n"
 "                           -e vtrace_host it carries the offset history\n"
 "  --offsets FILE           vtrace_host's tsc_offsets file (default: the host trace.dat's\n"
@@ -1354,11 +1357,12 @@ static int open_guest(struct dat *d)
 	if (!d->dump)
 		return -1;
 	d->info = vtrace_dump_info(d->dump);
-	if (d->pid <= 0)
-		d->pid = vtrace_dump_qemu_pid(d->dump);
-	if (d->pid <= 0) {
-		vtrace_set_error("guest %s: no %s/qemu.pid: give --guest %s=%s,pid=PID", d->name,
-				 d->dir, d->name, d->dir);
+	d->pid = vtrace_guest_spec_pid(&d->spec, vtrace_dump_qemu_pid(d->dump));
+	if (d->pid < 0)
+		return -1;
+	if (!d->pid) {
+		vtrace_set_error("guest %s: no %s/qemu.pid: give --guest %s=%s,pid=PID (or"
+				 " libvirt=DOMAIN)", d->name, d->dir, d->name, d->dir);
 		return -1;
 	}
 	if (!d->offsets) {
@@ -1405,7 +1409,10 @@ static void dat_free(struct dat *d)
 	vtrace_guest_spec_free(&d->spec);
 }
 
-/* "NAME=DIR[,pid=PID]": vtrace-merge's parser; offset=N has no history to write */
+/*
+ * "NAME=DIR[,pid=PID|,libvirt=DOMAIN[,connect=URI]]": vtrace-merge's parser;
+ * offset=N has no history to write
+ */
 static int parse_guest(struct dat *d, const char *arg)
 {
 	if (vtrace_guest_spec_parse(arg, &d->spec))
@@ -1617,7 +1624,7 @@ static int run(struct dat *gs, int nr)
 	return write_session(gs, nr, path);
 }
 
-/* --guest NAME=DIR[,pid=PID]: one more guest */
+/* --guest NAME=DIR[,pid=PID|,libvirt=DOMAIN...]: one more guest */
 static struct dat *add_guest(struct dat **gs, int *nr, const char *arg)
 {
 	struct dat *n = realloc(*gs, (*nr + 1) * sizeof(*n));

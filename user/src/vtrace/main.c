@@ -9,9 +9,10 @@
 static const char usage_text[] =
 "usage: vtrace COMMAND [ARGS]\n"
 "\n"
-"  agent     drive a guest's vtrace_guest through its vtrace.ctl port (agent mode)\n"
-"  dat       write a guest capture as a trace-cmd trace.dat, and the host's with its GUEST\n"
-"  qemu-args print the QEMU options that give a guest its vtrace ports\n"
+"  agent        drive a guest's vtrace_guest through its vtrace.ctl port (agent mode)\n"
+"  dat          write a guest capture as a trace-cmd trace.dat, and the host's with its GUEST\n"
+"  libvirt-pid  print a running libvirt domain's QEMU pid, or keep it in a guest's dump folder\n"
+"  qemu-args    print the QEMU options that give a guest its vtrace ports\n"
 "\n"
 "vtrace COMMAND --help shows a command's options.\n";
 
@@ -21,6 +22,7 @@ static const struct {
 } commands[] = {
 	{ "agent",	vtrace_cmd_agent },
 	{ "dat",	vtrace_cmd_dat },
+	{ "libvirt-pid", vtrace_cmd_libvirt_pid },
 	{ "qemu-args",	vtrace_cmd_qemu_args },
 };
 
