@@ -5,6 +5,7 @@
 #   make modules         only the modules; make W=1 for the extra warnings
 #   make user            only the host tools (vtrace-merge, vtrace)
 #   make check           every test: unit tests, module build, VM selftests
+#                        (CHECK_PARTS="unit docs ...": only these parts, scripts/check.sh)
 #   make demo            the main job, on the test bed
 #   make KDIR=/path      build for another kernel's build tree
 #   make check KVER=...  run the VM tests on another installed kernel
@@ -55,9 +56,9 @@ endif
 user:
 	$(MAKE) -C user
 
-# check.sh runs make afresh for every part that builds
+# check.sh runs make afresh for every part that builds; CHECK_PARTS: only these
 check: deps
-	@./scripts/check.sh
+	@./scripts/check.sh $(CHECK_PARTS)
 
 check-unit: user
 	$(MAKE) -C user test

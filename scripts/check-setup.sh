@@ -4,7 +4,8 @@
 # machine meets it.  A fake root (VTRACE_SYSROOT) starts with no kernel
 # headers; `make demo` runs with a DEPS_CMD that installs fake Debian headers
 # there (a stub kbuild) and a DEMO_CMD that prints what it was given: the
-# first `make demo` must find the headers deps just installed.  KTAP.
+# first `make demo` must find the headers deps just installed; so must the
+# first `make check` (its modules part: CHECK_PARTS=modules).  KTAP.
 set -u
 cd "$(dirname "$0")/.."
 proj=$PWD
@@ -39,7 +40,7 @@ chmod +x "$root/install-headers.sh"
 mkdir -p "$root/lib/modules" "$root/usr/src"
 
 echo "KTAP version 1"
-echo "1..6"
+echo "1..7"
 out=$(VTRACE_SYSROOT=$root scripts/kdir.sh 2>&1)
 rc=$?
 [ "$rc" -eq 1 ] && [ -z "$out" ]
@@ -58,6 +59,24 @@ check "first make demo: modules built against the headers deps installed" $? \
 	"no line 'stub kbuild: modules in $hdr M=$proj'"
 grep -qxF "demo KVER=$rel KDIR=$hdr" <<< "$out"
 check "first make demo: the demo gets KVER=$rel KDIR=$hdr" $? "no line 'demo KVER=$rel KDIR=$hdr'"
+
+# and make check, its first command too: its parts' makes find them (the
+# modules part, W=1 as always), in a copy of the build's files (its logs go
+# to build/: not over the real run's; no other part could run there)
+rm -rf "$hdr"
+tree=$root/tree
+mkdir -p "$tree/testbed" "$tree/scripts"
+cp -r Makefile Kbuild dkms.conf include "$tree/"
+cp scripts/kdir.sh scripts/check.sh scripts/check-kconfig.sh "$tree/scripts/"
+cp testbed/default-kver.sh "$tree/testbed/"
+out=$(cd "$tree" && VTRACE_SYSROOT=$root KDIR= KVER= make -s --no-print-directory check \
+	DEPS_CMD="$root/install-headers.sh" CHECK_PARTS=modules 2>&1)
+rc=$?
+sed 's/^/# /' <<< "$out" | head -20
+[ $rc -eq 0 ] && grep -qxF "stub kbuild: modules in $hdr M=$tree" <<< "$out" &&
+	grep -qx 'modules: 1 passed, 0 failed' <<< "$out"
+check "first make check: its modules part builds against the headers deps installed" $? \
+	"rc $rc; no line 'stub kbuild: modules in $hdr M=$tree' or 'modules: 1 passed, 0 failed'"
 
 # the running kernel's own build tree wins; KVER=... names its tree
 mkdir -p "$root/lib/modules/$(uname -r)/build"
