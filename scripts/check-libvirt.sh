@@ -9,7 +9,11 @@
 # "vtrace agent --libvirt NAME --connect qemu:///embed?root=ROOT" starts a
 # session, the guest writes markers on each CPU, the agent stops the session,
 # the guest powers off, and vtrace-merge of what libvirt's channels collected
-# must show every marker once and in order per CPU.  KTAP; without libvirt's
+# must show every marker once and in order per CPU.  vtrace-merge finds the
+# guest's QEMU by the domain's name (--guest g=DIR,libvirt=NAME): while it
+# runs from libvirt's pid file, after it stopped from the pid "vtrace
+# agent --libvirt" or "vtrace libvirt-pid" kept in DIR, else it says what
+# to do.  KTAP; without libvirt's
 # tools, every test is skipped with the reason.  The files of the last run:
 # build/libvirt/.
 #
@@ -21,41 +25,32 @@ VT=$proj/user/vtrace
 name=vtrace-lv
 cpus=2
 marks=500
-tests=(domain_started agent_hello_by_name agent_start guest_markers_written agent_stop
-       domain_powered_off guest_script_passed merge_markers_in_order merge_nothing_lost
-       no_kernel_splat)
-n=0 pass=0 fail=0 skipped=0
+tests=(domain_started libvirt_pid_kept agent_hello_by_name agent_start guest_markers_written
+       agent_stop merge_by_name_while_running domain_powered_off guest_script_passed
+       merge_markers_in_order merge_nothing_lost merge_by_name_after_stop no_kernel_splat)
+# the bed's KTAP helpers and guest command line (testbed/lib.sh), for this kernel
+kver=${L2_KVER:-${KVER:-$(testbed/default-kver.sh 2> /dev/null)}}
+KVER=$kver L2_KVER=$kver
+. testbed/lib.sh
 
-echo "KTAP version 1"
-echo "1..${#tests[@]}"
-result() {	# result RC NAME [DIAGNOSTIC-FILE...]
+ktap_header ${#tests[@]}
+result() {	# result RC NAME [DIAGNOSTIC-FILE...]: the files' last lines when it failed
 	local rc=$1 t=$2
 	shift 2
-	n=$((n + 1))
-	if [ "$rc" -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $n $t"
-	else
-		fail=$((fail + 1))
-		[ $# -gt 0 ] && tail -n 15 "$@" 2> /dev/null | sed 's/^/# /'
-		echo "not ok $n $t"
-	fi
+	[ "$rc" -eq 0 ] || [ $# -eq 0 ] || tail -n 15 "$@" 2> /dev/null | sed 's/^/# /'
+	ktap_result "$rc" "$t"
 }
-finish() {
-	while [ $n -lt ${#tests[@]} ]; do	# the tests after a failure that stops the run
-		n=$((n + 1))
-		fail=$((fail + 1))
-		echo "not ok $n ${tests[n - 1]} # not run: $1"
-	done
-	echo "libvirt: $pass passed, $fail failed, $skipped skipped"
-	[ $fail -eq 0 ]
-	exit
+finish() {	# finish [WHY THE REST DID NOT RUN]; ktap_finish counts the tests not run as failed
+	local rc
+	[ -z "$1" ] || ktap_diag "stopped: $1"
+	ktap_finish
+	rc=$?
+	echo "libvirt: $ktap_pass passed, $((ktap_fail + ktap_plan - ktap_n)) failed, $ktap_skip skipped"
+	exit $rc
 }
 skip_all() {
-	echo "# SKIP $*"
 	for t in "${tests[@]}"; do
-		n=$((n + 1))
-		echo "ok $n $t # SKIP $*"
+		ktap_skip "$t" "$*"
 	done
 	echo "libvirt: 0 passed, 0 failed, ${#tests[@]} skipped"
 	exit 0
@@ -65,7 +60,6 @@ command -v virt-qemu-run > /dev/null ||
 	skip_all "no virt-qemu-run (apt-get install libvirt-daemon-driver-qemu)"
 command -v qemu-system-x86_64 > /dev/null ||
 	skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-kver=${L2_KVER:-${KVER:-$(testbed/default-kver.sh 2> /dev/null)}}
 [ -r "/boot/vmlinuz-$kver" ] || skip_all "cannot read the guest kernel /boot/vmlinuz-$kver"
 ko=kmod/guest/vtrace_guest.ko
 [ -f "$ko" ] && [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ] ||
@@ -77,6 +71,7 @@ testbed/build-l2.sh "$kver" "$proj/$ko" > /dev/null 2>&1 ||
 # ROOT: the embedded driver's folder; G: the host ends of the guest's ports.
 # A unix socket path has at most 107 bytes: both live under /tmp.
 T=$(mktemp -d /tmp/vtrace-libvirt.XXXXXX)
+VTRACE_OUT=$T	# a failure shows the last lines of G's console (ktap_finish)
 root=$T/root G=$T/g uri="qemu:///embed?root=$T/root"
 vpid=
 cleanup() {
@@ -110,7 +105,7 @@ else
 	printf 'user = "+0"\ngroup = "+0"\n' >> "$root/etc/qemu.conf"
 fi
 cp "/boot/vmlinuz-$kver" "$T/vmlinuz"
-cp "build/testbed/initramfs-l2-$kver.cpio.gz" "$T/initrd"
+cp "$L2_INITRD" "$T/initrd"
 {
 	echo "<domain type='qemu'>"
 	echo "  <name>$name</name>"
@@ -120,7 +115,7 @@ cp "build/testbed/initramfs-l2-$kver.cpio.gz" "$T/initrd"
 	echo "    <type arch='x86_64' machine='pc'>hvm</type>"
 	echo "    <kernel>$T/vmlinuz</kernel>"
 	echo "    <initrd>$T/initrd</initrd>"
-	echo "    <cmdline>console=ttyS0 panic=-1 loglevel=6 cryptomgr.notests vtrace_run=/tests/libvirt_agent.sh vtrace_arg=$marks</cmdline>"
+	echo "    <cmdline>$L2_CMDLINE vtrace_run=/tests/libvirt_agent.sh vtrace_arg=$marks</cmdline>"
 	echo "  </os>"
 	echo "  <features><acpi/></features>"
 	echo "  <on_poweroff>destroy</on_poweroff>"
@@ -169,8 +164,12 @@ cp "$root"/cache/qemu/capabilities/*.xml build/libvirt-caps/ 2> /dev/null
 qpid=$(cat "$pidfile" 2> /dev/null)
 [ -n "$qpid" ] && kill -0 "$qpid" 2> /dev/null
 result $? domain_started "$T/virt-qemu-run.log" "$root/log/qemu/$name.log"
-[ $fail -eq 0 ] || finish "the domain did not start"
+[ $ktap_fail -eq 0 ] || finish "the domain did not start"
 echo "# virt-qemu-run: domain $name, pid file $qpid, after $((SECONDS - t0)) s"
+# a file-mode user keeps the pid for the merge while the domain runs
+"$VT" libvirt-pid $name --connect "$uri" --out "$T/kept" > "$T/kept.out" 2>&1
+[ "$(cat "$T/kept.out")" = "$qpid" ] && [ "$(cat "$T/kept/qemu.pid")" = "$qpid" ]
+result $? libvirt_pid_kept "$T/kept.out"
 
 # the guest answers once vtrace_guest is loaded
 waitfor 120 console_has "vtg: ok 1 load"
@@ -182,7 +181,7 @@ done
 grep -q '^HELLO: guest speaks' "$T/hello.out" && [ "$(cat "$G/qemu.pid")" = "$qpid" ] &&
 	[ "$(cat "/proc/$qpid/comm")" = qemu-system-x86 ]
 result $? agent_hello_by_name "$T/hello.out" "$G/console.log"
-[ $fail -eq 0 ] || finish "the guest did not answer"
+[ $ktap_fail -eq 0 ] || finish "the guest did not answer"
 echo "# guest up and answering after $((SECONDS - t0)) s; QEMU runs as $(ps -o user= -p "$qpid")"
 agent start.out start
 grep -q '^STARTED: session 1,' "$T/start.out"
@@ -198,6 +197,21 @@ awk -v cpus=$cpus -v m=$marks '
 	eos && $1 ~ /^[0-9]+$/ && NF == 9 { n++; if ($4 < m || $6 + $7 + $8 + $9) bad++ }
 	END { exit !(eos && n == cpus && !bad) }' "$T/stop.out"
 result $? agent_stop "$T/stop.out"
+
+# vtrace-merge by the domain's name while it runs, on a copy of the capture
+# without the pid agent kept: libvirt's own pid file.  The domain is TCG (no
+# KVM, no offset history: offset=0), so the pid shows as perfetto's process
+byname() {	# byname DIR OUT: vtrace-merge of DIR, its guest named by the domain
+	user/vtrace-merge -q --guest "g=$1,libvirt=$name,connect=$uri,offset=0" --raw-tsc \
+		--format perfetto > "$T/$2" 2>> "$T/byname.log"
+}
+mkdir "$T/byname"
+cp "$G/ctl" "$G"/cpu* "$T/byname/"
+test -s "$pidfile" && byname "$T/byname" byname-running.json && test -s "$pidfile" &&
+	grep -qF "\"g (guest, QEMU pid $qpid)\"" "$T/byname-running.json"
+result $? merge_by_name_while_running "$T/byname.log"
+# the guest powers off once the host selects other events (l2/libvirt_agent.sh)
+agent done.out events sched:sched_process_exit
 
 # The guest powers off once the session is over: libvirt stops the domain
 # (on_poweroff), logs why and removes its pid file.  virt-qemu-run 9.0 itself
@@ -219,7 +233,7 @@ result $? domain_powered_off "$root/log/qemu/$name.log"
 stat -c '# %U:%G %a %s %n' "$G" "$G"/*
 echo "# domain stopped by libvirt (reason=${stopped:-none}) after $((SECONDS - t0)) s, virt-qemu-run exit $rc"
 sed -n 's/\r$//; s/^vtg: /# guest: /p' "$G/console.log"
-[ "$(grep -ac '^vtg: ok ' "$G/console.log")" -eq 4 ] && ! grep -aq '^vtg: not ok' "$G/console.log" &&
+[ "$(grep -ac '^vtg: ok ' "$G/console.log")" -eq 5 ] && ! grep -aq '^vtg: not ok' "$G/console.log" &&
 	console_has "vtrace-testbed: L2 script exit 0"
 result $? guest_script_passed "$G/console.log"
 
@@ -246,6 +260,14 @@ user/vtrace-merge -q --guest "g=$G,offset=0" --stats > "$T/stats.out" 2>> "$T/me
 	"$T/stats.out")" = "$cpus 0" ]
 result $? merge_nothing_lost "$T/stats.out" "$T/merge.log"
 sed 's/^/# /' "$T/stats.out"
+
+# after the domain stopped: the pid agent kept in G, and for the copy without
+# it, what to do
+byname "$G" byname-kept.json && ! byname "$T/byname" byname-stopped.json &&
+	grep -qF "\"g (guest, QEMU pid $qpid)\"" "$T/byname-kept.json" &&
+	grep -qF "vtrace-merge: error: guest g: domain $name is not running (no $pidfile) and $T/byname has no qemu.pid: give pid=PID" "$T/byname.log"
+result $? merge_by_name_after_stop "$T/byname.log"
+grep -F 'error:' "$T/byname.log" | sed 's/^/# /'
 
 testbed/splat-check.sh "$G/console.log" > "$T/splat.out"
 result $? no_kernel_splat "$T/splat.out"

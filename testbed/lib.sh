@@ -3,6 +3,8 @@
 #
 # Source it from a bash script started by run-l1.sh:
 #   . "$VTRACE_PROJ/testbed/lib.sh"
+# (scripts/check-libvirt.sh, on this machine, takes its KTAP helpers and
+# L2_CMDLINE too.)
 # Environment set by init-l1.sh: VTRACE_OUT (results folder), VTRACE_PROJ.
 
 VTRACE_PROJ=${VTRACE_PROJ:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
