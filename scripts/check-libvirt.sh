@@ -170,6 +170,7 @@ echo "# virt-qemu-run: domain $name, pid file $qpid, after $((SECONDS - t0)) s"
 "$VT" libvirt-pid $name --connect "$uri" --out "$T/kept" > "$T/kept.out" 2>&1
 [ "$(cat "$T/kept.out")" = "$qpid" ] && [ "$(cat "$T/kept/qemu.pid")" = "$qpid" ]
 result $? libvirt_pid_kept "$T/kept.out"
+echo "# vtrace libvirt-pid: $(cat "$T/kept.out"), kept: $(cat "$T/kept/qemu.pid" 2> /dev/null)"
 
 # the guest answers once vtrace_guest is loaded
 waitfor 120 console_has "vtg: ok 1 load"
@@ -210,6 +211,7 @@ cp "$G/ctl" "$G"/cpu* "$T/byname/"
 test -s "$pidfile" && byname "$T/byname" byname-running.json && test -s "$pidfile" &&
 	grep -qF "\"g (guest, QEMU pid $qpid)\"" "$T/byname-running.json"
 result $? merge_by_name_while_running "$T/byname.log"
+echo "# by name while it runs: $(grep -o '"g (guest, QEMU pid [0-9]*)"' "$T/byname-running.json")"
 # the guest powers off once the host selects other events (l2/libvirt_agent.sh)
 agent done.out events sched:sched_process_exit
 
@@ -267,6 +269,7 @@ byname "$G" byname-kept.json && ! byname "$T/byname" byname-stopped.json &&
 	grep -qF "\"g (guest, QEMU pid $qpid)\"" "$T/byname-kept.json" &&
 	grep -qF "vtrace-merge: error: guest g: domain $name is not running (no $pidfile) and $T/byname has no qemu.pid: give pid=PID" "$T/byname.log"
 result $? merge_by_name_after_stop "$T/byname.log"
+echo "# by name after the stop, G: $(grep -o '"g (guest, QEMU pid [0-9]*)"' "$T/byname-kept.json")"
 grep -F 'error:' "$T/byname.log" | sed 's/^/# /'
 
 testbed/splat-check.sh "$G/console.log" > "$T/splat.out"
