@@ -64,51 +64,42 @@ static void vtg_reply_error(const struct vtrace_msg_hdr *h, int error, const cha
 	vtg_send_error(h ? h->seq : 0, h ? h->type : 0, error, why);
 }
 
-/*
- * Wait queue function of vtg.ctl_wait.  Runs in the port's interrupt path
- * with the port's wait queue lock held: sets a flag and wakes the control
- * thread, nothing more.
+/**
+ * vtg_agent_watch() - have vtg.ctl wake the control thread
+ *
+ * Queues vtg.ctl_poller on the port (after the port is opened).
+ *
+ * Context: the control thread.
  */
-static int vtg_ctl_wake(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
-{
-	WRITE_ONCE(vtg.ctl_kick, true);
-	wake_up(&vtg.wq);
-	return 0;
-}
-
-/* poll_table queue function: put vtg.ctl_wait on the port's wait queue, once */
-static void vtg_ctl_queue(struct file *file, wait_queue_head_t *wqh, poll_table *pt)
-{
-	if (vtg.ctl_wqh)
-		return;
-	vtg.ctl_wqh = wqh;
-	add_wait_queue(wqh, &vtg.ctl_wait);
-}
-
-/* Have vtg.ctl wake the control thread (after the port is opened) */
 void vtg_agent_watch(void)
 {
-	poll_table pt;
-
 	if (!vtg.ctl || !vtg.ctl->f_op->poll)
 		return;
-	init_waitqueue_func_entry(&vtg.ctl_wait, vtg_ctl_wake);
-	init_poll_funcptr(&pt, vtg_ctl_queue);
-	vfs_poll(vtg.ctl, &pt);
+	vtg_poller_init(&vtg.ctl_poller, &vtg.wq);
+	vtg_poller_add(&vtg.ctl_poller, vtg.ctl);
 }
 
-/* Before vtg.ctl is closed: the port's wait queue goes with the file */
+/**
+ * vtg_agent_unwatch() - take vtg.ctl_poller off the port
+ *
+ * Before vtg.ctl is closed: the port's wait queue goes with the file.
+ *
+ * Context: the control thread.
+ */
 void vtg_agent_unwatch(void)
 {
-	if (vtg.ctl_wqh)
-		remove_wait_queue(vtg.ctl_wqh, &vtg.ctl_wait);
-	vtg.ctl_wqh = NULL;
+	vtg_poller_del(&vtg.ctl_poller);
 }
 
-/* How long the control thread may sleep when nothing wakes it */
+/**
+ * vtg_agent_timeout() - how long the control thread may sleep when nothing wakes it
+ *
+ * Return: poll_ms in jiffies while a message is incomplete or the port
+ * cannot wake the thread, else %MAX_SCHEDULE_TIMEOUT.
+ */
 long vtg_agent_timeout(void)
 {
-	if (vtg.ctl && (!vtg.ctl_wqh || vtg.rx_len))
+	if (vtg.ctl && (!vtg_poller_queued(&vtg.ctl_poller) || vtg.rx_len))
 		return msecs_to_jiffies(vtg_poll_ms);
 	return MAX_SCHEDULE_TIMEOUT;
 }
@@ -365,9 +356,9 @@ static bool vtg_rx_one(void)
  * inbuf), and the interrupt that follows then finds the queue empty and
  * wakes nobody.  So its EPOLLIN is acted on here: with the host end
  * connected it means bytes to read, and the thread goes round again
- * (vtg.ctl_kick) instead of sleeping.  With the host end closed (EPOLLHUP)
- * virtio_console sets EPOLLIN anyway (a read would not block, it returns
- * 0): one read tells, and takes any bytes the poll moved.
+ * (vtg.ctl_poller.woken) instead of sleeping.  With the host end closed
+ * (EPOLLHUP) virtio_console sets EPOLLIN anyway (a read would not block,
+ * it returns 0): one read tells, and takes any bytes the poll moved.
  */
 static void vtg_ctl_reclaim(void)
 {
@@ -380,18 +371,20 @@ static void vtg_ctl_reclaim(void)
 	if (!(mask & EPOLLIN))
 		return;
 	if (!(mask & EPOLLHUP) || vtg_rx_fill())
-		WRITE_ONCE(vtg.ctl_kick, true);
+		WRITE_ONCE(vtg.ctl_poller.woken, true);
 }
 
-/*
- * One round of the control thread on vtrace.ctl: read, answer every whole
- * message, reclaim.  The last look at the port before the thread sleeps is
- * a read that found nothing or a poll() whose EPOLLIN the thread acts on,
- * so a host message never waits for a later wake-up.
+/**
+ * vtg_agent_poll() - one round of the control thread on vtrace.ctl
+ *
+ * Read, answer every whole message, reclaim.  The last look at the port
+ * before the thread sleeps is a read that found nothing or a poll() whose
+ * EPOLLIN the thread acts on, so a host message never waits for a later
+ * wake-up.
  */
 void vtg_agent_poll(void)
 {
-	WRITE_ONCE(vtg.ctl_kick, false);
+	WRITE_ONCE(vtg.ctl_poller.woken, false);
 	if (!vtg.ctl)
 		return;
 	vtg_rx_fill();

@@ -216,6 +216,15 @@ static void vtg_wait_for_stop(void)
 	}
 }
 
+/**
+ * vtg_ctl_thread() - the control thread: requests, host commands, teardown
+ * @unused:	NULL
+ *
+ * Sets up (buffers, ports), completes vtg.ready with vtg.init_err, then
+ * runs queued requests and host commands until kthread_stop().
+ *
+ * Return: 0.
+ */
 int vtg_ctl_thread(void *unused)
 {
 	vtg.init_err = vtg_ctl_setup();
@@ -231,7 +240,7 @@ int vtg_ctl_thread(void *unused)
 		vtg_run_requests(false);
 		vtg_agent_poll();
 		wait_event_interruptible_timeout(vtg.wq,
-						 vtg_has_requests() || READ_ONCE(vtg.ctl_kick) ||
+						 vtg_has_requests() || vtg_poller_woken(&vtg.ctl_poller) ||
 						 kthread_should_stop(),
 						 vtg_agent_timeout());
 	}

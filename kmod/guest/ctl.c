@@ -7,7 +7,7 @@
  *
  * The port is non-blocking.  When it does not take data (host end not
  * connected, or not reading), the writer sleeps on the port's wait queue
- * and writes again each time the port wakes it (vtg_port_wait() in
+ * and writes again each time the port wakes it (vtg_port_io() in
  * ports.c), until the message's deadline: port_timeout_ms for the whole
  * message (plus as much per 4 MiB), not per chunk, so a host that reads
  * slowly cannot stretch one message to minutes.  Then the message is
@@ -30,14 +30,20 @@
 
 #include "vtg.h"
 
-/* One chunk; -EAGAIN when the port is full or the host is not connected */
-static ssize_t vtg_ctl_write_chunk(const u8 *buf, size_t len)
+struct vtg_ctl_chunk {
+	const u8 *buf;
+	size_t len;
+};
+
+/* vtg_port_io() op: one chunk; -EAGAIN when the port is full or the host is not connected */
+static ssize_t vtg_ctl_write_chunk(struct file *port, void *arg)
 {
+	const struct vtg_ctl_chunk *ch = arg;
 	loff_t pos = 0;
 
-	if (copy_to_user(vtg.ubuf, buf, len))
+	if (copy_to_user(vtg.ubuf, ch->buf, ch->len))
 		return -EFAULT;
-	return vtg.ctl->f_op->write(vtg.ctl, vtg.ubuf, len, &pos);
+	return port->f_op->write(port, vtg.ubuf, ch->len, &pos);
 }
 
 /*
@@ -64,24 +70,17 @@ static unsigned long vtg_ctl_deadline(size_t len)
 static int vtg_ctl_write(const u8 *buf, size_t len)
 {
 	unsigned long deadline = vtg_ctl_deadline(len);
+	struct vtg_ctl_chunk ch;
 	size_t off = 0;
 	ssize_t ret;
 
 	while (off < len) {
-		ret = vtg_ctl_write_chunk(buf + off, min_t(size_t, len - off, VTG_PORT_CHUNK));
-		if (ret > 0) {
-			off += ret;
-			continue;
-		}
-		if (ret == 0)
-			ret = -EIO;
-		if (ret != -EAGAIN)
-			return ret;
-		if (vtg.ctl_stalled || !time_before(jiffies, deadline)) {
-			vtg.ctl_stalled = true;
-			return -ETIMEDOUT;
-		}
-		vtg_port_wait(vtg.ctl, deadline);
+		ch.buf = buf + off;
+		ch.len = min_t(size_t, len - off, VTG_PORT_CHUNK);
+		ret = vtg_port_io(vtg.ctl, &vtg.ctl_stalled, deadline, vtg_ctl_write_chunk, &ch);
+		if (ret <= 0)
+			return ret ? ret : -EIO;
+		off += ret;
 	}
 	vtg.ctl_stalled = false;
 	return 0;
@@ -93,7 +92,22 @@ static bool vtg_ctl_connected(void)
 	return vtg.ctl && vtg.ctl->f_op->poll && !(vfs_poll(vtg.ctl, NULL) & EPOLLHUP);
 }
 
-/* Send one message: header, then up to three payload parts back to back */
+/**
+ * vtg_send() - send one message on vtrace.ctl
+ * @type:	%VTRACE_MSG_*
+ * @p1:		first payload part, @l1 bytes (NULL if @l1 is 0)
+ * @l1:		its length
+ * @p2:		second part, @l2 bytes
+ * @l2:		its length
+ * @p3:		third part, @l3 bytes
+ * @l3:		its length
+ *
+ * The header, then the parts back to back; sent whole or dropped at its
+ * deadline (see the top of this file).
+ *
+ * Context: the control thread.
+ * Return: 0, or a negative errno (the message counts in ctl_lost).
+ */
 int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
 	     const void *p3, size_t l3)
 {
@@ -137,6 +151,14 @@ int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
 	return 0;
 }
 
+/**
+ * vtg_send_ack() - send ACK of a host command
+ * @seq:	the command's seq
+ * @type:	the command's type
+ *
+ * Context: the control thread.
+ * Return: as vtg_send().
+ */
 int vtg_send_ack(u64 seq, u16 type)
 {
 	struct vtrace_ack a = { .seq = seq, .type = type };
@@ -144,7 +166,18 @@ int vtg_send_ack(u64 seq, u16 type)
 	return vtg_send(VTRACE_MSG_ACK, &a, sizeof(a), NULL, 0, NULL, 0);
 }
 
-/* ERROR payload: struct vtrace_error, then the text, NUL, padded to 8 */
+/**
+ * vtg_send_error() - send ERROR about a host message
+ * @seq:	the message's seq (0: no message, e.g. a resync)
+ * @type:	its type
+ * @error:	negative errno
+ * @text:	why, for the host's log
+ *
+ * Payload: struct vtrace_error, then the text, NUL, padded to 8 bytes.
+ *
+ * Context: the control thread.
+ * Return: as vtg_send().
+ */
 int vtg_send_error(u64 seq, u16 type, int error, const char *text)
 {
 	struct vtrace_error e = { .seq = seq, .type = type, .error = error };
@@ -156,6 +189,12 @@ int vtg_send_error(u64 seq, u16 type, int error, const char *text)
 			zeros, ALIGN(tlen, 8) - tlen);
 }
 
+/**
+ * vtg_send_hello() - send HELLO with the protocol versions the guest speaks
+ *
+ * Context: the control thread.
+ * Return: as vtg_send().
+ */
 int vtg_send_hello(void)
 {
 	struct vtrace_hello h = {

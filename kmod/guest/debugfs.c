@@ -129,6 +129,12 @@ static const struct file_operations vtg_status_fops = {
 
 static const char *const vtg_debugfs_files[] = { "enable", "events", "status", NULL };
 
+/**
+ * vtg_debugfs_init() - create /sys/kernel/debug/vtrace/{enable,events,status}
+ *
+ * Context: module load, after the control thread is ready.
+ * Return: 0 or a negative errno.
+ */
 int vtg_debugfs_init(void)
 {
 	/* shared with vtrace_host on a host that is itself a guest */
@@ -141,6 +147,11 @@ int vtg_debugfs_init(void)
 	return 0;
 }
 
+/**
+ * vtg_debugfs_exit() - remove the files, waiting for writers in flight
+ *
+ * Context: module unload, before the control thread stops.
+ */
 void vtg_debugfs_exit(void)
 {
 	vtrace_debugfs_dir_put(vtg.dbg, vtg_debugfs_files);

@@ -24,19 +24,38 @@
 
 #include "vtg.h"
 
-/* Open an absolute path under the root of the process that loaded us */
+/**
+ * vtg_open_path() - open an absolute path under the root of the process that loaded us
+ * @path:	absolute path
+ * @flags:	open flags
+ *
+ * Context: process context; the kernel thread's credentials.
+ * Return: the file or an ERR_PTR().
+ */
 struct file *vtg_open_path(const char *path, int flags)
 {
 	return file_open_root(&vtg.root, path, flags, 0);
 }
 
-/* Open a file of the module's tracefs mount, relative to its top */
+/**
+ * vtg_open_tracefs() - open a file of the module's tracefs mount
+ * @rel:	path relative to the mount's top
+ * @flags:	open flags
+ *
+ * Return: the file or an ERR_PTR().
+ */
 struct file *vtg_open_tracefs(const char *rel, int flags)
 {
 	return file_open_root_mnt(vtg.tracefs, rel, flags, 0);
 }
 
-/* Open a file of the "vtrace" instance, relative to the instance */
+/**
+ * vtg_open_instance() - open a file of the "vtrace" instance
+ * @rel:	path relative to the instance's folder
+ * @flags:	open flags
+ *
+ * Return: the file or an ERR_PTR().
+ */
 struct file *vtg_open_instance(const char *rel, int flags)
 {
 	char path[128];
@@ -45,20 +64,27 @@ struct file *vtg_open_instance(const char *rel, int flags)
 	return vtg_open_tracefs(path, flags);
 }
 
+/**
+ * vtg_close() - close a file at once (__fput_sync())
+ * @f:		the file; NULL and ERR_PTR() values are ignored
+ *
+ * Context: a kernel thread (the module's), process context.
+ */
 void vtg_close(struct file *f)
 {
 	if (f && !IS_ERR(f))
 		__fput_sync(f);
 }
 
-/*
- * vtg_read_text - read a small text file (sysfs, a sysctl) into @buf
- * @path: absolute path
- * @buf: where the text goes, NUL-terminated and trimmed
- * @size: bytes of @buf; a longer text is cut
+/**
+ * vtg_read_text() - read a small text file (sysfs, a sysctl) into @buf
+ * @path:	absolute path
+ * @buf:	where the text goes, NUL-terminated and trimmed
+ * @size:	bytes of @buf; a longer text is cut
  *
  * Such files have ->read_iter only: kernel_read(), not ->read.
- * Returns 0 or a negative errno.
+ *
+ * Return: 0 or a negative errno.
  */
 int vtg_read_text(const char *path, char *buf, size_t size)
 {
@@ -77,7 +103,15 @@ int vtg_read_text(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-/* ->write of user bytes, looping over short writes */
+/**
+ * vtg_write_user() - ->write of user bytes, looping over short writes
+ * @f:		the file
+ * @ubuf:	the bytes, in the borrowed mm
+ * @len:	their number
+ *
+ * Context: a task using the borrowed mm.
+ * Return: @len, or a negative errno (-EIO: the file took nothing).
+ */
 ssize_t vtg_write_user(struct file *f, const char __user *ubuf, size_t len)
 {
 	size_t done = 0;
@@ -97,7 +131,15 @@ ssize_t vtg_write_user(struct file *f, const char __user *ubuf, size_t len)
 	return done;
 }
 
-/* ->write of kernel bytes through vtg.ubuf (control thread only) */
+/**
+ * vtg_write_kbuf() - ->write of kernel bytes through vtg.ubuf
+ * @f:		the file
+ * @buf:	the bytes
+ * @len:	their number, at most %VTG_UBUF_SIZE
+ *
+ * Context: the control thread.
+ * Return: @len, or a negative errno.
+ */
 ssize_t vtg_write_kbuf(struct file *f, const void *buf, size_t len)
 {
 	if (len > VTG_UBUF_SIZE)
@@ -122,9 +164,14 @@ static int vtg_grow(char **buf, size_t *size)
 	return 0;
 }
 
-/*
- * Read a whole file into a kvmalloc'ed buffer (NUL-terminated, not counted
- * in *lenp).  Control thread only.
+/**
+ * vtg_read_whole() - read a whole file with ->read through vtg.ubuf
+ * @f:		the file
+ * @lenp:	set to the bytes read
+ *
+ * Context: the control thread.
+ * Return: a kvmalloc'ed buffer, NUL-terminated (the NUL not counted in
+ * *@lenp), or an ERR_PTR().
  */
 void *vtg_read_whole(struct file *f, size_t *lenp)
 {
@@ -158,6 +205,14 @@ void *vtg_read_whole(struct file *f, size_t *lenp)
 	return buf;
 }
 
+/**
+ * vtg_read_instance() - read a whole file of the "vtrace" instance
+ * @rel:	path relative to the instance's folder
+ * @lenp:	set to the bytes read
+ *
+ * Context: the control thread.
+ * Return: as vtg_read_whole().
+ */
 void *vtg_read_instance(const char *rel, size_t *lenp)
 {
 	struct file *f = vtg_open_instance(rel, O_RDONLY);
@@ -170,7 +225,15 @@ void *vtg_read_instance(const char *rel, size_t *lenp)
 	return buf;
 }
 
-/* Write @text to an instance file, as "echo -n TEXT > FILE" (or >> without @trunc) */
+/**
+ * vtg_write_instance() - write @text to a file of the "vtrace" instance
+ * @rel:	path relative to the instance's folder
+ * @text:	the text, NUL-terminated; empty: open (and truncate) only
+ * @trunc:	as "echo -n TEXT > FILE"; else as ">> FILE"
+ *
+ * Context: the control thread.
+ * Return: 0 or a negative errno.
+ */
 int vtg_write_instance(const char *rel, const char *text, bool trunc)
 {
 	struct file *f = vtg_open_instance(rel, O_WRONLY | (trunc ? O_TRUNC : 0));

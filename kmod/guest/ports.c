@@ -11,16 +11,17 @@
  * when a port is not writable).  Runs in the control thread at its start.
  *
  * A port that does not take data (virtqueue full, host end not connected)
- * answers -EAGAIN.  vtg_port_wait() sleeps until virtio_console wakes the
- * port's wait queue, the way vhost_poll waits on a file: an entry of our
- * own, put on that queue by the port's poll(), whose wake function wakes
- * the writer.  The driver wakes the queue when the host has used our
- * buffers (out_intr), when the host end connects or goes away, and when
- * the port is unplugged; no timer runs while the host is slow.
+ * answers -EAGAIN.  vtg_port_io() then sleeps until virtio_console wakes the
+ * port's wait queue (a poller, poll.c), writes again, and gives up at the
+ * caller's deadline, marking the port stalled: the one stall policy of the
+ * ctl port (ctl.c) and the data ports (stream.c).  The driver wakes the
+ * queue when the host has used our buffers (out_intr), when the host end
+ * connects or goes away, and when the port is unplugged; no timer runs
+ * while the host is slow.
  *
- *   writer: write() -EAGAIN -> vfs_poll(port, pt) --queue--> port->waitqueue
- *           sleep (TASK_IDLE, up to the deadline)              | out_intr()
- *           <------------- vtg_port_wake(): woken = true ------+
+ *   writer: write() -EAGAIN -> vtg_poller_add(port) --queue--> port->waitqueue
+ *           sleep (TASK_IDLE, up to the deadline)                   | out_intr()
+ *           <------------- vtg_poller_wake(): woken = true ----------+
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -177,6 +178,15 @@ static void vtg_ports_report(void)
 				VTRACE_CPU_PORT_SUFFIX, cpu);
 }
 
+/**
+ * vtg_ports_open() - find and open PREFIX.ctl and PREFIX.cpuK
+ *
+ * Sets vtg.ctl, vtg.cpus[].port and vtg.nr_ports; a port missing or not
+ * the device it claims to be is left out with a warning.
+ *
+ * Context: the control thread, at its start (borrowed mm).
+ * Return: 0, or a negative errno if the ports cannot be listed.
+ */
 int vtg_ports_open(void)
 {
 	struct vtg_dir_names d = { .ctx.actor = vtg_dir_actor };
@@ -206,47 +216,6 @@ out_free_names:
 	return ret;
 }
 
-/**
- * struct vtg_port_waiter - one writer waiting for a port (on its stack)
- * @pt:		poll table handed to the port's poll()
- * @wait:	our entry on the port's wait queue
- * @wqh:	that wait queue, NULL until poll() gave it
- * @task:	the writer
- * @woken:	the port woke the queue since @wait was queued
- */
-struct vtg_port_waiter {
-	poll_table pt;
-	struct wait_queue_entry wait;
-	wait_queue_head_t *wqh;
-	struct task_struct *task;
-	bool woken;
-};
-
-/*
- * Wait queue function of a waiter.  Runs in the port's interrupt path with
- * the queue's lock held and interrupts off: sets a flag and wakes the
- * writer, nothing more.
- */
-static int vtg_port_wake(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
-{
-	struct vtg_port_waiter *w = container_of(wait, struct vtg_port_waiter, wait);
-
-	WRITE_ONCE(w->woken, true);
-	wake_up_process(w->task);
-	return 0;
-}
-
-/* poll_table queue function: put the waiter on the port's wait queue, once */
-static void vtg_port_queue(struct file *file, wait_queue_head_t *wqh, poll_table *pt)
-{
-	struct vtg_port_waiter *w = container_of(pt, struct vtg_port_waiter, pt);
-
-	if (w->wqh)
-		return;
-	w->wqh = wqh;
-	add_wait_queue(wqh, &w->wait);
-}
-
 /*
  * After a write to @port answered -EAGAIN: sleep until the port's wait
  * queue is woken, poll() says it is writable, or @deadline (jiffies)
@@ -254,9 +223,9 @@ static void vtg_port_queue(struct file *file, wait_queue_head_t *wqh, poll_table
  * Not interruptible (the stop's final writes run after kthread_stop() may
  * have flagged the thread), bounded by @deadline.  Process context only.
  */
-void vtg_port_wait(struct file *port, unsigned long deadline)
+static void vtg_port_wait(struct file *port, unsigned long deadline)
 {
-	struct vtg_port_waiter w = { .task = current };
+	struct vtg_poller w;
 	__poll_t mask;
 	long left;
 
@@ -264,12 +233,11 @@ void vtg_port_wait(struct file *port, unsigned long deadline)
 		usleep_range(1000, 2000);
 		return;
 	}
-	init_waitqueue_func_entry(&w.wait, vtg_port_wake);
-	init_poll_funcptr(&w.pt, vtg_port_queue);
-	mask = vfs_poll(port, &w.pt);
+	vtg_poller_init(&w, NULL);
+	mask = vtg_poller_add(&w, port);
 	for (;;) {
 		set_current_state(TASK_IDLE);
-		if ((mask & EPOLLOUT) || READ_ONCE(w.woken))
+		if ((mask & EPOLLOUT) || vtg_poller_woken(&w))
 			break;
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
@@ -277,8 +245,41 @@ void vtg_port_wait(struct file *port, unsigned long deadline)
 		schedule_timeout(left);
 	}
 	__set_current_state(TASK_RUNNING);
-	if (w.wqh)
-		remove_wait_queue(w.wqh, &w.wait);
+	vtg_poller_del(&w);
+}
+
+/**
+ * vtg_port_io() - one write or splice to a port, with the module's one stall policy
+ * @port:	the port (O_NONBLOCK)
+ * @stalled:	the port's stall flag
+ * @deadline:	jiffies after which -EAGAIN is final
+ * @op:		the write or splice; returns what ->write/->splice_write do
+ * @arg:	its argument
+ *
+ * While @op answers -EAGAIN, sleep on the port (vtg_port_wait()) and try
+ * again, until @deadline.  Then the port is stalled: later calls try @op
+ * once and give up at once on -EAGAIN, until the caller clears *@stalled
+ * (its data went through whole).  The guest never waits for a host that
+ * does not read for more than one deadline per stall.
+ *
+ * Context: process context; may sleep up to @deadline.
+ * Return: @op's result other than -EAGAIN, or -ETIMEDOUT (*@stalled set).
+ */
+ssize_t vtg_port_io(struct file *port, bool *stalled, unsigned long deadline,
+		    ssize_t (*op)(struct file *port, void *arg), void *arg)
+{
+	ssize_t ret;
+
+	for (;;) {
+		ret = op(port, arg);
+		if (ret != -EAGAIN)
+			return ret;
+		if (*stalled || !time_before(jiffies, deadline)) {
+			*stalled = true;
+			return -ETIMEDOUT;
+		}
+		vtg_port_wait(port, deadline);
+	}
 }
 
 /**

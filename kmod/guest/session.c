@@ -160,6 +160,13 @@ static void vtg_send_started(void)
 	vtg_send(VTRACE_MSG_STARTED, &s, sizeof(s), NULL, 0, NULL, 0);
 }
 
+/**
+ * vtg_start() - start a session (see the top of this file)
+ *
+ * Context: the control thread.
+ * Return: 0, -EBUSY (tracing), -ENODEV (no data port), or the failed
+ * step's errno (everything undone).
+ */
 int vtg_start(void)
 {
 	int ret;
@@ -265,13 +272,18 @@ static void vtg_set_stop_budget(void)
 	vtg.stop_budget = 2 * (DIV_ROUND_UP(max_kb << 10, vtg.subbuf_size) + VTG_SPLICE_PAGES);
 }
 
-/*
+/**
+ * vtg_stop() - stop the session and flush every ring
+ *
  * Tracing off first: no event, tracer or trace_marker write enters the
  * ring after that, and ring-buffer writers run with preemption off, so
  * after synchronize_rcu() none is still committing.  Then every drain
  * thread empties its frozen ring (bounded, see stream.c) and the event
  * selection is disarmed: the instance's set_event is empty between
  * sessions.
+ *
+ * Context: the control thread.
+ * Return: 0, or -EALREADY when idle.
  */
 int vtg_stop(void)
 {
@@ -382,7 +394,13 @@ static int vtg_check_events(const char *spec)
 	return ret;
 }
 
-/* New event selection: checked now, applied at every start */
+/**
+ * vtg_set_events() - a new event selection: checked now, applied at every start
+ * @spec:	set_event syntax, words separated by blanks
+ *
+ * Context: the control thread.
+ * Return: 0, or a negative errno (the old selection kept).
+ */
 int vtg_set_events(const char *spec)
 {
 	int ret;
@@ -398,11 +416,18 @@ int vtg_set_events(const char *spec)
 	return 0;
 }
 
-/*
+/**
+ * vtg_set_buffer_size() - the instance's buffer_size_kb, when idle
+ * @kb:		KiB per CPU
+ *
  * SET_BUFFER_SIZE from the host.  The ring buffer allocates every CPU's
  * pages at once; a host must not be able to push the guest into memory
  * pressure (allocation failure warnings, the OOM killer): at most half of
  * the memory available now, for all CPUs together.
+ *
+ * Context: the control thread.
+ * Return: 0, -EBUSY (tracing), -EINVAL (0), -ENOMEM (too large), or the
+ * write's errno.
  */
 int vtg_set_buffer_size(unsigned long kb)
 {

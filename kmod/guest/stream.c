@@ -29,8 +29,9 @@
  * The port is non-blocking.  On -EAGAIN (host end not connected, host not
  * reading) the actor sleeps on the port's wait queue until the port wakes
  * it (the host used our buffers, connected, went away) and writes again,
- * for at most port_timeout_ms in all (vtg_port_wait() in ports.c); then the pages in the pipe count as lost and the port is "stalled":
- * later pages are tried once and dropped at once until a write succeeds.
+ * for at most port_timeout_ms in all (vtg_port_io() in ports.c); then the
+ * pages in the pipe count as lost and the port is "stalled": later pages
+ * are tried once and dropped at once until a write succeeds.
  * A page taken from the ring buffer is therefore always either sent or
  * counted lost: nothing is queued in the guest beyond the ring buffer.
  *
@@ -172,30 +173,30 @@ static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, b
 	}
 }
 
+/* vtg_port_io() op: one ->splice_write of what the pipe holds */
+static ssize_t vtg_splice_op(struct file *port, void *arg)
+{
+	struct pipe_inode_info *pipe = arg;
+	size_t len = pipe_occupancy(pipe->head, pipe->tail) * PAGE_SIZE;	/* a page a slot */
+	loff_t pos = 0;
+
+	return port->f_op->splice_write(pipe, port, &pos, len, 0);
+}
+
 /* One ->splice_write of what the pipe holds; -EAGAIN retried up to the timeout */
 static ssize_t vtg_port_splice(struct vtg_cpu *c, struct pipe_inode_info *pipe)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
-	size_t len = pipe_occupancy(pipe->head, pipe->tail) * PAGE_SIZE;	/* a page a slot */
-	loff_t pos = 0;
+	bool was_stalled = c->stalled;
 	ssize_t ret;
 
-	for (;;) {
-		ret = c->port->f_op->splice_write(pipe, c->port, &pos, len, 0);
-		if (ret != -EAGAIN) {
-			if (ret > 0)
-				c->stalled = false;
-			return ret;
-		}
-		if (c->stalled || time_after(jiffies, deadline)) {
-			if (!c->stalled)
-				pr_warn_ratelimited("cpu%u: port not writable for %u ms, dropping pages\n",
-						    c->cpu, vtg_port_timeout_ms);
-			c->stalled = true;
-			return -ETIMEDOUT;
-		}
-		vtg_port_wait(c->port, deadline);
-	}
+	ret = vtg_port_io(c->port, &c->stalled, deadline, vtg_splice_op, pipe);
+	if (ret > 0)
+		c->stalled = false;
+	else if (ret == -ETIMEDOUT && !was_stalled)
+		pr_warn_ratelimited("cpu%u: port not writable for %u ms, dropping pages\n",
+				    c->cpu, vtg_port_timeout_ms);
+	return ret;
 }
 
 /*
@@ -360,23 +361,20 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 			c->cpu, vtg.stop_budget);
 }
 
+/* vtg_port_io() op: ->write of one sub-buffer from the borrowed mm */
+static ssize_t vtg_write_op(struct file *port, void *arg)
+{
+	loff_t pos = 0;
+
+	return port->f_op->write(port, (const char __user __force *)arg, vtg.subbuf_size, &pos);
+}
+
 /* ->write of one sub-buffer from the borrowed mm; -EAGAIN retried up to the timeout */
 static ssize_t vtg_port_write_user(struct vtg_cpu *c, const char __user *ubuf)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
-	loff_t pos = 0;
-	ssize_t ret;
 
-	for (;;) {
-		ret = c->port->f_op->write(c->port, ubuf, vtg.subbuf_size, &pos);
-		if (ret != -EAGAIN)
-			return ret;
-		if (c->stalled || time_after(jiffies, deadline)) {
-			c->stalled = true;
-			return -ETIMEDOUT;
-		}
-		vtg_port_wait(c->port, deadline);
-	}
+	return vtg_port_io(c->port, &c->stalled, deadline, vtg_write_op, (void __force *)ubuf);
 }
 
 /*
@@ -416,46 +414,14 @@ static void vtg_flush_by_read(struct vtg_cpu *c)
 	kvfree(page);
 }
 
-/*
- * Wait queue function of c->ring_wait.  Runs in the ring buffer's irq_work
- * with the wait queue's lock held: sets a flag and wakes the drain thread
- * (wait->private, set by the thread itself), nothing more.
- */
-static int vtg_ring_wake(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
-{
-	struct vtg_cpu *c = container_of(wait, struct vtg_cpu, ring_wait);
-
-	WRITE_ONCE(c->ring_woken, true);
-	wake_up_process(wait->private);
-	return 0;
-}
-
-/* poll_table queue function: put c->ring_wait on the ring's wait queue, once */
-static void vtg_ring_queue(struct file *file, wait_queue_head_t *wqh, poll_table *pt)
-{
-	struct vtg_cpu *c = container_of(pt, struct vtg_cpu, ring_pt);
-
-	if (c->ring_wqh)
-		return;
-	c->ring_wqh = wqh;
-	add_wait_queue(wqh, &c->ring_wait);
-}
-
-static void vtg_ring_unqueue(struct vtg_cpu *c)
-{
-	if (c->ring_wqh)
-		remove_wait_queue(c->ring_wqh, &c->ring_wait);
-	c->ring_wqh = NULL;
-}
-
 static bool vtg_drain_due(struct vtg_cpu *c)
 {
-	return READ_ONCE(c->ring_woken) || READ_ONCE(vtg.stopping) || kthread_should_stop();
+	return vtg_poller_woken(&c->ring) || READ_ONCE(vtg.stopping) || kthread_should_stop();
 }
 
 /*
- * Between two drains.  trace_pipe_raw's poll() queues c->ring_wait where the
- * ring buffer wakes its readers once the CPU's buffer holds the instance's
+ * Between two drains.  trace_pipe_raw's poll() queues c->ring (poll.c)
+ * where the ring buffer wakes its readers once the CPU's buffer holds the instance's
  * buffer_percent (default 50): the thread sleeps until then, or
  * drain_max_ms.  If the ring is readable at once (buffer_percent 0 and a
  * partial page, or a drain that left data behind), a wake-up would come at
@@ -467,20 +433,17 @@ static void vtg_drain_sleep(struct vtg_cpu *c)
 	unsigned int ms = vtg_drain_ms;
 	__poll_t mask;
 
-	WRITE_ONCE(c->ring_woken, false);
+	vtg_poller_init(&c->ring, NULL);
 	if (!vtg_drain_max_ms)
 		goto sleep;
-	init_waitqueue_func_entry(&c->ring_wait, vtg_ring_wake);
-	c->ring_wait.private = current;
-	init_poll_funcptr(&c->ring_pt, vtg_ring_queue);
-	mask = vfs_poll(c->raw, &c->ring_pt);
+	mask = vtg_poller_add(&c->ring, c->raw);
 	if (mask & (EPOLLIN | EPOLLERR))
-		vtg_ring_unqueue(c);
-	else if (c->ring_wqh)
+		vtg_poller_del(&c->ring);
+	else if (vtg_poller_queued(&c->ring))
 		ms = max(vtg_drain_max_ms, vtg_drain_ms);
 sleep:
 	wait_event_interruptible_timeout(vtg.drain_wq, vtg_drain_due(c), msecs_to_jiffies(ms));
-	vtg_ring_unqueue(c);
+	vtg_poller_del(&c->ring);
 }
 
 static int vtg_drain_thread(void *data)
@@ -527,7 +490,7 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 	}
 	c->raw->f_mode |= FMODE_LSEEK;
 	c->stalled = false;
-	c->ring_wqh = NULL;
+	c->ring.wqh = NULL;
 	c->port_gone = false;
 	init_completion(&c->flushed);
 	c->task = kthread_create(vtg_drain_thread, c, "vtrace-cpu%u", c->cpu);
@@ -545,7 +508,9 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 	return 0;
 }
 
-/*
+/**
+ * vtg_stream_stop() - stop every drain thread
+ *
  * Stop and flush (vtg.stopping) or just stop (start failed) every drain
  * thread.  The flush must be over before kthread_stop(): that sets
  * TIF_NOTIFY_SIGNAL, and splice then fails with -ERESTARTSYS.
@@ -577,6 +542,14 @@ void vtg_stream_stop(void)
 	WRITE_ONCE(vtg.stopping, false);
 }
 
+/**
+ * vtg_stream_start() - open each CPU's trace_pipe_raw and start its drain thread
+ *
+ * Only CPUs with a data port; the session's per-CPU counters start at 0.
+ *
+ * Context: the control thread.
+ * Return: 0, or a negative errno (no thread left running).
+ */
 int vtg_stream_start(void)
 {
 	unsigned int cpu;

@@ -41,6 +41,23 @@
 #define VTG_STATUS_WAIT_MS	1000
 
 /**
+ * struct vtg_poller - an entry of ours on a file's wait queue (poll.c)
+ * @pt:		poll table handed to the file's poll()
+ * @wait:	our entry on the file's wait queue
+ * @wqh:	that wait queue, NULL while not queued
+ * @wake:	wait queue the file's wake-up wakes, or NULL: the task that
+ *		called vtg_poller_init()
+ * @woken:	the file woke the poller since it was last cleared
+ */
+struct vtg_poller {
+	poll_table pt;
+	struct wait_queue_entry wait;
+	wait_queue_head_t *wqh;
+	wait_queue_head_t *wake;
+	bool woken;
+};
+
+/**
  * struct vtg_page_count - what a page of the pipe holds, counted before sending
  * @events:	data events
  * @fillers:	of those, markers of %VTRACE_FILLER_TEXT, which the merger
@@ -67,11 +84,7 @@ struct vtg_page_count {
  * @unread:	events still in the ring after the stop's last drain (a read
  *		failed, the port went away): counted in events_lost_ring
  * @st:		counters of the session, reported in STATUS and EOS
- * @ring_pt:	poll table handed to @raw's poll() between drains (stream.c)
- * @ring_wait:	the drain thread's entry on the ring's wait queue, queued
- *		while @ring_wqh is set
- * @ring_wqh:	that wait queue, NULL if none
- * @ring_woken:	the ring woke the drain thread since @ring_wait was queued
+ * @ring:	the drain thread's poller on @raw between drains (stream.c)
  */
 struct vtg_cpu {
 	unsigned int cpu;
@@ -85,10 +98,7 @@ struct vtg_cpu {
 	struct vtg_page_count pending[VTG_SPLICE_PAGES];
 	u64 unread;
 	struct vtrace_cpu_stats st;
-	poll_table ring_pt;
-	struct wait_queue_entry ring_wait;
-	wait_queue_head_t *ring_wqh;
-	bool ring_woken;
+	struct vtg_poller ring;
 };
 
 /* What the control thread is asked to do */
@@ -134,10 +144,8 @@ struct vtg_req {
  * @tr:		the "vtrace" instance
  * @own_instance: the module created the instance (destroys it at exit)
  * @ctl:	vtrace.ctl, O_NONBLOCK; NULL if none
- * @ctl_wait:	our entry on @ctl's wait queue (agent.c), queued while
- *		@ctl_wqh is set
- * @ctl_wqh:	the wait queue @ctl_wait is on, NULL if none
- * @ctl_kick:	@ctl woke us (bytes, host connect/disconnect, unplug)
+ * @ctl_poller: the control thread's poller on @ctl (agent.c); woken: @ctl
+ *		woke us (bytes, host connect/disconnect, unplug)
  * @ctl_stalled: a ctl write timed out; drop messages at once until one works
  * @cpus:	nr_cpu_ids entries
  * @nr_ports:	data ports found
@@ -190,9 +198,7 @@ struct vtg {
 	struct trace_array *tr;
 	bool own_instance;
 	struct file *ctl;
-	struct wait_queue_entry ctl_wait;
-	wait_queue_head_t *ctl_wqh;
-	bool ctl_kick;
+	struct vtg_poller ctl_poller;
 	bool ctl_stalled;
 	struct vtg_cpu *cpus;
 	unsigned int nr_ports;
@@ -245,6 +251,21 @@ extern unsigned int vtg_drain_max_ms;
 extern bool vtg_send_kallsyms;
 extern bool vtg_trust_host;
 
+/* poll.c: sleeping on a file's wait queue */
+void vtg_poller_init(struct vtg_poller *p, wait_queue_head_t *wake);
+__poll_t vtg_poller_add(struct vtg_poller *p, struct file *file);
+void vtg_poller_del(struct vtg_poller *p);
+
+static inline bool vtg_poller_queued(const struct vtg_poller *p)
+{
+	return p->wqh;
+}
+
+static inline bool vtg_poller_woken(const struct vtg_poller *p)
+{
+	return READ_ONCE(p->woken);
+}
+
 /* file.c: files through the borrowed mm (control thread or drain threads) */
 struct file *vtg_open_path(const char *path, int flags);
 struct file *vtg_open_instance(const char *rel, int flags);
@@ -260,7 +281,8 @@ int vtg_write_instance(const char *rel, const char *text, bool trunc);
 /* ports.c */
 int vtg_ports_open(void);
 void vtg_ports_close(void);
-void vtg_port_wait(struct file *port, unsigned long deadline);
+ssize_t vtg_port_io(struct file *port, bool *stalled, unsigned long deadline,
+		    ssize_t (*op)(struct file *port, void *arg), void *arg);
 
 /* ctl.c: messages to the host */
 int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
