@@ -68,6 +68,8 @@ align_case() {
 		if [ "${ALIGN_HISTORY:-file}" = events ]; then
 			ktap_result 1 "$name-history-complete" "not run"
 			ktap_result 1 "$name-$(align_last_name)" "not run"
+			[ "${ALIGN_OLD_WAY:-refused}" != file ] || [ "$guests" -lt 2 ] ||
+				ktap_result 1 "$name-mispaired-refused" "not run"
 		fi
 		align_causes_not_run "$name" "not run"
 		return
@@ -317,6 +319,52 @@ align_file_way() {
 	grep -h 'error: \| ordered ' "$dir/merge-file.err" "$dir/check-file.txt" 2>/dev/null |
 		grep -v 'start/end' | sed 's/^/# file way: /'
 	ktap_result $rc "$name-file-way-too"
+	[ "$guests" -lt 2 ] || align_mispaired "$name" "$dir"
+}
+
+# align_mispaired NAME DIR: the same capture paired wrongly on purpose, as a
+# careless user could, is refused (exit 1) and says why: g1's dump with g2's
+# QEMU pid (another VM), the offset history cut right before g1's mid-trace
+# TSC write (a copy taken too early), and every offset 1 ms off (host times
+# shifted); one result, each case's verdict as a diagnostic
+align_mispaired() {
+	local name=$1 dir=$2 g1=$VTRACE_OUT/$1-g1 g2=$VTRACE_OUT/$1-g2 khz bad=0
+	khz=$(cat "$dir/khz")
+	local base=(--host "$dir/host.dat" --tsc-khz "$khz" --event kvm_hypercall,print --format jsonl)
+	python3 - "$dir/tsc_offsets" "$(cat "$g1/qemu.pid")" "$khz" "$dir" <<'PY'
+import sys
+path, pid, khz, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+lines = open(path).read().splitlines()
+writes = [int(l.split()[0]) for l in lines
+          if not l.startswith("#") and l.split()[2] == pid and l.split()[10] == "write"]
+with open(out + "/tsc_offsets-cut", "w") as cut:
+    for l in lines:
+        if not l.startswith("#") and int(l.split()[0]) == max(writes):
+            break
+        cut.write(l + "\n")
+with open(out + "/tsc_offsets-1ms", "w") as shifted:
+    for l in lines:
+        if not l.startswith("#"):
+            f = l.split()
+            f[6], f[7] = str(int(f[6]) + khz), str(int(f[7]) + khz)
+            l = " ".join(f)
+        shifted.write(l + "\n")
+PY
+	"$ALIGN_MERGE" "${base[@]}" --offsets "$dir/tsc_offsets" \
+		--guest "g1=$g1,pid=$(cat "$g2/qemu.pid")" > /dev/null 2> "$dir/mis-vm.err"
+	[ $? -eq 1 ] && grep -q 'self-check: [0-9]* guest events checked, [1-9][0-9]* outside .*: FAILED$' \
+		"$dir/mis-vm.err" || bad=1
+	"$ALIGN_MERGE" "${base[@]}" --offsets "$dir/tsc_offsets-cut" --guest "g1=$g1" --guest "g2=$g2" \
+		> /dev/null 2> "$dir/mis-cut.err"
+	[ $? -eq 1 ] && grep -q 'error: offset history of guest g1 cpu [01] ends at host TSC [0-9]* (its last record: the copy has no "# end" line, it may have been cut)' \
+		"$dir/mis-cut.err" || bad=1
+	"$ALIGN_MERGE" "${base[@]}" --offsets "$dir/tsc_offsets-1ms" --guest "g1=$g1" --guest "g2=$g2" \
+		> /dev/null 2> "$dir/mis-1ms.err"
+	[ $? -eq 1 ] && grep -q 'self-check: [0-9]* guest events checked, [1-9][0-9]* outside .*: FAILED$' \
+		"$dir/mis-1ms.err" || bad=1
+	grep -h 'self-check: [0-9]* guest events\|error: offset history' "$dir"/mis-{vm,cut,1ms}.err |
+		cut -c1-200 | sed 's/^/# mis-paired: /'
+	ktap_result $bad "$name-mispaired-refused"
 }
 
 # align_self_check NAME MERGE_ERR: vtrace-merge's self-check said 0 outside, every CPU checked

@@ -12,7 +12,9 @@
 # in host.dat starts with the snapshot vtrace_host writes when the event is
 # enabled (g1's TSC write comes after it); vtrace-merge takes the history
 # and the TSC rate from host.dat.  The module's own tsc_offsets of the same
-# capture (complete here) must order every sample too.
+# capture (complete here) must order every sample too, and the same capture
+# paired wrongly on purpose (another VM's pid, the history cut before g1's
+# write, offsets 1 ms off) must be refused by vtrace-merge's self-check.
 # Then g2 runs the late wake-up phases (ALIGN_LATENCY, align-lib.sh): a host
 # task holds its vCPU's host CPU in bursts while a guest timer task waits,
 # then the timer task waits beside a port I/O loop; vtrace-merge --explain
@@ -20,7 +22,7 @@
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/align-lib.sh"
 
-ktap_header 8
+ktap_header 9
 modprobe kvm_amd
 insmod "$VTRACE_HOST_KO"
 ALIGN_HISTORY=events ALIGN_DELAY=5 ALIGN_OLD_WAY=file ALIGN_LATENCY=2 align_case align-two-guests 1000 1 0
