@@ -17,12 +17,17 @@
 #   delays no wake-up, the task never waited (2 of 5 bursts in one run).
 # REASON=JSONL (--task lat_REASON): lat_REASON slept 1 ms at a time beside a
 #   loop of exits of REASON (io: port writes, cpuid) on the same CPU:
-#   vcpu_exit REASON must be the exit cause with the most late wake-ups
-#   (EXIT_MIN at least), REASON the exits with the most time in the late
-#   windows (the modes), and lat_hog (no loop) must have fewer wake-ups
-#   under it (CONTROL).  Not "the first cause": on this bed L2's guest mode
-#   is emulated too, as slow as the exits, and the loop task itself, in
-#   guest mode between two exits, holds many of the wake-ups.
+#   vcpu_exit REASON must count EXIT_MIN late wake-ups at least, and
+#   lat_hog (no loop), the control, at most CONTROL of them, and the exits
+#   of REASON in the late windows (the modes) must take at least
+#   CONTROL_TIME times the control's: the cause is seen when the loop runs,
+#   and not when it does not.  Whether REASON also leads the other exits
+#   is printed, not required: the timer task's own MSR writes (TSC
+#   deadline) compete, and in the runs of 2026-12-01 cpuid led msr by
+#   34 to 19 wake-ups and 203 to 169 ms only.  Not "the first cause": on
+#   this bed L2's guest mode is emulated too, as slow as the exits, and the
+#   loop task itself, in guest mode between two exits, holds many of the
+#   wake-ups.
 #
 # Prints "host-hog: ok|FAIL ..." and "exit-REASON: ok|FAIL ...", with the
 # figures they rest on; exits 1 on a failure.
@@ -35,6 +40,7 @@ DELAY_TOL = (-3e6, 100e6)  # ns, about BURST_US: (below, above; the bed's own no
 PART_TOL = (-3e6, 40e6)  # ns: e2e_hog's part of one wake-up, about BURST_US (once 72 ms for 40)
 EXIT_MIN = 10           # late wake-ups under the loop's exits, at least
 CONTROL = 0.25          # lat_hog's late wake-ups under those exits, at most, of lat_REASON's
+CONTROL_TIME = 4        # REASON's exit time in lat_REASON's late windows, at least, x lat_hog's
 
 
 def load(path):
@@ -113,8 +119,7 @@ def check_exit(reason, hog, load):
     row = cause(causes, 'vcpu_exit', reason)
     exits = [c for c in causes if c['cause'] == 'vcpu_exit']
     most = max(exits, key=lambda c: c['wakeups'])['task'] if exits else None
-    if most != reason:
-        fails.append('the exit cause with the most wake-ups is %s, not %s' % (most, reason))
+    print('lat_%s: the exit cause with the most wake-ups: %s' % (reason, most))
     if row['wakeups'] < EXIT_MIN:
         fails.append('%d late wake-ups under exit %s, not %d at least' %
                      (row['wakeups'], reason, EXIT_MIN))
@@ -122,9 +127,12 @@ def check_exit(reason, hog, load):
     top = max(by, key=by.get) if by else None
     print('lat_%s: exit modes in the late windows, ms: %s' % (reason,
           ', '.join('%s %.3f' % (r, t / 1e6) for r, t in sorted(by.items(), key=lambda x: -x[1]))))
-    if top != reason:
-        fails.append('the exits that took the most time are %s, not %s' % (top, reason))
+    print('lat_%s: the exits that took the most time: %s' % (reason, top))
     hsum, hcauses, hmodes, _ = hog
+    if by.get(reason, 0) < CONTROL_TIME * exit_time(hmodes).get(reason, 0) or not by.get(reason):
+        fails.append('exits %s took %.3f ms of the late windows, lat_hog (no loop) %.3f ms: '
+                     'not %dx' % (reason, by.get(reason, 0) / 1e6,
+                                  exit_time(hmodes).get(reason, 0) / 1e6, CONTROL_TIME))
     hrow = cause(hcauses, 'vcpu_exit', reason)
     if hrow['wakeups'] > CONTROL * row['wakeups']:
         fails.append('lat_hog (no loop) has %d late wake-ups under exit %s, more than %.0f%% '
