@@ -55,8 +55,9 @@
  * write that it already saw is the case the readers' rule covers (a
  * write's prev_offset wins over the snapshot before it).  VMs that existed
  * before a recording: when the trace event is enabled in a trace buffer,
- * the module writes a snapshot event per vCPU into that buffer (see
- * "snapshot into a trace buffer" below).
+ * the module writes a snapshot event per vCPU into that buffer, after
+ * waiting until KVM stored every write whose probe ran before the enable
+ * (see "snapshot into a trace buffer" below).
  *
  * The TSC multiplier in force is read from the vCPU with every record.  KVM
  * writes it in kvm_vcpu_write_tsc_multiplier(), static and without a
@@ -517,17 +518,20 @@ static s32 vth_kvm_pid(struct kvm *kvm)
 /*
  * Fill @rec with the identity of @vcpu (@vm: its VM's entry, NULL if none)
  * and the offset and multiplier KVM has now, kind snapshot.  Its VM is kept
- * alive by the caller.
+ * alive by the caller.  The host TSC is read after the vCPU's values: a
+ * write whose record has a later host_tsc was not stored yet when they
+ * were read (its probe runs before KVM stores it), so a snapshot never
+ * holds a value of a write recorded after it.
  */
 static void vth_snapshot_fill(struct vth_record *rec, const struct vth_vm *vm, s32 pid,
 			      struct kvm_vcpu *vcpu)
 {
-	rec->host_tsc = rdtsc_ordered();
 	rec->offset = READ_ONCE(vcpu->arch.l1_tsc_offset);
 	rec->kind = VTH_KIND_SNAPSHOT;
 	vth_fill_vcpu(rec, vm, vcpu);
 	if (!vm)
 		rec->pid = pid;
+	rec->host_tsc = rdtsc_ordered();
 }
 
 /* Append a snapshot record of @vcpu to the array (the snapshot at load time). */
@@ -663,11 +667,14 @@ out_unlock:
  * it records), so a snapshot that is its vCPU's first record there was in
  * force from since, or from the buffer's first event if later, on.
  *
- *   echo 1 > .../tsc_offset/enable (event_mutex held)   system_wq
+ *   echo 1 > .../tsc_offset/enable (event_mutex held)   system_long_wq
  *     vth_event_reg(REGISTER, file)
  *       trace_event_reg(): the event's probe is live
  *       vth_enables += { file, since = rdtsc } ----------> vth_enable_work()
+ *                                                          RCU Tasks grace period:
+ *                                                            writes before since stored
  *                                                          reserve in file's buffer
+ *                                                          NULL, pid filter? given up
  *                                                          NULL (not recording yet)?
  *                                                            again in 10 ms, for 60 s
  *                                                          else a snapshot per vCPU
@@ -679,12 +686,22 @@ out_unlock:
  * enables the events while tracing_on is 0 and turns it on once its
  * readers run, and a buffer that does not record refuses the events (the
  * TRACE_EVENT_FN regfunc is worse: it runs before the probe is added, and
- * only for the first buffer).  The snapshot's values: the offset and
- * multiplier KVM has, or those of the vCPU's latest record in the array
- * when its VM lost none (a write whose probe ran before the enable may not
- * be stored by KVM yet); a write after the enable races with nothing: it is
- * in the trace, and the readers' rule (Documentation/vtrace_host.rst)
- * gives a snapshot after a record of its vCPU that record's values.
+ * only for the first buffer).  A buffer that filters events by pid
+ * (set_event_pid: trace-cmd record -P) and not this worker's is given up at
+ * once and counted: the same filter drops the write events of the vCPU
+ * threads outside it, so a snapshot let through would make a cut history
+ * look whole.
+ *
+ * The snapshot's values, and the race with a write: KVM stores a new offset
+ * just after the tracepoint, in the writer's straight-line code (no
+ * voluntary context switch between the probe and the store).  So before its
+ * first read of an enable's snapshot the work waits for an RCU Tasks grace
+ * period begun after that enable (vth_enable_sync()): every write whose
+ * probe ran before since is then stored, and the snapshot holds it.  The
+ * snapshot's host_tsc is read after the values (vth_snapshot_fill()): a
+ * write recorded with a later host_tsc is not in them.  A write recorded
+ * at or after since and before the snapshot may or may not be: its record
+ * wins, the readers' rule (Documentation/vtrace_host.rst).
  */
 #define VTH_ENABLE_RETRY	msecs_to_jiffies(10)
 #define VTH_ENABLE_TIMEOUT	(60 * HZ)
@@ -695,12 +712,16 @@ out_unlock:
  * @file:	the event's file in that buffer (valid until its UNREGISTER)
  * @since:	host TSC of the enable
  * @deadline:	jiffies after which the snapshot is given up (counted)
+ * @seq:	order of the enables, for vth_enable_sync()
+ * @synced:	every write whose probe ran before @since is stored by KVM
  */
 struct vth_enable {
 	struct list_head node;
 	struct trace_event_file *file;
 	u64 since;
 	unsigned long deadline;
+	u64 seq;
+	bool synced;
 };
 
 static LIST_HEAD(vth_enables);
@@ -708,6 +729,8 @@ static DEFINE_MUTEX(vth_enable_lock);	/* guards vth_enables and vth_enable_live 
 static bool vth_enable_live;		/* set at the end of the load, cleared at unload */
 static atomic64_t vth_enable_events = ATOMIC64_INIT(0);
 static atomic64_t vth_enable_missed = ATOMIC64_INIT(0);
+static atomic64_t vth_enable_pid_filtered = ATOMIC64_INIT(0);
+static u64 vth_enable_seq;		/* enables queued so far, under vth_enable_lock */
 static void vth_enable_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(vth_enable_work, vth_enable_work_fn);
 
@@ -753,7 +776,6 @@ static void vth_emit_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu, void *ctx)
 {
 	struct vth_emit *em = ctx;
 	struct vth_record rec = {};
-	const struct vth_record *r;
 	struct vth_vm *vm;
 	s32 pid;
 
@@ -761,14 +783,8 @@ static void vth_emit_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu, void *ctx)
 		return;		/* the buffer does not record yet: all again later */
 	pid = vth_kvm_pid(kvm);
 	vm = vth_vm_of(kvm, pid);
+	/* KVM's values: every write whose probe ran before since is stored (vth_enable_sync()) */
 	vth_snapshot_fill(&rec, vm, pid, vcpu);
-	if (vm && !atomic64_read(&vm->dropped)) {
-		r = vth_latest_before(&rec, min_t(u64, atomic64_read(&vth_next), capacity));
-		if (r) {
-			rec.offset = r->offset;
-			rec.multiplier = r->multiplier;
-		}
-	}
 	rec.prev = rec.offset;
 	if (vth_emit_to(em->e->file, &rec, em->e->since))
 		em->emitted++;
@@ -776,18 +792,70 @@ static void vth_emit_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu, void *ctx)
 		em->failed++;
 }
 
+/*
+ * @file's buffer filters events by pid (set_event_pid, as trace-cmd record
+ * -P sets it) and drops this task's.  Process context.
+ */
+static bool vth_pid_filtered(struct trace_event_file *file)
+{
+	bool ignored;
+
+	if (!(READ_ONCE(file->flags) & EVENT_FILE_FL_PID_FILTER))
+		return false;
+	preempt_disable();	/* the filter's verdict is per CPU, for its current task */
+	ignored = trace_event_ignore_this_pid(file);
+	preempt_enable();
+	return ignored;
+}
+
 /* The snapshot of @e: true when done (or given up), false to try again later */
 static bool vth_enable_snapshot(const struct vth_enable *e)
 {
 	struct vth_emit em = { .e = e };
+	bool filtered = false;
 	int ret = vth_snapshot_all(vth_emit_vcpu, &em);
 
-	if (!ret && em.failed && !em.emitted && time_before(jiffies, e->deadline))
-		return false;
+	if (!ret && em.failed && !em.emitted) {
+		filtered = vth_pid_filtered(e->file);
+		if (!filtered && time_before(jiffies, e->deadline))
+			return false;
+	}
 	atomic64_add(em.emitted, &vth_enable_events);
 	if (ret || em.failed)
 		atomic64_inc(&vth_enable_missed);
+	if (filtered)
+		atomic64_inc(&vth_enable_pid_filtered);
 	return true;
+}
+
+/*
+ * Wait until KVM has stored every write whose probe ran before the since
+ * of each enable queued now.  KVM stores the offset in the writer's
+ * straight-line code after the tracepoint, with no voluntary context switch
+ * in between: a writer there when the RCU Tasks grace period begins stores
+ * before the grace period can end.  Process context, without
+ * vth_enable_lock held while it waits (a disable takes that lock under
+ * ftrace's event_mutex).
+ */
+static void vth_enable_sync(void)
+{
+	struct vth_enable *e;
+	bool waiting = false;
+	u64 upto;
+
+	mutex_lock(&vth_enable_lock);
+	upto = vth_enable_seq;
+	list_for_each_entry(e, &vth_enables, node)
+		waiting |= !e->synced;
+	mutex_unlock(&vth_enable_lock);
+	if (!waiting)
+		return;
+	synchronize_rcu_tasks();
+	mutex_lock(&vth_enable_lock);
+	list_for_each_entry(e, &vth_enables, node)
+		if (e->seq <= upto)
+			e->synced = true;
+	mutex_unlock(&vth_enable_lock);
 }
 
 static void vth_enable_work_fn(struct work_struct *work)
@@ -795,9 +863,10 @@ static void vth_enable_work_fn(struct work_struct *work)
 	struct vth_enable *e, *tmp;
 	bool again = false;
 
+	vth_enable_sync();
 	mutex_lock(&vth_enable_lock);
 	list_for_each_entry_safe(e, tmp, &vth_enables, node) {
-		if (!vth_enable_snapshot(e)) {
+		if (!e->synced || !vth_enable_snapshot(e)) {
 			again = true;
 			continue;
 		}
@@ -805,7 +874,7 @@ static void vth_enable_work_fn(struct work_struct *work)
 		kfree(e);
 	}
 	if (again && vth_enable_live)
-		schedule_delayed_work(&vth_enable_work, VTH_ENABLE_RETRY);
+		queue_delayed_work(system_long_wq, &vth_enable_work, VTH_ENABLE_RETRY);
 	mutex_unlock(&vth_enable_lock);
 }
 
@@ -823,8 +892,9 @@ static void vth_enable_add(struct trace_event_file *file)
 	e->deadline = jiffies + VTH_ENABLE_TIMEOUT;
 	mutex_lock(&vth_enable_lock);
 	if (vth_enable_live) {
+		e->seq = ++vth_enable_seq;
 		list_add_tail(&e->node, &vth_enables);
-		mod_delayed_work(system_wq, &vth_enable_work, 0);
+		mod_delayed_work(system_long_wq, &vth_enable_work, 0);
 		e = NULL;
 	}
 	mutex_unlock(&vth_enable_lock);
@@ -1190,6 +1260,8 @@ static int vth_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "snapshots %lld\n", atomic64_read(&vth_snapshots));
 	seq_printf(m, "enable_snapshots %lld\n", atomic64_read(&vth_enable_events));
 	seq_printf(m, "enable_snapshots_missed %lld\n", atomic64_read(&vth_enable_missed));
+	seq_printf(m, "enable_snapshots_pid_filtered %lld\n",
+		   atomic64_read(&vth_enable_pid_filtered));
 	seq_printf(m, "has_tsc_control %d\n", kvm_caps.has_tsc_control);
 	seq_printf(m, "multiplier_hook %d\n", vth_mult_hooked);
 	nr = smp_load_acquire(&vth_nr_vms);

@@ -79,7 +79,9 @@ int vtrace_offsets_check_pid(struct vtrace_offsets *o, int pid, const char *gues
 				 " recording and the trace has no snapshot of them (a vtrace_host"
 				 " without snapshots at enable, or enable_snapshots_missed in"
 				 " /sys/kernel/debug/vtrace/stats: the trace did not record within 60 s"
-				 " of its enable, or filtered the event); record again with this"
+				 " of its enable, or filtered the event: a pid filter, trace-cmd record"
+				 " -P, counted in enable_snapshots_pid_filtered, also drops the writes of"
+				 " the vCPU threads outside it); record again without -P with this"
 				 " vtrace_host loaded, or give --offsets with its tsc_offsets file",
 				 guest, pid, src, pids ? pids : "?");
 	else
