@@ -145,6 +145,7 @@ align_case() {
 		local lost
 		lost=$(align_host_lost "$dir")
 		ktap_diag "$name: events host.dat lost (vtrace-merge --stats, lost-page, all CPUs): ${lost:-unknown}"
+		align_write_rate "$dir"
 		grep -q '^history: ' "$dir/check.txt" && ! grep -q '^history: .*FAIL' "$dir/check.txt" &&
 			[ "$lost" = 0 ]
 		ktap_result $? "$name-history-complete"
@@ -341,6 +342,18 @@ align_full_before() {
 align_host_lost() {
 	"$ALIGN_MERGE" --host "$1/host.dat" --stats 2> /dev/null |
 		awk '$1 == "host" { n += $6; c++ } END { if (c) print n + 0 }'
+}
+
+# align_write_rate DIR: the offset writes host.dat holds (the history lines of
+# check.txt), over the recording's length (vtrace-merge --stats' time range)
+align_write_rate() {
+	local n secs
+	n=$(sed -nE 's/^history: .*: ([0-9]+) records in the host trace.*/\1/p' "$1/check.txt" |
+		awk '{ n += $1 } END { print n + 0 }')
+	secs=$("$ALIGN_MERGE" --host "$1/host.dat" --stats 2> /dev/null |
+		awk '$1 == "host" { split($9, r, "-"); if (lo == "" || r[1] < lo) lo = r[1]
+				    if (r[2] > hi) hi = r[2] } END { printf "%.1f", hi - lo }')
+	awk -v n="$n" -v s="$secs" 'BEGIN { if (s > 0) printf "# the guest VM'"'"'s offset writes in host.dat: %d over %.1f s of recording, %.0f a second\n", n, s, n / s }'
 }
 
 # align_old_way NAME DIR COUNT GUESTS GUESTARGS...: the module's own file,
