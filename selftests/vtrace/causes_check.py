@@ -8,13 +8,15 @@
 # HOG.jsonl (--task lat_hog): the host ran e2e_hog on the host CPU of the
 #   task's vCPU in N bursts of BURST_US (HOG.txt: e2e_hog's own "N bursts"
 #   line), while lat_hog slept 1 ms at a time: cause host_task e2e_hog must
-#   count 1 to N wake-ups, each late wake-up counted under it delayed by
-#   BURST_US within DELAY_TOL (its due time falls in the burst: up to 1 ms
-#   in, the bed's own delays after it), e2e_hog's part of it within PART_TOL
-#   of the burst, and the summary's count the same as the wake-ups listed.
-#   Not N exactly: a burst that begins while lat_hog runs (between arming
-#   its timer and sleeping: 0.2-0.4 ms of each 1 ms loop in this slow bed)
-#   delays no wake-up, the task never waited (2 of 5 bursts in one run).
+#   count at least one wake-up; each wake-up counted under it has e2e_hog's
+#   part at most BURST_US + PART_TOL and a delay between that part and
+#   BURST_US + DELAY_TOL; the parts add up to one burst at least and N of
+#   BURST_US + PART_TOL at most; the summary's count is the wake-ups listed.  Not N
+#   wake-ups of one burst each: a burst that begins while lat_hog runs
+#   (between arming its timer and sleeping: 0.2-0.4 ms of each 1 ms loop in
+#   this slow bed) delays no wake-up (2 of 5 bursts in one run), and one
+#   burst may delay two wake-ups (17 and 21 ms of one 40 ms burst in the
+#   run of 20:50, the task woken in between).
 # REASON=JSONL (--task lat_REASON): lat_REASON slept 1 ms at a time beside a
 #   loop of exits of REASON (io: port writes, cpuid) on the same CPU:
 #   vcpu_exit REASON must count EXIT_MIN late wake-ups at least, and
@@ -77,28 +79,32 @@ def check_hog(n, burst_ns, done, hog):
     if done != n:
         fails.append('e2e_hog says %s bursts, not %d' % (done, n))
     row = cause(causes, 'host_task', 'e2e_hog')
-    if not 1 <= row['wakeups'] <= n:
-        fails.append('%d wake-ups under host task e2e_hog, not 1 to %d' % (row['wakeups'], n))
+    if row['wakeups'] < 1:
+        fails.append('no wake-up under host task e2e_hog')
     mine = [w for w in late if w['parts'] and w['parts'][0]['cause'] == 'host_task' and
             w['parts'][0]['task'] == 'e2e_hog']
+    total = 0
     for w in mine:
         part = w['parts'][0]['ns']
+        total += part
         print('host-hog: wake-up at %.6f: delay %.3f ms, e2e_hog %.3f ms of it' %
               (w['expected_ns'] / 1e9, w['delay_ns'] / 1e6, part / 1e6))
-        if not burst_ns + DELAY_TOL[0] <= w['delay_ns'] <= burst_ns + DELAY_TOL[1]:
-            fails.append('delay %.3f ms outside %.3f ms -%.0f/+%.0f ms' %
-                         (w['delay_ns'] / 1e6, burst_ns / 1e6, -DELAY_TOL[0] / 1e6,
-                          DELAY_TOL[1] / 1e6))
-        if not burst_ns + PART_TOL[0] <= part <= burst_ns + PART_TOL[1]:
-            fails.append("e2e_hog's part %.3f ms outside %.3f ms -%.0f/+%.0f ms" %
-                         (part / 1e6, burst_ns / 1e6, -PART_TOL[0] / 1e6, PART_TOL[1] / 1e6))
+        if not part <= w['delay_ns'] <= burst_ns + DELAY_TOL[1]:
+            fails.append('delay %.3f ms not between its e2e_hog part and %.3f ms +%.0f ms' %
+                         (w['delay_ns'] / 1e6, burst_ns / 1e6, DELAY_TOL[1] / 1e6))
+        if part > burst_ns + PART_TOL[1]:
+            fails.append("e2e_hog's part %.3f ms more than %.3f ms +%.0f ms" %
+                         (part / 1e6, burst_ns / 1e6, PART_TOL[1] / 1e6))
+    if not burst_ns + PART_TOL[0] <= total <= n * (burst_ns + PART_TOL[1]):
+        fails.append("e2e_hog's parts %.3f ms in all, not between one burst and %d of "
+                     "%.0f ms +%.0f ms" % (total / 1e6, n, burst_ns / 1e6, PART_TOL[1] / 1e6))
     if len(mine) != row['wakeups']:
         fails.append('%d stories under e2e_hog, the summary counts %d' %
                      (len(mine), row['wakeups']))
     print('host-hog: %s: %d wake-ups under host task e2e_hog (%d bursts of %.0f ms injected), '
-          '%.3f ms in all, max %.3f ms' %
+          "%.3f ms in all, max %.3f ms; e2e_hog's parts %.3f ms" %
           ('FAIL ' + '; '.join(fails) if fails else 'ok', row['wakeups'], n, burst_ns / 1e6,
-           row['total_ns'] / 1e6, row['max_ns'] / 1e6))
+           row['total_ns'] / 1e6, row['max_ns'] / 1e6, total / 1e6))
     return not fails
 
 
