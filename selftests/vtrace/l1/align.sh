@@ -22,10 +22,16 @@
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/align-lib.sh"
 
-ktap_header 9
+# The late wake-up phases check the merger's classification, which does
+# not depend on the kernels: they run where the guests run L1's own kernel
+# (make check's main run), not in the matrix's RT pair (6.1-rt guests in a
+# 6.12-rt L1), where they took 200 s of the 328 s (2026-12-01 21:15)
+lat=2 plan=9
+[ "$L2_KVER" = "$(uname -r)" ] || lat='' plan=6
+ktap_header $plan
 modprobe kvm_amd
 insmod "$VTRACE_HOST_KO"
-ALIGN_HISTORY=events ALIGN_DELAY=5 ALIGN_OLD_WAY=file ALIGN_LATENCY=2 align_case align-two-guests 1000 1 0
+ALIGN_HISTORY=events ALIGN_DELAY=5 ALIGN_OLD_WAY=file ALIGN_LATENCY=$lat align_case align-two-guests 1000 1 0
 rmmod vtrace_host
 save_dmesg l1-dmesg
 "$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/l1-dmesg.log "$VTRACE_OUT"/*/console.log
