@@ -397,6 +397,15 @@ align_file_way() {
 	[ "$guests" -lt 2 ] || align_mispaired "$name" "$dir"
 }
 
+# align_refused ERR PATTERN MERGE-ARGS...: vtrace-merge exits 1 and its
+# standard error (kept in ERR) has a line matching PATTERN
+align_refused() {
+	local err=$1 pat=$2
+	shift 2
+	"$ALIGN_MERGE" "$@" > /dev/null 2> "$err"
+	[ $? -eq 1 ] && grep -q "$pat" "$err"
+}
+
 # align_mispaired NAME DIR: the same capture paired wrongly on purpose, as a
 # careless user could, is refused (exit 1) and says why: g1's dump with g2's
 # QEMU pid (another VM), the offset history cut right before g1's mid-trace
@@ -425,18 +434,14 @@ with open(out + "/tsc_offsets-1ms", "w") as shifted:
             l = " ".join(f)
         shifted.write(l + "\n")
 PY
-	"$ALIGN_MERGE" "${base[@]}" --offsets "$dir/tsc_offsets" \
-		--guest "g1=$g1,pid=$(cat "$g2/qemu.pid")" > /dev/null 2> "$dir/mis-vm.err"
-	[ $? -eq 1 ] && grep -q 'self-check: [0-9]* guest events checked, [1-9][0-9]* outside .*: FAILED$' \
-		"$dir/mis-vm.err" || bad=1
-	"$ALIGN_MERGE" "${base[@]}" --offsets "$dir/tsc_offsets-cut" --guest "g1=$g1" --guest "g2=$g2" \
-		> /dev/null 2> "$dir/mis-cut.err"
-	[ $? -eq 1 ] && grep -q 'error: offset history of guest g1 cpu [01] ends at host TSC [0-9]* (its last record: the copy has no "# end" line, it may have been cut)' \
-		"$dir/mis-cut.err" || bad=1
-	"$ALIGN_MERGE" "${base[@]}" --offsets "$dir/tsc_offsets-1ms" --guest "g1=$g1" --guest "g2=$g2" \
-		> /dev/null 2> "$dir/mis-1ms.err"
-	[ $? -eq 1 ] && grep -q 'self-check: [0-9]* guest events checked, [1-9][0-9]* outside .*: FAILED$' \
-		"$dir/mis-1ms.err" || bad=1
+	local failed='self-check: [0-9]* guest events checked, [1-9][0-9]* outside .*: FAILED$'
+	align_refused "$dir/mis-vm.err" "$failed" "${base[@]}" --offsets "$dir/tsc_offsets" \
+		--guest "g1=$g1,pid=$(cat "$g2/qemu.pid")" || bad=1
+	align_refused "$dir/mis-cut.err" \
+		'error: offset history of guest g1 cpu [01] ends at host TSC [0-9]* (its last record: the copy has no "# end" line, it may have been cut)' \
+		"${base[@]}" --offsets "$dir/tsc_offsets-cut" --guest "g1=$g1" --guest "g2=$g2" || bad=1
+	align_refused "$dir/mis-1ms.err" "$failed" "${base[@]}" --offsets "$dir/tsc_offsets-1ms" \
+		--guest "g1=$g1" --guest "g2=$g2" || bad=1
 	grep -h 'self-check: [0-9]* guest events\|error: offset history' "$dir"/mis-{vm,cut,1ms}.err |
 		cut -c1-200 | sed 's/^/# mis-paired: /'
 	ktap_result $bad "$name-mispaired-refused"

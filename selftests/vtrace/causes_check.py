@@ -138,7 +138,8 @@ def check_exit(reason, hog, load):
     hsum, hcauses, hmodes, _ = hog
     hrow = cause(hcauses, 'vcpu_exit', reason)
     mine = by.get(reason, 0) / max(late, 1)
-    ctl = exit_time(hmodes).get(reason, 0) / max(hsum.get('late', 0), 1)
+    hby = exit_time(hmodes)
+    ctl = hby.get(reason, 0) / max(hsum.get('late', 0), 1)
     if not mine or mine < CONTROL_TIME * ctl:
         fails.append('exits %s took %.4f ms per late wake-up, lat_hog (no loop) %.4f ms: not %dx' %
                      (reason, mine / 1e6, ctl / 1e6, CONTROL_TIME))
@@ -148,7 +149,7 @@ def check_exit(reason, hog, load):
           (reason, 'FAIL ' + '; '.join(fails) if fails else 'ok', row['wakeups'], late, reason,
            reason, row['total_ns'] / 1e6, row['max_ns'] / 1e6, reason, by.get(reason, 0) / 1e6,
            mine / 1e6, hrow['wakeups'], hsum.get('late', 0),
-           exit_time(hmodes).get(reason, 0) / 1e6, ctl / 1e6))
+           hby.get(reason, 0) / 1e6, ctl / 1e6))
     return not fails
 
 
