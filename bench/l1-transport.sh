@@ -181,13 +181,27 @@ dat_bytes() {
 		awk '/\[id, data offset and size\]/ { s += $3 } /\[offset, size of cpu/ { s += $2 } END { print s + 0 }'
 }
 
+# stop_rec PID: stop trace-cmd record (SIGINT: it flushes), SIGKILL after 60 s
+stop_rec() {
+	local i
+	kill -INT "$1" 2>/dev/null
+	for ((i = 0; i < 120; i++)); do kill -0 "$1" 2>/dev/null || break; sleep 0.5; done
+	kill -0 "$1" 2>/dev/null && { echo "# trace-cmd record $1 did not stop: SIGKILL"; kill -KILL "$1"; }
+	wait "$1"
+}
+
 # agent_jobs: for each agent job the guest announces, run trace-cmd record -A
 # in L1, tell the guest "go" on bench.ctl (it then waits for tracing_on),
-# start the recording again if it ends at once, stop it once the job is done
+# start the recording again if it ends at once, stop it once the job is done.
+# The guest bounds each of its waits (a job's bound, from its size) and says
+# "vtg-bench-fail: method=agent" when one expires: then stop, as the guest
+# goes on with its next method. Waits here are bounded by the L2's life only.
 agent_jobs() {
 	local name=$1 fifo=$2 tdir=/tmp/bench-agent j rec try f i
+	local failed='vtg-bench-fail: method=agent '
 	for ((j = 1; j <= njobs; j++)); do
-		l2_wait_console $name "vtg-bench-agent-ready: $j\\b" $((wait + 60)) || { echo "# agent job $j: guest not ready"; return 1; }
+		l2_wait_console $name "vtg-bench-agent-ready: $j\\b\\|$failed" $tmo || { echo "# agent job $j: guest not ready"; return 1; }
+		grep -q "$failed" "$VTRACE_OUT/$name/console.log" && { echo "# agent: the guest gave up (job $j)"; return 1; }
 		for ((try = 1; try <= 5; try++)); do
 			rm -rf $tdir
 			mkdir -p $tdir
@@ -208,10 +222,10 @@ agent_jobs() {
 			echo "# agent job $j: trace-cmd record ended at once (try $try): $(tail -2 "$VTRACE_OUT/$name/record-$j.log" | tr '\n' ' ')"
 			sleep 3
 		done
-		l2_wait_console $name "vtg-bench-done: $j\\b" $((wait + 60)) || echo "# agent job $j did not finish"
-		kill -INT $rec 2>/dev/null
-		wait $rec
+		l2_wait_console $name "vtg-bench-done: $j\\b\\|$failed" $tmo || echo "# agent job $j did not finish"
+		stop_rec $rec
 		ls -l $tdir >> "$VTRACE_OUT/$name/record-$j.log"
+		grep -q "$failed" "$VTRACE_OUT/$name/console.log" && { echo "# agent: the guest gave up (job $j)"; return 1; }
 		for f in $tdir/trace-*.dat; do
 			[ -f "$f" ] && echo "vtg-bench-file: method=agent job=$j bytes=$(dat_bytes "$f")" >> "$res"
 		done

@@ -4,7 +4,7 @@
 #
 #   bench/transport.sh [--mb N] [--runs R] [--rate R] [--size B] [--sweep R1,R2,...]
 #                      [--methods none,vtrace,splice,agent,net] [--kver KVER] [--tiny] [--out DIR]
-#                      [--report] [--prof]
+#                      [--report] [--prof] [--wait SEC] [--expect-fail METHOD]
 #
 # Boots the test bed's L1 (testbed/run-l1.sh) and, in it, one L2 (2 vCPUs)
 # that runs each method in turn on the same load: bench_load writes fixed-size
@@ -23,6 +23,9 @@
 #           networking), to trace-cmd listen in L1
 #   none    the load alone, nobody reading: the floor of the other rows
 #           (not in --tiny unless asked for)
+#   stuck   a recorder that never starts recording (its tracing_on stays 0):
+#           the bench's own test that a stuck method fails fast (make check:
+#           --tiny --methods stuck,vtrace,splice,agent,net --expect-fail stuck)
 # Guest CPU = run time of the method's threads/processes in L2 (schedstat)
 # from the start of the load to 2 s after its end, and of the guest's
 # kworker/ksoftirqd threads over the same window (vsock and TCP send from
@@ -32,16 +35,23 @@
 # of medians and the ratios to vtrace. --prof: also the function_graph
 # profile of vtrace's and splice's threads (vtg-bench-prof: lines in the
 # guest's console) and L1's exits by guest RIP with the guest's kallsyms
-# (exits-M-J.hist, kallsyms.txt in --out); it perturbs the figures. A
-# method's set-up or stop that takes over 600 s (--tiny: 60 s) is reported
-# stuck and the bench goes on. Figures of a real run and the machine:
-# Documentation/benchmarks.rst. Not a test: no pass/fail on the figures.
+# (exits-M-J.hist, kallsyms.txt in --out); it perturbs the figures.
+# Every wait of a job (a recorder's start, L1's "go", the load, a stop) is
+# bounded by the job's bound: --wait SEC (default 120, --tiny 60) for
+# trace-cmd's start-up (agent, net; 10 s for the others) plus 3x the job's
+# nominal length (markers / rate). On expiry the method is reported failed
+# with what it waited for ("bench: failed: ..."), its other jobs are
+# skipped, the bench goes on with the next method and exits 1 at the end
+# (--expect-fail METHOD: exits 0 only if METHOD failed and nothing else did).
+# Figures of a real run and the machine: Documentation/benchmarks.rst.
+# Not a test: no pass/fail on the figures.
 # --report prints the figures of the run already in --out (same --runs,
 # --methods) without running it again.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 mb=50 runs=3 rate=2000 size=256 sweep=4000,8000,16000,32000,0 methods=none,vtrace,splice,agent,net
-kver=${KVER:-} out=$here/build/bench/transport bufkb=512 report= l1tmo=7200 prof=0 wait=600 mset= tiny=
+kver=${KVER:-} out=$here/build/bench/transport bufkb=512 report= l1tmo=7200 prof=0 wait=120 mset= tiny=
+xfail=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mb)		mb=$2; shift 2 ;;
@@ -55,7 +65,9 @@ while [ $# -gt 0 ]; do
 	--tiny)		mb=1 runs=1 rate=1000 sweep= bufkb=128 l1tmo=600 wait=60 tiny=1; shift ;;
 	--report)	report=1; shift ;;
 	--prof)		prof=1; shift ;;
-	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR] [--report]" >&2; exit 2 ;;
+	--wait)		wait=$2; shift 2 ;;
+	--expect-fail)	xfail=$2; shift 2 ;;
+	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR] [--report] [--prof] [--wait SEC] [--expect-fail METHOD]" >&2; exit 2 ;;
 	esac
 done
 # --tiny: no baseline run (none), unless asked for
@@ -95,12 +107,12 @@ if [ -z "$report" ]; then
 fi
 [ -s "$out/results.txt" ] || { echo "bench: no results" >&2; exit 1; }
 
-python3 - "$out/results.txt" "$runs" "$methods" <<'PY'
+python3 - "$out/results.txt" "$runs" "$methods" "$xfail" <<'PY'
 import sys, statistics
 def med(v):
     return statistics.median(v) if v else 0
-path, runs, methods = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(',')
-rows, files, ports, exits = {}, {}, {}, {}
+path, runs, methods, xfail = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(','), sys.argv[4]
+rows, files, ports, exits, fails = {}, {}, {}, {}, []
 for line in open(path):
     line = line.strip()
     kind, _, rest = line.partition(': ')
@@ -113,6 +125,8 @@ for line in open(path):
         exits[(kv['method'], kv['job'])] = kv
     elif kind == 'vtg-bench-port':
         ports[kv['method']] = ports.get(kv['method'], 0) + int(kv['bytes'])
+    elif kind == 'vtg-bench-fail':
+        fails.append((kv['method'], kv['job'], rest.split(' ', 2)[2]))
 names = {'vtrace': 'vtrace_guest (kthreads)', 'splice': 'user splice loop',
          'agent': 'trace-cmd agent/vsock', 'net': 'trace-cmd -N/TCP', 'none': '(load alone)'}
 summary, broken = {}, []
@@ -120,7 +134,8 @@ for m in methods:
     r = rows.get(m, [])
     main, sw = r[:runs], r[runs:]
     if not main:
-        broken.append('%s: no run' % m)
+        if not any(f[0] == m for f in fails):
+            broken.append('%s: no run' % m)
         continue
     for kv in r:
         if m in ('agent', 'net'):
@@ -226,5 +241,11 @@ if ref:
                 ('>=' if ref['clean'] else '') + '%.0f' % ref['best'] if ref['best'] else '-'))
 for b in broken:
     print('bench: broken: ' + b)
-sys.exit(1 if broken else 0)
+# a method that waited its whole bound: what for (the guest's words)
+for m, j, what in fails:
+    print('bench: failed: %s job %s: %s%s' % (m, j, what, ' (expected)' if m == xfail else ''))
+if xfail and not any(f[0] == xfail for f in fails):
+    print('bench: broken: method %s was expected to fail and did not' % xfail)
+    broken.append(xfail)
+sys.exit(1 if broken or any(f[0] != xfail for f in fails) else 0)
 PY

@@ -2,14 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # L2: transport benchmark (bench/transport.sh): the same marker load, moved out by each method.
 #   $1: METHOD[:METHOD...],SIZE,SETTLE,BUFKB,NETPORT,PROF,WAIT,JOB[,JOB...]
-#   JOB = RATExCOUNT (per CPU); WAIT: the longest a method's set-up or stop
-#   may take (seconds) before the method is reported stuck and skipped
+#   JOB = RATExCOUNT (per CPU); WAIT: the start-up a trace-cmd method (agent,
+#   net) may take (seconds); every wait of a job is bounded by its own
+#   bound, derived from its size (job_bound), and on expiry the method is
+#   reported failed ("vtg-bench-fail: method=M job=J waiting for WHAT ...")
+#   and the bench goes on with the next method
 #   METHOD: vtrace (vtrace_guest), splice (bench_splice, user-space splice loop
 #   into the same ports), agent (trace-cmd agent over vsock; L1 records, and
 #   says "go" on the port bench.ctl before each job), net (trace-cmd record
 #   -N over TCP on virtio-net, QEMU user networking: to a trace-cmd listen in
 #   L1 at 10.0.2.2:PORT, PORT the fifth field of $1), none (the load alone,
-#   nobody reading: the baseline of exits and guest CPU).
+#   nobody reading: the baseline of exits and guest CPU), stuck (a
+#   recorder that never starts recording: its instance's tracing_on stays 0,
+#   as the agent's once did; the bench's own test that a stuck method fails
+#   within its bound and the next one runs).
 # Per job one line "vtg-bench: method=M job=J rate=R count=C size=S written=W
 #   usec=T cpu_ns=N drain_ns=N lost=L moved=B": cpu_ns is the CPU time of the
 #   method's threads from the start of the load to SETTLE seconds after its
@@ -34,6 +40,54 @@ T=/sys/kernel/tracing
 D=/sys/kernel/debug/vtrace
 
 say() { echo "vtg-bench: $*"; }
+
+# now: seconds of guest uptime (no command started)
+now() {
+	read -r up _ < /proc/uptime
+	echo "${up%.*}"
+}
+
+# job_bound METHOD RATE COUNT: the longest any wait of one job may take
+# (seconds): the method's start-up (WAIT for trace-cmd's, agent and net; 10
+# s for the others), plus three times the job's nominal length (COUNT
+# markers at RATE a second; unpaced, RATE 0, taken as 1000 a second)
+job_bound() {
+	case "$1" in agent|net) b=$wait ;; *) b=10 ;; esac
+	r=$2
+	[ "$r" -gt 0 ] || r=1000
+	echo $((b + 3 * ($3 / r + 1)))
+}
+
+# wait_for SECONDS CMD...: run CMD every 0.2 s until it succeeds (0), or
+# until SECONDS have passed (1)
+wait_for() {
+	local b=$1 t0
+	shift
+	t0=$(now)
+	until "$@"; do
+		[ $(($(now) - t0)) -lt "$b" ] || return 1
+		sleep 0.2
+	done
+}
+
+# tracing_is_on DIR: the tracefs instance DIR records
+tracing_is_on() {
+	read -r on < "$1/tracing_on"
+	[ "$on" = 1 ]
+}
+
+# fail WHAT: the method's current job waited its whole bound for WHAT: say so;
+# the method's other jobs are skipped (the caller breaks out of its loop)
+fail() {
+	echo "vtg-bench-fail: method=$method job=$j waiting for $* (bound $jb s)"
+}
+
+# stop_pid PID: SIGTERM (or the signal in $2), then SIGKILL after 10 s
+stop_pid() {
+	kill -"${2:-TERM}" "$1" 2>/dev/null
+	wait_for 10 eval "! kill -0 $1 2>/dev/null" || kill -KILL "$1" 2>/dev/null
+	wait "$1"
+}
 
 # cpu_ns COMM_PATTERN [SUB_PATTERN]: prints, from one pass over /proc (two
 # passes apart would count the time between them in one; no command is
@@ -130,6 +184,20 @@ prof_end() {
 	echo 1 > $T/tracing_on
 }
 
+# idle_switches: vtrace_guest enabled for 5 s with no marker written: how
+# often its control thread (vtrace-ctl) and its drain threads were
+# scheduled in ("vtg-bench-idle:" line; schedstat's third field)
+idle_switches() {
+	echo 1 > $D/enable || return
+	sleep 1
+	set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
+	i0=$5 i1=$6
+	sleep 5
+	set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
+	echo "vtg-bench-idle: method=vtrace s=5 ctl_switches=$(($5 - $6 - i0 + i1)) drain_switches=$(($6 - i1)) ctl_ns=$(($1 - $2))"
+	echo 0 > $D/enable
+}
+
 # mark WORD METHOD JOB: tell L1 (bench.ctl) where a measured window begins or ends
 mark() {
 	echo "$*" >&3
@@ -142,12 +210,16 @@ ring_lost() {
 	cat "$1"/per_cpu/cpu*/stats | awk '/^overrun:|^dropped events:/ { s += $NF } END { print s + 0 }'
 }
 
-# load MARKER RATE COUNT: run the load, sets written and usec
+# load MARKER RATE COUNT: run the load, sets written and usec; 1 when it
+# did not end within the job's bound (jb)
 load() {
-	bench_load "$1" "$2" "$3" "$size" > /tmp/load.out 2>&1
+	timeout "$jb" bench_load "$1" "$2" "$3" "$size" > /tmp/load.out 2>&1
+	lrc=$?
 	written=$(awk -F'[ =]' '/^load/ { s += $5 } END { print s + 0 }' /tmp/load.out)
 	usec=$(awk -F'[ =]' '/^load/ { if ($7 > m) m = $7 } END { print m + 0 }' /tmp/load.out)
 	load_ns=$(awk -F'[ =]' '/^load/ { s += $9 } END { print s * 1000 }' /tmp/load.out)
+	# bench_load: 1 when a write failed (counted as not written), else killed
+	[ "$lrc" -le 1 ]
 }
 
 # bench.ctl: "go" from L1 for the agent, window marks to L1 for every method
@@ -164,15 +236,23 @@ read -r up0 _ < /proc/uptime
 for method in $(echo "$methods" | tr : " "); do
 	read -r upm _ < /proc/uptime
 	echo "vtg-bench-info: method $method, size $size, settle $settle, buffer ${bufkb} KiB, jobs $jobs, $(nproc) CPUs"
+	jobs_m=$jobs
 	case "$method" in
 	vtrace)
 		insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 || { echo "vtg-bench-error: insmod"; exit 1; }
 		I=$T/instances/vtrace
 		echo sched:sched_process_exec > $D/events
 		echo "$bufkb" > $I/buffer_size_kb
+		idle_switches
 		;;
 	splice)
 		I=$T/instances/bench
+		;;
+	stuck)
+		I=$T/instances/bench-stuck
+		rmdir $I 2>/dev/null
+		mkdir $I && echo "$bufkb" > $I/buffer_size_kb && echo 0 > $I/tracing_on ||
+			{ echo "vtg-bench-error: stuck"; exit 1; }
 		;;
 	none)
 		# the load alone, nobody reading: the baseline of the exits and
@@ -189,13 +269,12 @@ for method in $(echo "$methods" | tr : " "); do
 		chroot /host sh -c 'cd /tmp && exec trace-cmd agent --notimeout' > /tmp/agent.log 2>&1 &
 		apid=$!
 		# ready once it waits in accept() (it loads from the outer root over 9p)
-		i=0
-		until grep -q accept /proc/$apid/wchan 2>/dev/null || [ $i -ge $((wait * 10)) ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		echo "vtg-bench-info: trace-cmd agent pid $apid waits in $(cat /proc/$apid/wchan) after $((i / 10)) s"
+		t0=$(now)
+		wait_for "$wait" grep -q accept /proc/$apid/wchan 2>/dev/null
+		echo "vtg-bench-info: trace-cmd agent pid $apid waits in $(cat /proc/$apid/wchan) after $(($(now) - t0)) s"
 		echo 0 > $T/tracing_on
+		grep -q accept /proc/$apid/wchan 2>/dev/null ||
+			{ j=0 jb=$wait; fail "trace-cmd agent to listen (accept)"; jobs_m=; }
 		;;
 	net)
 		I=$T
@@ -230,11 +309,12 @@ for method in $(echo "$methods" | tr : " "); do
 	esac
 
 	j=0
-	for job in $jobs; do
+	for job in $jobs_m; do
 		j=$((j + 1))
 		rate=${job%x*}
 		count=${job#*x}
-		moved=0 d0=0 d1=0 w0=0 w1=0 s0=0 s1=0 k0=0 k1=0 b0=0 b1=0
+		jb=$(job_bound "$method" "$rate" "$count")
+		lf= moved=0 d0=0 d1=0 w0=0 w1=0 s0=0 s1=0 k0=0 k1=0 b0=0 b1=0 c0=0 c1=0 lost=0
 		case "$method" in
 		vtrace)
 			echo 1 > $D/enable || { echo "vtg-bench-error: enable"; exit 1; }
@@ -244,7 +324,7 @@ for method in $(echo "$methods" | tr : " "); do
 			i0=$(irqs)
 			set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
 			c0=$1 d0=$2 k0=$3 b0=$4 w0=$(($5 - $6)) s0=$6
-			load $I/trace_marker "$rate" "$count"
+			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
 			sleep "$settle"
 			set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
 			c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6
@@ -252,19 +332,25 @@ for method in $(echo "$methods" | tr : " "); do
 			mark exits-end $method $j
 			prof_end
 			echo 0 > $D/enable
+			[ -z "$lf" ] || break
 			lost=$(awk '$2 == "yes" || $2 == "no" { s += $9 + $10 } END { print s + 0 }' $D/status)
 			moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)
+			;;
+		stuck)
+			# a recorder that never starts: nobody turns tracing_on on
+			wait_for "$jb" tracing_is_on $I || { fail "tracing_on 1 in $I"; break; }
 			;;
 		none)
 			mark exits-begin $method $j
 			i0=$(irqs)
 			set -- $(cpu_ns 'bench_none'); c0=$1 k0=$3 b0=$4
-			load $I/trace_marker "$rate" "$count"
+			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
 			sleep "$settle"
 			set -- $(cpu_ns 'bench_none'); c1=$1 k1=$3 b1=$4
 			i1=$(irqs)
 			mark exits-end $method $j
 			lost=0
+			[ -z "$lf" ] || break
 			;;
 		splice)
 			rmdir $I 2>/dev/null
@@ -277,40 +363,37 @@ for method in $(echo "$methods" | tr : " "); do
 			mark exits-begin $method $j
 			i0=$(irqs)
 			set -- $(cpu_ns 'bench_splice'); c0=$1 k0=$3 b0=$4 s0=$5
-			load $I/trace_marker "$rate" "$count"
+			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
 			sleep "$settle"
 			set -- $(cpu_ns 'bench_splice'); c1=$1 k1=$3 b1=$4 s1=$5
 			i1=$(irqs)
 			mark exits-end $method $j
 			prof_end
 			lost=$(( $(ring_lost $I) - l0 ))
-			kill -TERM $sp
-			wait $sp
+			stop_pid $sp
+			[ -z "$lf" ] || break
 			moved=$(awk -F'[ =]' '/^splice cpu/ { s += $5 } END { print s + 0 }' /tmp/splice.out)
 			;;
 		agent)
 			aj=$((aj + 1))
 			echo "vtg-bench-agent-ready: $aj"
-			read -t $((wait + 60)) -r cmd <&3 ||
-				echo "vtg-bench-error: agent job $aj: no go from L1 in $((wait + 60)) s"
-			t0=$(date +%s)
-			while read -r on < $T/tracing_on; [ "$on" != 1 ] && [ $(($(date +%s) - t0)) -lt $wait ]; do
-				sleep 0.2
-			done
-			[ "$on" = 1 ] || { echo "vtg-bench-error: agent job $aj: tracing_on stayed 0 ($cmd)"
-				sed 's/^/vtg-bench-agent-log: /' /tmp/agent.log; }
-			echo "vtg-bench-info: agent job $aj: tracing_on $on after $(($(date +%s) - t0)) s"
+			read -t "$jb" -r cmd <&3 || { fail "\"go\" from L1 on bench.ctl"; break; }
+			t0=$(now)
+			wait_for "$jb" tracing_is_on $T
+			echo "vtg-bench-info: agent job $aj: tracing_on $on after $(($(now) - t0)) s"
+			[ "$on" = 1 ] || { fail "tracing_on 1 (trace-cmd record -A's recorders; $cmd)"; break; }
 			sleep 1
 			l0=$(ring_lost $I)
 			mark exits-begin $method $j
 			i0=$(irqs)
 			set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
-			load $I/trace_marker "$rate" "$count"
+			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
 			sleep "$settle"
 			set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
 			i1=$(irqs)
 			mark exits-end $method $j
 			lost=$(( $(ring_lost $I) - l0 ))
+			[ -z "$lf" ] || break
 			;;
 		net)
 			echo 0 > $T/tracing_on
@@ -318,19 +401,22 @@ for method in $(echo "$methods" | tr : " "); do
 			chroot /host sh -c "cd /tmp && exec trace-cmd record --notimeout -N 10.0.2.2:$netport -t \
 				--compression none -C x86-tsc -e sched:sched_process_exec" > /tmp/net.log 2>&1 &
 			rp=$!
-			t0=$(date +%s)
-			while read -r on < $T/tracing_on; [ "$on" != 1 ] && [ $(($(date +%s) - t0)) -lt $wait ] &&
-			      kill -0 $rp 2>/dev/null; do
-				sleep 0.2
-			done
-			echo "vtg-bench-info: net job $j: tracing_on $on after $(($(date +%s) - t0)) s"
-			[ "$on" = 1 ] || sed 's/^/vtg-bench-net-log: /' /tmp/net.log
+			t0=$(now)
+			wait_for "$jb" eval "tracing_is_on $T || ! kill -0 $rp 2>/dev/null"
+			echo "vtg-bench-info: net job $j: tracing_on $on after $(($(now) - t0)) s"
+			if [ "$on" != 1 ]; then
+				sed 's/^/vtg-bench-net-log: /' /tmp/net.log
+				kill -0 $rp 2>/dev/null && fail "tracing_on 1 (trace-cmd record -N's recorders)" ||
+					fail "tracing_on 1 (trace-cmd record -N ended)"
+				stop_pid $rp KILL
+				break
+			fi
 			sleep 1
 			l0=$(ring_lost $I)
 			mark exits-begin $method $j
 			i0=$(irqs)
 			set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
-			load $I/trace_marker "$rate" "$count"
+			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
 			sleep "$settle"
 			set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
 			i1=$(irqs)
@@ -338,15 +424,13 @@ for method in $(echo "$methods" | tr : " "); do
 			lost=$(( $(ring_lost $I) - l0 ))
 			# stop: the rest is flushed and sent, then the connection closes
 			kill -INT $rp 2>/dev/null
-			i=0
-			while kill -0 $rp 2>/dev/null && [ $i -lt $((wait * 10)) ]; do
-				sleep 0.1
-				i=$((i + 1))
-			done
-			kill -0 $rp 2>/dev/null && { echo "vtg-bench-error: net job $j: trace-cmd record did not stop"; kill -KILL $rp; }
+			t0=$(now)
+			wait_for "$jb" eval "! kill -0 $rp 2>/dev/null" ||
+				{ fail "trace-cmd record -N to stop (SIGINT)"; kill -KILL $rp; lf=1; }
 			wait $rp
-			echo "vtg-bench-info: net job $j: trace-cmd record stopped after $((i / 10)) s, exit $?"
+			echo "vtg-bench-info: net job $j: trace-cmd record stopped after $(($(now) - t0)) s, exit $?"
 			grep -i "lost\|error\|fail" /tmp/net.log | sed 's/^/vtg-bench-net-log: /'
+			[ -z "$lf" ] || break
 			;;
 		esac
 		say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) drain_switches=$((s1 - s0)) kworker_ns=$((k1 - k0)) busy_ns=$((b1 - b0)) load_ns=$load_ns lost=$lost moved=$moved"
@@ -356,8 +440,9 @@ for method in $(echo "$methods" | tr : " "); do
 	case "$method" in
 	vtrace)	sed 's/^/vtg-bench-status: /' $D/status
 		rmmod vtrace_guest ;;
-	splice|none)	rmdir $I ;;
-	agent)	sed 's/^/vtg-bench-agent-log: /' /tmp/agent.log ;;
+	splice|none|stuck)	rmdir $I ;;
+	agent)	sed 's/^/vtg-bench-agent-log: /' /tmp/agent.log
+		stop_pid $apid ;;
 	esac
 	read -r up _ < /proc/uptime
 	echo "vtg-bench-time: method=$method s=${upm%.*}..${up%.*} (guest uptime)"
