@@ -7,7 +7,8 @@
 #                      [--report] [--prof] [--wait SEC] [--expect-fail METHOD]
 #
 # Boots the test bed's L1 (testbed/run-l1.sh) and, in it, one L2 (2 vCPUs)
-# that runs each method in turn on the same load: bench_load writes fixed-size
+# that runs each method in turn on the same load (run r of every method,
+# then run r + 1, the order of the methods rotated by one each run): bench_load writes fixed-size
 # trace_marker events (--size, default 256 bytes) at --rate events/s on each
 # CPU (default 2000) until --mb MB of marker payload (default 50) are written,
 # --runs times (default 3), then once at each --sweep rate (per CPU, default
@@ -32,7 +33,9 @@
 # there); lost = ring-buffer overruns + drops (+ pages a port refused, for
 # vtrace). Over the same window L1 counts the guest's VM exits by reason
 # (kvm_exit) and the CPU of QEMU's other threads and of vhost. Prints tables
-# of medians and the ratios to vtrace. --prof: also the function_graph
+# of medians and the ratios to vtrace, the spread of the runs (min / median /
+# max of guest CPU, exits and L1's CPU per MB), the order of each run, and
+# the ratios of guest CPU, exits and L1 CPU per MB to the agent and splice. --prof: also the function_graph
 # profile of vtrace's and splice's threads (vtg-bench-prof: lines in the
 # guest's console) and L1's exits by guest RIP with the guest's kallsyms
 # (exits-M-J.hist, kallsyms.txt in --out); it perturbs the figures.
@@ -112,7 +115,7 @@ import sys, statistics
 def med(v):
     return statistics.median(v) if v else 0
 path, runs, methods, xfail = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(','), sys.argv[4]
-rows, files, ports, exits, fails = {}, {}, {}, {}, []
+rows, files, ports, exits, fails, orders, idle = {}, {}, {}, {}, [], [], []
 for line in open(path):
     line = line.strip()
     kind, _, rest = line.partition(': ')
@@ -125,6 +128,10 @@ for line in open(path):
         exits[(kv['method'], kv['job'])] = kv
     elif kind == 'vtg-bench-port':
         ports[kv['method']] = ports.get(kv['method'], 0) + int(kv['bytes'])
+    elif kind == 'vtg-bench-order':
+        orders.append(rest)
+    elif kind == 'vtg-bench-idle':
+        idle.append(kv)
     elif kind == 'vtg-bench-fail':
         fails.append((kv['method'], kv['job'], rest.split(' ', 2)[2]))
 names = {'vtrace': 'vtrace_guest (kthreads)', 'splice': 'user splice loop',
@@ -179,7 +186,14 @@ for m in methods:
     wake = med([int(k.get('drain_switches', 0)) / t for k, t in zip(main, secs)])
     kwork = per_mb([int(k.get('kworker_ns', 0)) / 1e6 for k in main])
     guest = per_mb([(int(k['cpu_ns']) + int(k.get('kworker_ns', 0))) / 1e6 for k in main])
-    summary[m] = dict(host=host, wake=wake, kwork=kwork, guest=guest,mb=med(mbs), cpu=med(cpu), cpu_out=med(cpu_out),
+    # per run, for the spread: guest CPU (threads + kworkers), exits and L1's cost per MB
+    spread = dict(cpu=cpu, guest=[(int(k['cpu_ns']) + int(k.get('kworker_ns', 0))) / 1e6 / x
+                                  for k, x in zip(main, mbs) if x])
+    if host:
+        spread['exits'] = [int(e['exits']) / x for e, x in zip(ex, mbs) if x]
+        spread['l1'] = [(int(e['l1_qemu_ns']) + int(e['l1_vhost_ns'])) / 1e6 / x for e, x in zip(ex, mbs) if x]
+        host['l1'] = med(spread['l1'])
+    summary[m] = dict(spread=spread, host=host, wake=wake, kwork=kwork, guest=guest,mb=med(mbs), cpu=med(cpu), cpu_out=med(cpu_out),
                       runs=' '.join('%.0f' % c for c in cpu), lost_runs=' '.join(str(x) for x in lost), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
                       rate=med(rate), best=best, clean=clean and bool(sw), sweep=' '.join(steps))
 print()
@@ -215,6 +229,36 @@ for m, s in list(summary.items()) + ([('none', base)] if base else []):
         print('exits/MB %-8s %s' % (m, s['host']['kinds']))
 for m, s in summary.items():
     print('per run %-8s CPU ms/MB %s; lost %s' % (m, s['runs'], s['lost_runs']))
+print()
+print('spread over the runs, min / median / max per MB of markers: guest = the method\'s threads')
+print('+ kworkers (ms), exits = L1\'s kvm_exit of the guest, L1 = QEMU\'s non-vCPU threads + vhost (ms)')
+def mmm(v):
+    return '%8.1f /%8.1f /%8.1f' % (min(v), med(v), max(v)) if v else '%28s' % '-'
+print('%-8s %4s %28s %28s %28s' % ('method', 'runs', 'guest ms/MB', 'exits/MB', 'L1 ms/MB'))
+for m, s in list(summary.items()) + ([('none', base)] if base else []):
+    sp = s['spread']
+    print('%-8s %4d %28s %28s %28s' % (m, len(sp['guest']), mmm(sp['guest']), mmm(sp.get('exits', [])),
+                                        mmm(sp.get('l1', []))))
+for o in orders:
+    print('order ' + o)
+print()
+# the same medians as ratios to the agent and to the splice loop (< 1: cheaper than it)
+def rat(a, b):
+    return '%6.2fx' % (a / b) if a is not None and b else '%7s' % '-'
+def fig(s, k):
+    return s['guest'] if k == 'guest' else (s['host'][k] if s['host'] else None)
+for refm in ('agent', 'splice'):
+    r = summary.get(refm)
+    if not r:
+        continue
+    print('ratio to %-6s   guest CPU/MB  exits/MB  L1 ms/MB   (medians; < 1: less than %s)' % (refm, refm))
+    for m, s in summary.items():
+        if m != refm:
+            print('  %-15s %12s %9s %9s' % (m, rat(fig(s, 'guest'), fig(r, 'guest')),
+                                             rat(fig(s, 'exits'), fig(r, 'exits')), rat(fig(s, 'l1'), fig(r, 'l1'))))
+for kv in idle:
+    print('vtrace_guest idle (enabled, no marker) %s s: vtrace-ctl scheduled in %s times, drain threads %s' % (
+        kv['s'], kv['ctl_switches'], kv['drain_switches']))
 print()
 print('sweep: one run per rate (per CPU; 0 = as fast as the load goes), each 2 s of markers at')
 print('least 4x the ring buffer; shown as requested rate:achieved ev/s (both CPUs)/events lost.')

@@ -16,6 +16,9 @@
 #   recorder that never starts recording: its instance's tracing_on stays 0,
 #   as the agent's once did; the bench's own test that a stuck method fails
 #   within its bound and the next one runs).
+# Round r runs job r of every method, the methods' order rotated by r - 1
+# ("vtg-bench-order: run=R M..." line); each method is set up and torn down
+# around each of its jobs.
 # Per job one line "vtg-bench: method=M job=J rate=R count=C size=S written=W
 #   usec=T cpu_ns=N drain_ns=N lost=L moved=B": cpu_ns is the CPU time of the
 #   method's threads from the start of the load to SETTLE seconds after its
@@ -231,19 +234,16 @@ done
 [ -n "$port" ] || { echo "vtg-bench-error: no bench.ctl port"; exit 1; }
 exec 3<> "$port"
 
-aj=0
-read -r up0 _ < /proc/uptime
-for method in $(echo "$methods" | tr : " "); do
-	read -r upm _ < /proc/uptime
-	echo "vtg-bench-info: method $method, size $size, settle $settle, buffer ${bufkb} KiB, jobs $jobs, $(nproc) CPUs"
-	jobs_m=$jobs
+# setup_method: get $method ready for job $j (a method is set up and torn down
+# around each of its jobs, so that the methods can take turns); 1 when it failed
+setup_method() {
 	case "$method" in
 	vtrace)
 		insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 || { echo "vtg-bench-error: insmod"; exit 1; }
 		I=$T/instances/vtrace
 		echo sched:sched_process_exec > $D/events
 		echo "$bufkb" > $I/buffer_size_kb
-		idle_switches
+		[ "$j" != 1 ] || idle_switches
 		;;
 	splice)
 		I=$T/instances/bench
@@ -274,10 +274,12 @@ for method in $(echo "$methods" | tr : " "); do
 		echo "vtg-bench-info: trace-cmd agent pid $apid waits in $(cat /proc/$apid/wchan) after $(($(now) - t0)) s"
 		echo 0 > $T/tracing_on
 		grep -q accept /proc/$apid/wchan 2>/dev/null ||
-			{ j=0 jb=$wait; fail "trace-cmd agent to listen (accept)"; jobs_m=; }
+			{ jb=$wait; fail "trace-cmd agent to listen (accept)"; return 1; }
 		;;
 	net)
 		I=$T
+		[ -z "$net_up" ] || return 0
+		net_up=1
 		chroot /host modprobe virtio_net || { echo "vtg-bench-error: virtio_net"; exit 1; }
 		dev=
 		for n in /sys/class/net/*; do
@@ -307,136 +309,139 @@ for method in $(echo "$methods" | tr : " "); do
 		;;
 	*)	echo "vtg-bench-error: unknown method $method"; exit 1 ;;
 	esac
+}
 
-	j=0
-	for job in $jobs_m; do
-		j=$((j + 1))
-		rate=${job%x*}
-		count=${job#*x}
-		jb=$(job_bound "$method" "$rate" "$count")
-		lf= moved=0 d0=0 d1=0 w0=0 w1=0 s0=0 s1=0 k0=0 k1=0 b0=0 b1=0 c0=0 c1=0 lost=0
-		case "$method" in
-		vtrace)
-			echo 1 > $D/enable || { echo "vtg-bench-error: enable"; exit 1; }
-			sleep 1
-			prof_start 'vtrace-*'
-			mark exits-begin $method $j
-			i0=$(irqs)
-			set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
-			c0=$1 d0=$2 k0=$3 b0=$4 w0=$(($5 - $6)) s0=$6
-			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-			sleep "$settle"
-			set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
-			c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6
-			i1=$(irqs)
-			mark exits-end $method $j
-			prof_end
-			echo 0 > $D/enable
-			[ -z "$lf" ] || break
-			lost=$(awk '$2 == "yes" || $2 == "no" { s += $9 + $10 } END { print s + 0 }' $D/status)
-			moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)
-			;;
-		stuck)
-			# a recorder that never starts: nobody turns tracing_on on
-			wait_for "$jb" tracing_is_on $I || { fail "tracing_on 1 in $I"; break; }
-			;;
-		none)
-			mark exits-begin $method $j
-			i0=$(irqs)
-			set -- $(cpu_ns 'bench_none'); c0=$1 k0=$3 b0=$4
-			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-			sleep "$settle"
-			set -- $(cpu_ns 'bench_none'); c1=$1 k1=$3 b1=$4
-			i1=$(irqs)
-			mark exits-end $method $j
-			lost=0
-			[ -z "$lf" ] || break
-			;;
-		splice)
-			rmdir $I 2>/dev/null
-			mkdir $I && echo "$bufkb" > $I/buffer_size_kb && echo x86-tsc > $I/trace_clock
-			bench_splice $I vtrace > /tmp/splice.out 2>&1 &
-			sp=$!
-			sleep 1
-			l0=$(ring_lost $I)
-			prof_start bench_splice
-			mark exits-begin $method $j
-			i0=$(irqs)
-			set -- $(cpu_ns 'bench_splice'); c0=$1 k0=$3 b0=$4 s0=$5
-			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-			sleep "$settle"
-			set -- $(cpu_ns 'bench_splice'); c1=$1 k1=$3 b1=$4 s1=$5
-			i1=$(irqs)
-			mark exits-end $method $j
-			prof_end
-			lost=$(( $(ring_lost $I) - l0 ))
-			stop_pid $sp
-			[ -z "$lf" ] || break
-			moved=$(awk -F'[ =]' '/^splice cpu/ { s += $5 } END { print s + 0 }' /tmp/splice.out)
-			;;
-		agent)
-			aj=$((aj + 1))
-			echo "vtg-bench-agent-ready: $aj"
-			read -t "$jb" -r cmd <&3 || { fail "\"go\" from L1 on bench.ctl"; break; }
-			t0=$(now)
-			wait_for "$jb" tracing_is_on $T
-			echo "vtg-bench-info: agent job $aj: tracing_on $on after $(($(now) - t0)) s"
-			[ "$on" = 1 ] || { fail "tracing_on 1 (trace-cmd record -A's recorders; $cmd)"; break; }
-			sleep 1
-			l0=$(ring_lost $I)
-			mark exits-begin $method $j
-			i0=$(irqs)
-			set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
-			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-			sleep "$settle"
-			set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
-			i1=$(irqs)
-			mark exits-end $method $j
-			lost=$(( $(ring_lost $I) - l0 ))
-			[ -z "$lf" ] || break
-			;;
-		net)
-			echo 0 > $T/tracing_on
-			# TCP for the data too (-t); raw pages in the file (no compression)
-			chroot /host sh -c "cd /tmp && exec trace-cmd record --notimeout -N 10.0.2.2:$netport -t \
-				--compression none -C x86-tsc -e sched:sched_process_exec" > /tmp/net.log 2>&1 &
-			rp=$!
-			t0=$(now)
-			wait_for "$jb" eval "tracing_is_on $T || ! kill -0 $rp 2>/dev/null"
-			echo "vtg-bench-info: net job $j: tracing_on $on after $(($(now) - t0)) s"
-			if [ "$on" != 1 ]; then
-				sed 's/^/vtg-bench-net-log: /' /tmp/net.log
-				kill -0 $rp 2>/dev/null && fail "tracing_on 1 (trace-cmd record -N's recorders)" ||
-					fail "tracing_on 1 (trace-cmd record -N ended)"
-				stop_pid $rp KILL
-				break
-			fi
-			sleep 1
-			l0=$(ring_lost $I)
-			mark exits-begin $method $j
-			i0=$(irqs)
-			set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
-			load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-			sleep "$settle"
-			set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
-			i1=$(irqs)
-			mark exits-end $method $j
-			lost=$(( $(ring_lost $I) - l0 ))
-			# stop: the rest is flushed and sent, then the connection closes
-			kill -INT $rp 2>/dev/null
-			t0=$(now)
-			wait_for "$jb" eval "! kill -0 $rp 2>/dev/null" ||
-				{ fail "trace-cmd record -N to stop (SIGINT)"; kill -KILL $rp; lf=1; }
-			wait $rp
-			echo "vtg-bench-info: net job $j: trace-cmd record stopped after $(($(now) - t0)) s, exit $?"
-			grep -i "lost\|error\|fail" /tmp/net.log | sed 's/^/vtg-bench-net-log: /'
-			[ -z "$lf" ] || break
-			;;
-		esac
-		say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) drain_switches=$((s1 - s0)) kworker_ns=$((k1 - k0)) busy_ns=$((b1 - b0)) load_ns=$load_ns lost=$lost moved=$moved"
-		echo "vtg-bench-irq: method=$method job=$j $(irq_delta "$i0" "$i1")"
-		[ "$method" = agent ] && echo 0 > $T/tracing_on && echo "vtg-bench-done: $aj"
-	done
+# run_job RATExCOUNT: job $j of $method; 1 when one of its waits expired
+run_job() {
+	rate=${1%x*}
+	count=${1#*x}
+	jb=$(job_bound "$method" "$rate" "$count")
+	lf= moved=0 d0=0 d1=0 w0=0 w1=0 s0=0 s1=0 k0=0 k1=0 b0=0 b1=0 c0=0 c1=0 lost=0
+	case "$method" in
+	vtrace)
+		echo 1 > $D/enable || { echo "vtg-bench-error: enable"; exit 1; }
+		sleep 1
+		prof_start 'vtrace-*'
+		mark exits-begin $method $j
+		i0=$(irqs)
+		set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
+		c0=$1 d0=$2 k0=$3 b0=$4 w0=$(($5 - $6)) s0=$6
+		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
+		sleep "$settle"
+		set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
+		c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6
+		i1=$(irqs)
+		mark exits-end $method $j
+		prof_end
+		echo 0 > $D/enable
+		[ -z "$lf" ] || return 1
+		lost=$(awk '$2 == "yes" || $2 == "no" { s += $9 + $10 } END { print s + 0 }' $D/status)
+		moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)
+		;;
+	stuck)
+		# a recorder that never starts: nobody turns tracing_on on
+		wait_for "$jb" tracing_is_on $I || { fail "tracing_on 1 in $I"; return 1; }
+		;;
+	none)
+		mark exits-begin $method $j
+		i0=$(irqs)
+		set -- $(cpu_ns 'bench_none'); c0=$1 k0=$3 b0=$4
+		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
+		sleep "$settle"
+		set -- $(cpu_ns 'bench_none'); c1=$1 k1=$3 b1=$4
+		i1=$(irqs)
+		mark exits-end $method $j
+		lost=0
+		[ -z "$lf" ] || return 1
+		;;
+	splice)
+		rmdir $I 2>/dev/null
+		mkdir $I && echo "$bufkb" > $I/buffer_size_kb && echo x86-tsc > $I/trace_clock
+		bench_splice $I vtrace > /tmp/splice.out 2>&1 &
+		sp=$!
+		sleep 1
+		l0=$(ring_lost $I)
+		prof_start bench_splice
+		mark exits-begin $method $j
+		i0=$(irqs)
+		set -- $(cpu_ns 'bench_splice'); c0=$1 k0=$3 b0=$4 s0=$5
+		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
+		sleep "$settle"
+		set -- $(cpu_ns 'bench_splice'); c1=$1 k1=$3 b1=$4 s1=$5
+		i1=$(irqs)
+		mark exits-end $method $j
+		prof_end
+		lost=$(( $(ring_lost $I) - l0 ))
+		stop_pid $sp
+		[ -z "$lf" ] || return 1
+		moved=$(awk -F'[ =]' '/^splice cpu/ { s += $5 } END { print s + 0 }' /tmp/splice.out)
+		;;
+	agent)
+		aj=$((aj + 1))
+		echo "vtg-bench-agent-ready: $aj"
+		read -t "$jb" -r cmd <&3 || { fail "\"go\" from L1 on bench.ctl"; return 1; }
+		t0=$(now)
+		wait_for "$jb" tracing_is_on $T
+		echo "vtg-bench-info: agent job $aj: tracing_on $on after $(($(now) - t0)) s"
+		[ "$on" = 1 ] || { fail "tracing_on 1 (trace-cmd record -A's recorders; $cmd)"; return 1; }
+		sleep 1
+		l0=$(ring_lost $I)
+		mark exits-begin $method $j
+		i0=$(irqs)
+		set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
+		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
+		sleep "$settle"
+		set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
+		i1=$(irqs)
+		mark exits-end $method $j
+		lost=$(( $(ring_lost $I) - l0 ))
+		[ -z "$lf" ] || return 1
+		;;
+	net)
+		echo 0 > $T/tracing_on
+		# TCP for the data too (-t); raw pages in the file (no compression)
+		chroot /host sh -c "cd /tmp && exec trace-cmd record --notimeout -N 10.0.2.2:$netport -t \
+			--compression none -C x86-tsc -e sched:sched_process_exec" > /tmp/net.log 2>&1 &
+		rp=$!
+		t0=$(now)
+		wait_for "$jb" eval "tracing_is_on $T || ! kill -0 $rp 2>/dev/null"
+		echo "vtg-bench-info: net job $j: tracing_on $on after $(($(now) - t0)) s"
+		if [ "$on" != 1 ]; then
+			sed 's/^/vtg-bench-net-log: /' /tmp/net.log
+			kill -0 $rp 2>/dev/null && fail "tracing_on 1 (trace-cmd record -N's recorders)" ||
+				fail "tracing_on 1 (trace-cmd record -N ended)"
+			stop_pid $rp KILL
+			return 1
+		fi
+		sleep 1
+		l0=$(ring_lost $I)
+		mark exits-begin $method $j
+		i0=$(irqs)
+		set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
+		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
+		sleep "$settle"
+		set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
+		i1=$(irqs)
+		mark exits-end $method $j
+		lost=$(( $(ring_lost $I) - l0 ))
+		# stop: the rest is flushed and sent, then the connection closes
+		kill -INT $rp 2>/dev/null
+		t0=$(now)
+		wait_for "$jb" eval "! kill -0 $rp 2>/dev/null" ||
+			{ fail "trace-cmd record -N to stop (SIGINT)"; kill -KILL $rp; lf=1; }
+		wait $rp
+		echo "vtg-bench-info: net job $j: trace-cmd record stopped after $(($(now) - t0)) s, exit $?"
+		grep -i "lost\|error\|fail" /tmp/net.log | sed 's/^/vtg-bench-net-log: /'
+		[ -z "$lf" ] || return 1
+		;;
+	esac
+	say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) drain_switches=$((s1 - s0)) kworker_ns=$((k1 - k0)) busy_ns=$((b1 - b0)) load_ns=$load_ns lost=$lost moved=$moved"
+	echo "vtg-bench-irq: method=$method job=$j $(irq_delta "$i0" "$i1")"
+	if [ "$method" = agent ]; then echo 0 > $T/tracing_on; echo "vtg-bench-done: $aj"; fi
+}
+
+# teardown_method: undo setup_method
+teardown_method() {
 	case "$method" in
 	vtrace)	sed 's/^/vtg-bench-status: /' $D/status
 		rmmod vtrace_guest ;;
@@ -444,8 +449,32 @@ for method in $(echo "$methods" | tr : " "); do
 	agent)	sed 's/^/vtg-bench-agent-log: /' /tmp/agent.log
 		stop_pid $apid ;;
 	esac
-	read -r up _ < /proc/uptime
-	echo "vtg-bench-time: method=$method s=${upm%.*}..${up%.*} (guest uptime)"
+}
+
+# Round r runs job r of every method (the main runs, then the sweep steps),
+# the methods in the given order rotated by r - 1, so that no method is
+# always first (after the boot) or last in a round: a drift of the
+# machine's load spreads over all of them. A method that failed is
+# skipped from then on.
+aj=0 failed= net_up= r=0
+nm=$(echo "$methods" | tr : "\n" | grep -c .)
+for job in $jobs; do
+	r=$((r + 1))
+	order=$(echo "$methods" | tr : "\n" | awk -v k=$(((r - 1) % nm)) '{ m[NR - 1] = $0 }
+		END { for (i = 0; i < NR; i++) printf "%s ", m[(i + k) % NR] }')
+	echo "vtg-bench-order: run=$r $order"
+	for method in $order; do
+		case " $failed " in *" $method "*) continue ;; esac
+		j=$r
+		read -r upm _ < /proc/uptime
+		echo "vtg-bench-info: method $method job $j ($job), size $size, settle $settle, buffer ${bufkb} KiB, $(nproc) CPUs"
+		if ! { setup_method && run_job "$job"; }; then
+			failed="$failed $method"
+		fi
+		teardown_method
+		read -r up _ < /proc/uptime
+		echo "vtg-bench-time: method=$method job=$j s=${upm%.*}..${up%.*} (guest uptime)"
+	done
 done
 if [ "$prof" = 1 ]; then
 	mark kallsyms-begin
