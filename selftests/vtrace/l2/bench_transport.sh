@@ -194,10 +194,10 @@ idle_switches() {
 	echo 1 > $D/enable || return
 	sleep 1
 	set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
-	i0=$5 i1=$6
+	i0=$5 i1=$6 i2=$(($1 - $2))
 	sleep 5
 	set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
-	echo "vtg-bench-idle: method=vtrace s=5 ctl_switches=$(($5 - $6 - i0 + i1)) drain_switches=$(($6 - i1)) ctl_ns=$(($1 - $2))"
+	echo "vtg-bench-idle: method=vtrace s=5 ctl_switches=$(($5 - $6 - i0 + i1)) drain_switches=$(($6 - i1)) ctl_ns=$(($1 - $2 - i2))"
 	echo 0 > $D/enable
 }
 
