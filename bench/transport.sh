@@ -268,8 +268,10 @@ for m, s in summary.items():
     print('sweep %-8s %s' % (m, s['sweep'] or '-'))
 for m in ('vtrace', 'splice'):
     if m in summary and m in ports:
-        print('data ports %-6s L1 received %.1f MB (in L1\'s tmpfs), the guest moved %.1f MB (all its jobs)' % (
-            m, ports[m] / 1e6, sum(int(k['moved']) for k in rows.get(m, [])) / 1e6))
+        print('data ports %-6s L1 received %.3f MB (in L1\'s tmpfs), the guest moved %.3f MB (all its jobs%s)' % (
+            m, ports[m] / 1e6, (sum(int(k['moved']) for k in rows.get(m, [])) +
+                                (sum(int(k.get('moved', 0)) for k in idle) if m == 'vtrace' else 0)) / 1e6,
+            ', and the idle phase' if m == 'vtrace' and idle else ''))
 if ref and ref['drain']:
     print('vtrace_guest: drain threads (vtrace-cpuK) %.2f CPU ms/MB, control thread (vtrace-ctl) %.2f' % (
         ref['drain'], ref['ctl']))
