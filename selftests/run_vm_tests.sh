@@ -12,6 +12,13 @@
 # script nests them as subtests of one KTAP document and ends with the
 # plain "N passed, N failed" line.  Results: build/testbed/<suite>/, or
 # build/testbed/<KVER>/<suite>/ for a kernel other than the default one.
+#
+# A suite may have a second half, selftests/vtrace/l0/<suite>.sh, run on
+# this machine once its L1 has ended, over what L1 left in the results
+# folder (its own KTAP in l0-script.out): checks that need no VM, such as
+# the alignment suites' merges, which take 10 to 25 times longer in L1
+# under TCG.  It runs after the last attempt, whatever L1's verdict, and is
+# never retried: a failure there is the tools', not the bed's.
 set -u
 shopt -s nullglob
 
@@ -79,14 +86,26 @@ for s in "${suites[@]}"; do
 	bed_retry 4 "$out" "$out.run.log" "$tb/run-l1.sh" --out "$out" $opts "$script" |
 		sed 's/^/    /'
 	rc=${PIPESTATUS[0]}
-	secs=$(($(date +%s) - start))
 	sed 's/^/    /' "$out/l1-script.out" 2>/dev/null
 	sed 's/^/    # /' "$out.run.log"
 	# a guest restarted by the boot watchdog (testbed/lib.sh, l2_exec)
 	sed 's/^/    # /' "$out/l2-boot-watchdog.txt" 2>/dev/null
-	p=$(grep -c '^ok ' "$out/l1-script.out" 2>/dev/null)
-	f=$(grep -c '^not ok ' "$out/l1-script.out" 2>/dev/null)
-	k=$(grep -c '^ok .*# SKIP' "$out/l1-script.out" 2>/dev/null)
+	outs=("$out/l1-script.out")
+	if [ -f "$here/vtrace/l0/$s.sh" ]; then
+		rm -f "$out/l0-script.out"
+		echo "    # $s, second half on this machine: selftests/vtrace/l0/$s.sh"
+		VTRACE_PROJ=$proj VTRACE_OUT=$out bash "$here/vtrace/l0/$s.sh" \
+			> "$out/l0-script.out" 2>&1
+		l0rc=$?
+		sed 's/^/    /' "$out/l0-script.out"
+		outs+=("$out/l0-script.out")
+		# both halves must pass; a failure of the second counts below
+		[ "$l0rc" -eq 0 ] || [ "$rc" -ne 0 ] || rc=1
+	fi
+	secs=$(($(date +%s) - start))
+	p=$(cat "${outs[@]}" 2>/dev/null | grep -c '^ok ')
+	f=$(cat "${outs[@]}" 2>/dev/null | grep -c '^not ok ')
+	k=$(cat "${outs[@]}" 2>/dev/null | grep -c '^ok .*# SKIP')
 	pass=$((pass + ${p:-0} - ${k:-0})) fail=$((fail + ${f:-0})) skip=$((skip + ${k:-0}))
 	if [ "$rc" -eq 0 ]; then
 		echo "ok $n $s # ${secs}s"

@@ -15,6 +15,8 @@
 # capture (complete here) must order every sample too, and the same capture
 # paired wrongly on purpose (another VM's pid, the history cut before g1's
 # write, offsets 1 ms off) must be refused by vtrace-merge's self-check.
+# L1 makes the capture (align-lib.sh); the checks run on L0 once L1 has
+# ended (l0/align.sh, align-analyse.sh).
 # Then g2 runs the late wake-up phases (ALIGN_LATENCY, align-lib.sh): a host
 # task holds its vCPU's host CPU in bursts while a guest timer task waits,
 # then the timer task waits beside a port I/O loop; vtrace-merge --explain
@@ -26,9 +28,9 @@
 # not depend on the kernels: they run where the guests run L1's own kernel
 # (make check's main run), not in the matrix's RT pair (6.1-rt guests in a
 # 6.12-rt L1), where they took 200 s of the 328 s (2026-12-01 21:15)
-lat=2 plan=9
-[ "$L2_KVER" = "$(uname -r)" ] || lat='' plan=6
-ktap_header $plan
+lat=2
+[ "$L2_KVER" = "$(uname -r)" ] || lat=''
+ktap_header 2
 modprobe kvm_amd
 insmod "$VTRACE_HOST_KO"
 ALIGN_HISTORY=events ALIGN_DELAY=5 ALIGN_OLD_WAY=file ALIGN_LATENCY=$lat align_case align-two-guests 1000 1 0
