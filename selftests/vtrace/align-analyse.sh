@@ -293,11 +293,21 @@ PY
 	ktap_result $bad "$name-mispaired-refused"
 }
 
-# align_self_check NAME MERGE_ERR: vtrace-merge's self-check said 0 outside, every CPU checked
+# align_self_check NAME MERGE_ERR: vtrace-merge's self-check said 0 outside,
+# every CPU checked, and proved the time of every event but at most one in
+# a thousand.  Those few are events of an unstable TSC's host (align_unstable)
+# read while KVM had set the vCPU's offset back: their guest TSC maps into
+# two offset intervals, and when both host times fall in the vCPU's
+# guest-mode windows no record tells them apart.  vtrace-merge says so
+# (verified except those N events) and marks them "time ambiguous"; 1 of
+# 4000 in a bed run of 2026-12-01 22:31 (a loaded machine), none in ci11.
 align_self_check() {
-	local name=$1 err=$2 n
+	local name=$1 err=$2 n amb
 	grep 'self-check: ' "$err" | sed 's/^/# /'
-	n=$(sed -nE 's/^vtrace-merge: self-check: ([0-9]+) guest events checked, 0 outside .*: verified$/\1/p' "$err")
-	[ "${n:-0}" -gt 0 ] && ! grep -q 'self-check: .*unverified' "$err"
+	n=$(sed -nE 's/^vtrace-merge: self-check: ([0-9]+) guest events checked, 0 outside .*: verified( except those [0-9]+ events)?$/\1/p' "$err")
+	amb=$(sed -nE 's/^vtrace-merge: self-check: .*: verified except those ([0-9]+) events$/\1/p' "$err")
+	[ -z "$amb" ] || ktap_diag "$name: $amb of ${n:-?} events with an ambiguous time (allowed: 1 in 1000)"
+	[ "${n:-0}" -gt 0 ] && ! grep -q 'self-check: .*unverified' "$err" &&
+		[ $((${amb:-0} * 1000)) -le "$n" ]
 	ktap_result $? "$name-self-check"
 }
