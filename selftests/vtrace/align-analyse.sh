@@ -34,6 +34,9 @@
 # NAME-cause-exit-io and NAME-cause-exit-cpuid (lat_io's and lat_cpuid's
 # late wake-ups went to io and cpuid exits).
 
+ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
+ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
+
 # align_analyse_plan NAME: how many results align_analyse NAME prints (1 when
 # L1 left no case.env: the capture never started)
 align_analyse_plan() {
@@ -128,7 +131,8 @@ align_causes_not_run() {
 # gALIGN_LATENCY's lat_hog and lat_io, checked by causes_check.py against
 # what the host injected (hog.txt: e2e_hog's own count)
 align_causes() {
-	local name=$1 dir=$2 g=$name-g${ALIGN_LATENCY:-} t
+	local name=$1 dir=$2 g t
+	g=$name-g${ALIGN_LATENCY:-}
 	shift 2
 	[ -n "${ALIGN_LATENCY:-}" ] || return 0
 	sed 's/^/# /' "$dir/hog.txt"

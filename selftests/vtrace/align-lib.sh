@@ -43,9 +43,6 @@
 # (refused: it must be refused as incomplete; file: it must order every
 # sample too, and the capture paired wrongly on purpose must be refused).
 
-ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
-ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
-
 align_case() {
 	local name=$1 count=$2
 	shift 2
