@@ -29,7 +29,7 @@ l2_start_sock() {
 	done
 	l2_exec 240 "$dir" "${args[@]}"
 }
-ktap_header 43
+ktap_header 47
 modprobe kvm_amd
 name=gagent
 dir=$VTRACE_OUT/$name
@@ -74,10 +74,17 @@ while read -r line; do
 done < "$dir/fuzz.out"
 [ $fuzz_rc -eq 0 ] || ktap_diag "fuzz exit $fuzz_rc"
 agent agent_buffer_size "ACK: SET_BUFFER_SIZE" buffer-size 2048
+# two slow hosts in turn, each until the guest's console says its start is over
+# (40 s at most): 32 KiB a second, then 1 byte a second
 python3 "$VTRACE_PROJ/selftests/vtrace/guest_slow_host.py" "$sock" "$dir/slow.ctl" 40 \
-	> "$dir/slow.out" 2>&1
+	--until "$dir/console.log" status_readable_during_slow_host_start > "$dir/slow.out" 2>&1
 ktap_result $? slow_host_ran
 cat "$dir/slow.out"
+python3 "$VTRACE_PROJ/selftests/vtrace/guest_slow_host.py" "$sock" "$dir/byte.ctl" 40 \
+	--rate 1 --cue 1024 --until "$dir/console.log" status_readable_during_byte_host_start \
+	> "$dir/byte.out" 2>&1
+ktap_result $? byte_host_ran
+cat "$dir/byte.out"
 l2_wait
 ktap_result $? "l2_runs"
 l2_results $name guest
