@@ -33,7 +33,7 @@ bufsize_near() { v=$(cat $I/buffer_size_kb); [ "${v%% *}" -ge $(($1 - 16)) ] && 
 up() { cut -d' ' -f1 /proc/uptime | tr -d .; }	# centiseconds
 slow_start() {	# slow_start CUE NAME: one slow host's three results
 	waitfor 120 bufsize_near "$1"
-	t $? "${2}_host_connected"
+	t $? "${2}_connected"
 	# a first session fills what sits between guest and host (4 MiB of the
 	# port's virtqueue, QEMU's socket buffer): kallsyms alone is about that
 	echo "vtg-status: $2: /proc/kallsyms: $(wc -c < /proc/kallsyms) bytes"
