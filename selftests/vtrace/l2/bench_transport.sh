@@ -441,6 +441,14 @@ run_job() {
 	if [ "$method" = agent ]; then echo 0 > $T/tracing_on; echo "vtg-bench-done: $aj"; fi
 }
 
+# agent_alone: no trace-cmd process runs but the agent itself ($apid)
+agent_alone() {
+	for p in /proc/[0-9]*; do
+		read -r c < "$p/comm" 2>/dev/null || continue
+		[ "$c" != trace-cmd ] || [ "${p#/proc/}" = "$apid" ] || return 1
+	done
+}
+
 # teardown_method: undo setup_method
 teardown_method() {
 	case "$method" in
@@ -448,6 +456,10 @@ teardown_method() {
 		rmmod vtrace_guest ;;
 	splice|none|stuck)	rmdir $I ;;
 	agent)	sed 's/^/vtg-bench-agent-log: /' /tmp/agent.log
+		# the session (a child of the agent, with its recorders) ends
+		# when L1's trace-cmd record has taken the data and closed
+		wait_for "${jb:-$wait}" agent_alone ||
+			echo "vtg-bench-info: agent job $j: its session still runs after ${jb:-$wait} s"
 		stop_pid $apid ;;
 	esac
 }
