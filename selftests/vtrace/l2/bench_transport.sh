@@ -197,9 +197,10 @@ idle_switches() {
 	i0=$5 i1=$6 i2=$(($1 - $2))
 	sleep 5
 	set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
+	# moved: after the stop, which sends each CPU's last partial page
+	echo 0 > $D/enable
 	echo "vtg-bench-idle: method=vtrace s=5 ctl_switches=$(($5 - $6 - i0 + i1)) drain_switches=$(($6 - i1)) ctl_ns=$(($1 - $2 - i2))" \
 		"moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)"
-	echo 0 > $D/enable
 }
 
 # mark WORD METHOD JOB: tell L1 (bench.ctl) where a measured window begins or ends
