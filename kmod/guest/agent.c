@@ -73,10 +73,7 @@ static void vtg_reply_error(const struct vtrace_msg_hdr *h, int error, const cha
  */
 void vtg_agent_watch(void)
 {
-	if (!vtg.ctl || !vtg.ctl->f_op->poll)
-		return;
-	vtg_poller_init(&vtg.ctl_poller, &vtg.wq);
-	vtg_poller_add(&vtg.ctl_poller, vtg.ctl);
+	vtg_port_watch(&vtg.ctl, &vtg.ctl_poller, &vtg.wq);
 }
 
 /**
@@ -99,7 +96,7 @@ void vtg_agent_unwatch(void)
  */
 long vtg_agent_timeout(void)
 {
-	if (vtg.ctl && (!vtg_poller_queued(&vtg.ctl_poller) || vtg.rx_len))
+	if (vtg_port_present(&vtg.ctl) && (!vtg_poller_queued(&vtg.ctl_poller) || vtg.rx_len))
 		return msecs_to_jiffies(vtg_poll_ms);
 	return MAX_SCHEDULE_TIMEOUT;
 }
@@ -111,13 +108,11 @@ long vtg_agent_timeout(void)
 static bool vtg_rx_fill(void)
 {
 	bool got = false;
-	loff_t pos = 0;
 	ssize_t ret;
 
 	while (vtg.rx_len < VTG_RX_SIZE) {
-		ret = vtg.ctl->f_op->read(vtg.ctl, vtg.ubuf,
-					  min_t(size_t, VTG_RX_SIZE - vtg.rx_len, VTG_UBUF_SIZE),
-					  &pos);
+		ret = vtg_port_read(&vtg.ctl, vtg.ubuf,
+				    min_t(size_t, VTG_RX_SIZE - vtg.rx_len, VTG_UBUF_SIZE));
 		if (ret == 0) {
 			/*
 			 * Host end closed: the next client starts afresh.  A new
@@ -135,8 +130,7 @@ static bool vtg_rx_fill(void)
 			/* hot-unplugged: later messages count as lost */
 			pr_warn("control port removed\n");
 			vtg_agent_unwatch();
-			vtg_close(vtg.ctl);
-			vtg.ctl = NULL;
+			vtg_port_close(&vtg.ctl);
 			vtg.rx_len = 0;
 			return false;
 		}
@@ -151,7 +145,7 @@ static bool vtg_rx_fill(void)
 		vtg.rx_since = jiffies;
 		got = true;
 		/* someone is there: replies get the full port_timeout_ms again */
-		vtg.ctl_stalled = false;
+		vtg_port_unstall(&vtg.ctl);
 	}
 	return got;
 }
@@ -364,10 +358,8 @@ static void vtg_ctl_reclaim(void)
 {
 	__poll_t mask;
 
-	/* vtg_rx_fill() closes the port and clears vtg.ctl on hot-unplug */
-	if (!vtg.ctl || !vtg.ctl->f_op->poll)
-		return;
-	mask = vfs_poll(vtg.ctl, NULL);
+	/* vtg_rx_fill() closes the port on hot-unplug: then the mask is 0 */
+	mask = vtg_port_poll(&vtg.ctl);
 	if (!(mask & EPOLLIN))
 		return;
 	if (!(mask & EPOLLHUP) || vtg_rx_fill())
@@ -385,7 +377,7 @@ static void vtg_ctl_reclaim(void)
 void vtg_agent_poll(void)
 {
 	WRITE_ONCE(vtg.ctl_poller.woken, false);
-	if (!vtg.ctl)
+	if (!vtg_port_present(&vtg.ctl))
 		return;
 	vtg_rx_fill();
 	while (vtg.rx_len && vtg_rx_one())

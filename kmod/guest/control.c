@@ -234,7 +234,7 @@ int vtg_ctl_thread(void *unused)
 		return 0;
 	}
 	/* after insmod returned: a host that does not listen must not delay it */
-	if (vtg.ctl)
+	if (vtg_port_present(&vtg.ctl))
 		vtg_send_hello();
 	while (!kthread_should_stop()) {
 		vtg_run_requests(false);

@@ -7,7 +7,7 @@
  *
  * The port is non-blocking.  When it does not take data (host end not
  * connected, or not reading), the writer sleeps on the port's wait queue
- * and writes again each time the port wakes it (vtg_port_io() in
+ * and writes again each time the port wakes it (vtg_port_write() in
  * ports.c), until the message's deadline: port_timeout_ms for the whole
  * message (plus as much per 4 MiB), not per chunk, so a host that reads
  * slowly cannot stretch one message to minutes.  Then the message is
@@ -30,20 +30,12 @@
 
 #include "vtg.h"
 
-struct vtg_ctl_chunk {
-	const u8 *buf;
-	size_t len;
-};
-
-/* vtg_port_io() op: one chunk; -EAGAIN when the port is full or the host is not connected */
-static ssize_t vtg_ctl_write_chunk(struct file *port, void *arg)
+/* One chunk through the bounce buffer; -EAGAIN: port full or host end not connected */
+static ssize_t vtg_ctl_write_chunk(const u8 *buf, size_t len, unsigned long deadline)
 {
-	const struct vtg_ctl_chunk *ch = arg;
-	loff_t pos = 0;
-
-	if (copy_to_user(vtg.ubuf, ch->buf, ch->len))
+	if (copy_to_user(vtg.ubuf, buf, len))
 		return -EFAULT;
-	return port->f_op->write(port, vtg.ubuf, ch->len, &pos);
+	return vtg_port_write(&vtg.ctl, vtg.ubuf, len, deadline);
 }
 
 /*
@@ -70,26 +62,18 @@ static unsigned long vtg_ctl_deadline(size_t len)
 static int vtg_ctl_write(const u8 *buf, size_t len)
 {
 	unsigned long deadline = vtg_ctl_deadline(len);
-	struct vtg_ctl_chunk ch;
 	size_t off = 0;
 	ssize_t ret;
 
 	while (off < len) {
-		ch.buf = buf + off;
-		ch.len = min_t(size_t, len - off, VTG_PORT_CHUNK);
-		ret = vtg_port_io(vtg.ctl, &vtg.ctl_stalled, deadline, vtg_ctl_write_chunk, &ch);
+		ret = vtg_ctl_write_chunk(buf + off, min_t(size_t, len - off, VTG_PORT_CHUNK),
+					  deadline);
 		if (ret <= 0)
 			return ret ? ret : -EIO;
 		off += ret;
 	}
-	vtg.ctl_stalled = false;
+	vtg_port_unstall(&vtg.ctl);
 	return 0;
-}
-
-/* The host end of ctl is connected (a timeout then means a slow host) */
-static bool vtg_ctl_connected(void)
-{
-	return vtg.ctl && vtg.ctl->f_op->poll && !(vfs_poll(vtg.ctl, NULL) & EPOLLHUP);
 }
 
 /**
@@ -116,7 +100,7 @@ int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
 	u8 *buf;
 	int ret;
 
-	if (!vtg.ctl) {
+	if (!vtg_port_present(&vtg.ctl)) {
 		vtg.ctl_lost++;
 		return -ENODEV;
 	}
@@ -140,7 +124,7 @@ int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
 	ret = vtg_ctl_write(buf, len);
 	kvfree(buf);
 	if (ret) {
-		if (ret == -ETIMEDOUT && vtg_ctl_connected())
+		if (ret == -ETIMEDOUT && vtg_port_connected(&vtg.ctl))
 			vtg.ctl_slow = true;
 		vtg.ctl_lost++;
 		pr_warn_ratelimited("message type %u seq %llu not delivered: %d\n",

@@ -283,7 +283,7 @@ static int __init vtrace_guest_init(void)
 	if (ret)
 		goto out_stop_thread;
 	pr_info("ready, %u data port(s) for %u CPU(s)%s\n", vtg.nr_ports,
-		nr_cpu_ids, vtg.ctl ? ", control port" : ", no control port");
+		nr_cpu_ids, vtg_port_present(&vtg.ctl) ? ", control port" : ", no control port");
 	return 0;
 
 out_stop_thread:

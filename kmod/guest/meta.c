@@ -66,7 +66,7 @@ static int vtg_meta_info(void)
 		if (ci[cpu].apic_id == VTG_NO_APIC_ID)
 			pr_warn_once("cpu%u has no APIC id: META_INFO says 0x%x\n",
 				     cpu, VTG_NO_APIC_ID);
-		ci[cpu].flags = (vtg.cpus[cpu].port ? VTRACE_CPU_HAS_PORT : 0) |
+		ci[cpu].flags = (vtg_port_present(&vtg.cpus[cpu].port) ? VTRACE_CPU_HAS_PORT : 0) |
 				(cpu_online(cpu) ? VTRACE_CPU_ONLINE : 0);
 	}
 	mi.start_tsc = rdtsc_ordered();
@@ -267,10 +267,10 @@ int vtg_meta_send(void)
 	int ret;
 
 	vtg.meta_files = 0;
-	if (!vtg.ctl)
+	if (!vtg_port_present(&vtg.ctl))
 		return 0;
 	/* a start gives a host that stalled the port before a new chance */
-	vtg.ctl_stalled = false;
+	vtg_port_unstall(&vtg.ctl);
 	vtg.ctl_slow = false;
 	vtg.ctl_deadline = jiffies + msecs_to_jiffies(READ_ONCE(vtg_port_timeout_ms)) *
 				     VTG_META_TIMEOUTS;

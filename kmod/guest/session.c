@@ -234,7 +234,7 @@ static void vtg_count_unread(void)
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct vtg_cpu *c = &vtg.cpus[cpu];
 
-		if (!c->port && !c->port_gone)
+		if (!vtg_port_present(&c->port) && !c->port_gone)
 			continue;
 		c->unread = vtg_ring_stat(cpu, "entries:");
 		if (c->unread)

@@ -72,7 +72,7 @@ void vtg_refresh_ring_stats(void)
 		struct vtrace_cpu_stats *st = &vtg.cpus[cpu].st;
 
 		st->cpu = cpu;
-		st->flags = (vtg.cpus[cpu].port ? VTRACE_CPU_HAS_PORT : 0) |
+		st->flags = (vtg_port_present(&vtg.cpus[cpu].port) ? VTRACE_CPU_HAS_PORT : 0) |
 			    (cpu_online(cpu) ? VTRACE_CPU_ONLINE : 0);
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/stats", cpu);
 		buf = vtg_read_instance(rel, &len);
@@ -153,7 +153,8 @@ char *vtg_status_format(bool fresh)
 		      "protocol version: %u\nctl messages: %llu sent, %llu lost\n"
 		      "host commands: %llu received, %llu refused\n",
 		      vtg.state == VTRACE_STATE_TRACING ? "tracing" : "idle", vtg.session,
-		      vtg_prefix, vtg.ctl ? "yes" : "no", vtg.nr_ports, nr_cpu_ids,
+		      vtg_prefix, vtg_port_present(&vtg.ctl) ? "yes" : "no",
+		      vtg.nr_ports, nr_cpu_ids,
 		      vtg.nr_ports < nr_cpu_ids ? " (CPUs without a port are not streamed)" : "",
 		      vtg.version, vtg.ctl_sent, vtg.ctl_lost, vtg.cmds, vtg.cmd_errors);
 	if (vtg.cmds_limited)

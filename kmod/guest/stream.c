@@ -29,7 +29,7 @@
  * The port is non-blocking.  On -EAGAIN (host end not connected, host not
  * reading) the actor sleeps on the port's wait queue until the port wakes
  * it (the host used our buffers, connected, went away) and writes again,
- * for at most port_timeout_ms in all (vtg_port_io() in ports.c); then the
+ * for at most port_timeout_ms in all (vtg_port_splice() in ports.c); then the
  * pages in the pipe count as lost and the port is "stalled": later pages
  * are tried once and dropped at once until a write succeeds.
  * A page taken from the ring buffer is therefore always either sent or
@@ -145,7 +145,7 @@ static void vtg_count_page(const u8 *page, size_t size, struct vtg_page_count *p
  * control thread closes the port at the stop, and what is left in the
  * CPU's ring counts as unread (lost).
  */
-static void vtg_port_gone(struct vtg_cpu *c)
+static void vtg_cpu_port_gone(struct vtg_cpu *c)
 {
 	if (!c->port_gone)
 		pr_warn("cpu%u: port %s%s%u is gone, its drain thread ends\n",
@@ -173,26 +173,16 @@ static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, b
 	}
 }
 
-/* vtg_port_io() op: one ->splice_write of what the pipe holds */
-static ssize_t vtg_splice_op(struct file *port, void *arg)
-{
-	struct pipe_inode_info *pipe = arg;
-	size_t len = pipe_occupancy(pipe->head, pipe->tail) * PAGE_SIZE;	/* a page a slot */
-	loff_t pos = 0;
-
-	return port->f_op->splice_write(pipe, port, &pos, len, 0);
-}
-
 /* One ->splice_write of what the pipe holds; -EAGAIN retried up to the timeout */
-static ssize_t vtg_port_splice(struct vtg_cpu *c, struct pipe_inode_info *pipe)
+static ssize_t vtg_cpu_splice(struct vtg_cpu *c, struct pipe_inode_info *pipe)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
-	bool was_stalled = c->stalled;
+	bool was_stalled = vtg_port_stalled(&c->port);
 	ssize_t ret;
 
-	ret = vtg_port_io(c->port, &c->stalled, deadline, vtg_splice_op, pipe);
+	ret = vtg_port_splice(&c->port, pipe, deadline);
 	if (ret > 0)
-		c->stalled = false;
+		vtg_port_unstall(&c->port);
 	else if (ret == -ETIMEDOUT && !was_stalled)
 		pr_warn_ratelimited("cpu%u: port not writable for %u ms, dropping pages\n",
 				    c->cpu, vtg_port_timeout_ms);
@@ -293,7 +283,7 @@ static int vtg_actor(struct pipe_inode_info *pipe, struct splice_desc *sd)
 	}
 	while (done < n) {
 		tail = pipe->tail;
-		ret = vtg_port_splice(c, pipe);
+		ret = vtg_cpu_splice(c, pipe);
 		i = (pipe->tail - tail) / k;
 		if (ret > 0) {
 			vtg_account(c, done, i, true);
@@ -303,7 +293,7 @@ static int vtg_actor(struct pipe_inode_info *pipe, struct splice_desc *sd)
 		}
 		/* consumed but not sent (0), or refused: all of it is lost */
 		if (ret == -ENODEV)
-			vtg_port_gone(c);
+			vtg_cpu_port_gone(c);
 		if (ret != -ETIMEDOUT) {
 			c->st.port_errors++;
 			pr_warn_ratelimited("cpu%u: port write failed: %zd\n",
@@ -361,20 +351,12 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 			c->cpu, vtg.stop_budget);
 }
 
-/* vtg_port_io() op: ->write of one sub-buffer from the borrowed mm */
-static ssize_t vtg_write_op(struct file *port, void *arg)
-{
-	loff_t pos = 0;
-
-	return port->f_op->write(port, (const char __user __force *)arg, vtg.subbuf_size, &pos);
-}
-
 /* ->write of one sub-buffer from the borrowed mm; -EAGAIN retried up to the timeout */
-static ssize_t vtg_port_write_user(struct vtg_cpu *c, const char __user *ubuf)
+static ssize_t vtg_cpu_write_user(struct vtg_cpu *c, const char __user *ubuf)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
 
-	return vtg_port_io(c->port, &c->stalled, deadline, vtg_write_op, (void __force *)ubuf);
+	return vtg_port_write(&c->port, ubuf, vtg.subbuf_size, deadline);
 }
 
 /*
@@ -401,12 +383,12 @@ static void vtg_flush_by_read(struct vtg_cpu *c)
 		if (copy_from_user(page, ubuf, size))
 			break;
 		vtg_count_page(page, size, &c->pending[0]);
-		ret = vtg_port_write_user(c, ubuf);
+		ret = vtg_cpu_write_user(c, ubuf);
 		if (ret != size && ret != -ETIMEDOUT)
 			c->st.port_errors++;
 		vtg_account(c, 0, 1, ret == size);
 		if (ret == -ENODEV) {
-			vtg_port_gone(c);
+			vtg_cpu_port_gone(c);
 			break;
 		}
 	}
@@ -489,7 +471,7 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 		return ret;
 	}
 	c->raw->f_mode |= FMODE_LSEEK;
-	c->stalled = false;
+	vtg_port_unstall(&c->port);
 	c->ring.wqh = NULL;
 	c->port_gone = false;
 	init_completion(&c->flushed);
@@ -534,8 +516,7 @@ void vtg_stream_stop(void)
 		vtg_close(c->raw);
 		c->raw = NULL;
 		if (c->port_gone) {
-			vtg_close(c->port);
-			c->port = NULL;
+			vtg_port_close(&c->port);
 			vtg.nr_ports--;
 		}
 	}
@@ -562,7 +543,7 @@ int vtg_stream_start(void)
 		c->st.cpu = cpu;
 		c->unread = 0;
 		c->port_gone = false;
-		if (!c->port)
+		if (!vtg_port_present(&c->port))
 			continue;
 		ret = vtg_stream_start_cpu(c);
 		if (ret)

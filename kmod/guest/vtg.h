@@ -58,6 +58,20 @@ struct vtg_poller {
 };
 
 /**
+ * struct vtg_port - one virtio-serial port: its file and its stall state (ports.c)
+ * @file:	the port's device, opened O_NONBLOCK; NULL: no such port, or
+ *		closed (unplugged)
+ * @stalled:	a write timed out: later writes are tried once, without
+ *		waiting, until vtg_port_unstall()
+ *
+ * Only ports.c touches the fields; the other files use its functions.
+ */
+struct vtg_port {
+	struct file *file;
+	bool stalled;
+};
+
+/**
  * struct vtg_page_count - what a page of the pipe holds, counted before sending
  * @events:	data events
  * @fillers:	of those, markers of %VTRACE_FILLER_TEXT, which the merger
@@ -71,11 +85,10 @@ struct vtg_page_count {
 /**
  * struct vtg_cpu - one guest CPU: its data port and its drain thread
  * @cpu:	CPU number
- * @port:	vtrace.cpuK, opened O_NONBLOCK; NULL if the host gave none
+ * @port:	vtrace.cpuK; absent if the host gave none
  * @raw:	the instance's per_cpu/cpuK/trace_pipe_raw (tracing only)
  * @task:	drain thread (tracing only)
  * @pos:	page-aligned read position handed to splice
- * @stalled:	the port timed out; drop pages at once until a write works
  * @port_gone:	the port was unplugged (-ENODEV): the drain thread ended, the
  *		port is closed at the stop
  * @flushed:	the drain thread emptied the ring (stop) or ended (port gone)
@@ -88,11 +101,10 @@ struct vtg_page_count {
  */
 struct vtg_cpu {
 	unsigned int cpu;
-	struct file *port;
+	struct vtg_port port;
 	struct file *raw;
 	struct task_struct *task;
 	loff_t pos;
-	bool stalled;
 	bool port_gone;
 	struct completion flushed;
 	struct vtg_page_count pending[VTG_SPLICE_PAGES];
@@ -143,10 +155,9 @@ struct vtg_req {
  * @tracefs:	module-internal mount of tracefs
  * @tr:		the "vtrace" instance
  * @own_instance: the module created the instance (destroys it at exit)
- * @ctl:	vtrace.ctl, O_NONBLOCK; NULL if none
+ * @ctl:	vtrace.ctl; absent if the host gave none
  * @ctl_poller: the control thread's poller on @ctl (agent.c); woken: @ctl
  *		woke us (bytes, host connect/disconnect, unplug)
- * @ctl_stalled: a ctl write timed out; drop messages at once until one works
  * @cpus:	nr_cpu_ids entries
  * @nr_ports:	data ports found
  * @ctl_task:	the control thread
@@ -197,9 +208,8 @@ struct vtg {
 	struct vfsmount *tracefs;
 	struct trace_array *tr;
 	bool own_instance;
-	struct file *ctl;
+	struct vtg_port ctl;
 	struct vtg_poller ctl_poller;
-	bool ctl_stalled;
 	struct vtg_cpu *cpus;
 	unsigned int nr_ports;
 	struct task_struct *ctl_task;
@@ -278,11 +288,38 @@ void *vtg_read_whole(struct file *f, size_t *lenp);
 void *vtg_read_instance(const char *rel, size_t *lenp);
 int vtg_write_instance(const char *rel, const char *text, bool trunc);
 
-/* ports.c */
+/* ports.c: the ports and their one write/splice and stall policy */
+struct pipe_inode_info;
+
 int vtg_ports_open(void);
 void vtg_ports_close(void);
-ssize_t vtg_port_io(struct file *port, bool *stalled, unsigned long deadline,
-		    ssize_t (*op)(struct file *port, void *arg), void *arg);
+ssize_t vtg_port_write(struct vtg_port *p, const char __user *ubuf, size_t len,
+		       unsigned long deadline);
+ssize_t vtg_port_splice(struct vtg_port *p, struct pipe_inode_info *pipe,
+			unsigned long deadline);
+ssize_t vtg_port_read(struct vtg_port *p, char __user *ubuf, size_t len);
+__poll_t vtg_port_poll(struct vtg_port *p);
+bool vtg_port_connected(struct vtg_port *p);
+void vtg_port_watch(struct vtg_port *p, struct vtg_poller *w, wait_queue_head_t *wake);
+void vtg_port_close(struct vtg_port *p);
+
+/* vtg_port_present() - the port is open (the host gave it, not unplugged) */
+static inline bool vtg_port_present(const struct vtg_port *p)
+{
+	return p->file;
+}
+
+/* vtg_port_stalled() - the port's last write timed out (see vtg_port_write()) */
+static inline bool vtg_port_stalled(const struct vtg_port *p)
+{
+	return p->stalled;
+}
+
+/* vtg_port_unstall() - give the port its full deadline again (data went through) */
+static inline void vtg_port_unstall(struct vtg_port *p)
+{
+	p->stalled = false;
+}
 
 /* ctl.c: messages to the host */
 int vtg_send(u16 type, const void *p1, size_t l1, const void *p2, size_t l2,
