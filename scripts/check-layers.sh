@@ -5,10 +5,19 @@
 # another file defines, comments left out) and fail on a circle.
 #
 #   scripts/check-layers.sh [DIR...]   default: kmod/guest
+#   scripts/check-layers.sh --shared DIR
+#                                      print "FILE FUNCTION" for each function
+#                                      one file defines and another calls
+#                                      (scripts/check-kdoc.sh: they need kernel-doc)
 #
 # Prints each file's callees, then KTAP: one test per directory.
 set -u
 cd "$(dirname "$0")/.."
+shared=
+if [ "${1:-}" = --shared ]; then
+	shared=1
+	shift
+fi
 [ $# -gt 0 ] || set -- kmod/guest
 
 strip_comments() {	# strip_comments FILE: the source without comments and strings
@@ -40,7 +49,7 @@ strip_comments() {	# strip_comments FILE: the source without comments and string
 	}' "$1"
 }
 
-graph() {	# graph DIR: "caller callee" per line, file names without .c
+facts() {	# facts DIR: "def FILE NAME" and "use FILE NAME" lines, file names without .c
 	local dir=$1 f
 	for f in "$dir"/*.c; do
 		case "$f" in *.mod.c) continue ;; esac
@@ -57,7 +66,24 @@ graph() {	# graph DIR: "caller callee" per line, file names without .c
 				s = substr(s, RSTART + RLENGTH)
 			}
 		}'
-	done | awk '
+	done
+}
+
+shared_functions() {	# shared_functions DIR: "FILE.c NAME" of each function another file uses
+	facts "$1" | awk -v dir="$1" '
+	$1 == "def" { owner[$3] = $2; next }
+	{ uses[NR] = $2 " " $3 }
+	END {
+		for (i in uses) {
+			split(uses[i], u, " ")
+			if ((u[2] in owner) && owner[u[2]] != u[1])
+				print dir "/" owner[u[2]] ".c " u[2]
+		}
+	}' | sort -u
+}
+
+graph() {	# graph DIR: "caller callee" per line, file names without .c
+	facts "$1" | awk '
 	$1 == "def" { owner[$3] = $2; next }
 	{ uses[NR] = $2 " " $3 }
 	END {
@@ -69,6 +95,11 @@ graph() {	# graph DIR: "caller callee" per line, file names without .c
 		for (e in edge) print e
 	}' | sort -u
 }
+
+if [ -n "$shared" ]; then
+	shared_functions "$1"
+	exit 0
+fi
 
 n=0 pass=0 fail=0
 echo "KTAP version 1"

@@ -65,13 +65,18 @@ check "first make demo: the demo gets KVER=$rel KDIR=$hdr" $? "no line 'demo KVE
 # to build/: not over the real run's; no other part could run there)
 rm -rf "$hdr"
 tree=$root/tree
-mkdir -p "$tree/testbed" "$tree/scripts" "$tree/kmod/guest"
+mkdir -p "$tree/testbed" "$tree/scripts" "$tree/kmod/guest" "$tree/kmod/host"
 cp -r Makefile Kbuild dkms.conf include "$tree/"
 cp scripts/kdir.sh scripts/check.sh scripts/check-kconfig.sh scripts/check-layers.sh \
-	"$tree/scripts/"
+	scripts/check-kdoc.sh "$tree/scripts/"
 cp testbed/default-kver.sh "$tree/testbed/"
-cp kmod/guest/*.[ch] "$tree/kmod/guest/"	# the modules part checks their layers too
-out=$(cd "$tree" && VTRACE_SYSROOT=$root KDIR= KVER= make -s --no-print-directory check \
+# the modules part checks their layers and kernel-doc too (the stub headers have
+# no kernel-doc: the real tree's)
+cp kmod/guest/*.[ch] "$tree/kmod/guest/"
+cp kmod/host/*.[ch] "$tree/kmod/host/"
+rm -f "$tree"/kmod/*/*.mod.c
+out=$(cd "$tree" && KERNELDOC=$(scripts/kdir.sh)/scripts/kernel-doc \
+	VTRACE_SYSROOT=$root KDIR= KVER= make -s --no-print-directory check \
 	DEPS_CMD="$root/install-headers.sh" CHECK_PARTS=modules 2>&1)
 rc=$?
 sed 's/^/# /' <<< "$out" | head -20

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: unit tests, module build (W=1, warnings fail), the test bed's own
+# make check: unit tests, module build (W=1, warnings fail; kernel-doc), the test bed's own
 # watchdogs (against a fake QEMU), install and DKMS,
 # benchmarks at a tiny size, a guest run by libvirt, VM selftests on the
 # default kernel and the others.
@@ -64,7 +64,12 @@ build_modules() {
 		echo "modules: 1 passed, 1 failed (files calling each other in a circle above)"
 		return 1
 	fi
-	echo "modules: 2 passed, 0 failed"
+	# kernel-doc finds no fault, and each function called across files has it
+	if ! ./scripts/check-kdoc.sh; then
+		echo "modules: 2 passed, 1 failed (kernel-doc above)"
+		return 1
+	fi
+	echo "modules: 3 passed, 0 failed"
 }
 
 # The kernel matrix.  The default kernel (linux-image-amd64's) gets every
