@@ -11,8 +11,12 @@
 # host, told by the console line "vtg: # lat hog", holds that vCPU's host
 # CPU meanwhile in bursts for 2 s: align-lib.sh; the rest is the host's
 # time to react in a loaded bed), then timer task lat_io does the same for
-# 3 s beside a port I/O loop on CPU 1, lat_cpuid beside a CPUID loop
-# (helpers/e2e_lat.c).
+# 3 s beside a port I/O loop on CPU 1, lat_cpuid beside a CPUID loop,
+# lat_msr beside a loop of MSR writes, lat_prio for 2.5 s below a
+# SCHED_FIFO task e2e_burst of higher priority on CPU 1 (5 bursts of 40 ms,
+# one every 400 ms: helpers/e2e_lat.c), and lat_sirq for 4 s while the
+# host, told by "vtg: # lat sirq", keeps the vCPU's host CPU busy in its
+# network softirq for 2 s (helpers/e2e_sirq.c).
 IFS=,
 set -- $1
 unset IFS
@@ -49,6 +53,10 @@ if [ "$latency" = 1 ]; then
 	[ -e /dev/port ] || mknod /dev/port c 1 4
 	/bin/e2e_lat lat_io 1 3 1000 0x80 2>&1 | sed 's/^/vtg: # /'
 	/bin/e2e_lat lat_cpuid 1 3 1000 cpuid 2>&1 | sed 's/^/vtg: # /'
+	/bin/e2e_lat lat_msr 1 3 1000 msr 2>&1 | sed 's/^/vtg: # /'
+	/bin/e2e_lat lat_prio 1 2.5 1000 burst 5 40000 400000 2>&1 | sed 's/^/vtg: # /'
+	echo "vtg: # lat sirq"
+	/bin/e2e_lat lat_sirq 1 4 1000 2>&1 | sed 's/^/vtg: # /'
 fi
 echo 0 > $d/enable
 cat $d/status

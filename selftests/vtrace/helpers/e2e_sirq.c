@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/* e2e_sirq: network softirq work on one host CPU, sent from another (loopback UDP, RPS). */
+/*
+ * The host's part of a test that needs softirq work on the CPU a vCPU
+ * thread runs on, with no task of its own there: loopback is brought up,
+ * its receive queue steered to CPU alone (RPS, rps_cpus), and from FROM
+ * (another CPU) UDP datagrams of 64 bytes go to 127.0.0.1:PORT for SECONDS.
+ * Each is received on CPU, in its NET_RX softirq (an IPI from FROM, then
+ * net_rx_action when the interrupt returns, or ksoftirqd/CPU once the
+ * softirq has run too long), whatever task runs there.  The socket bound to
+ * PORT is never read: once its buffer is full, the softirq drops them.
+ * rps_cpus is set back to what it was at the end.
+ *
+ *   e2e_sirq CPU FROM SECONDS [-]
+ *
+ * With "-", ready (socket bound, pinned), it first reads a line from stdin.
+ * Prints "e2e_sirq: N datagrams in S s to cpu CPU's softirq".
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RPS_CPUS	"/sys/class/net/lo/queues/rx-0/rps_cpus"
+#define PORT		9919
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), rc = -1;
+
+	if (fd >= 0 && !ioctl(fd, SIOCGIFFLAGS, &ifr)) {
+		ifr.ifr_flags |= IFF_UP;
+		rc = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* write @val into rps_cpus, the old value into @old (if not NULL) */
+static int rps_set(const char *val, char *old, size_t len)
+{
+	FILE *f = fopen(RPS_CPUS, "r+");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	if (old && !fgets(old, len, f))
+		goto out;
+	rewind(f);
+	rc = fputs(val, f) < 0 ? -1 : 0;
+out:
+	if (fclose(f))
+		rc = -1;
+	return rc;
+}
+
+static int bind_sink(struct sockaddr_in *to)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)to, sizeof(*to)))
+		return -1;
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(PORT) };
+	char old[64] = "", mask[32], buf[64] = { 0 };
+	unsigned long n = 0;
+	double t0, end;
+	int cpu, sink, fd;
+	cpu_set_t set;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: e2e_sirq CPU FROM SECONDS [-]\n");
+		return 2;
+	}
+	cpu = atoi(argv[1]);
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CPU_ZERO(&set);
+	CPU_SET(atoi(argv[2]), &set);
+	snprintf(mask, sizeof(mask), "%x\n", 1u << cpu);
+	if (cpu < 0 || cpu > 31 || sched_setaffinity(0, sizeof(set), &set) || lo_up() ||
+	    rps_set(mask, old, sizeof(old))) {
+		fprintf(stderr, "e2e_sirq: cpu %d from %s, lo, " RPS_CPUS ": %s\n", cpu, argv[2],
+			strerror(errno));
+		return 1;
+	}
+	sink = bind_sink(&to);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (sink < 0 || fd < 0) {
+		fprintf(stderr, "e2e_sirq: sockets: %s\n", strerror(errno));
+		rps_set(old, NULL, 0);
+		return 1;
+	}
+	if (argc > 4 && !strcmp(argv[4], "-") && !fgets(mask, sizeof(mask), stdin)) {
+		fprintf(stderr, "e2e_sirq: no start line on stdin\n");
+		rps_set(old, NULL, 0);
+		return 1;
+	}
+	t0 = now_s();
+	end = t0 + atof(argv[3]);
+	do {
+		for (int i = 0; i < 16; i++)
+			n += sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&to,
+				    sizeof(to)) == sizeof(buf);
+	} while (now_s() < end);
+	printf("e2e_sirq: %lu datagrams in %.1f s to cpu %d's softirq\n", n, now_s() - t0, cpu);
+	rps_set(old, NULL, 0);
+	return 0;
+}
