@@ -28,11 +28,15 @@
 # ALIGN_FULL_FIRST=1: NAME-full-before-recording, every guest's VM had lost
 # records in the module's array before trace-cmd started (NAME/stats-before).
 #
-# ALIGN_LATENCY=G: three results check what vtrace-merge --explain makes of
+# ALIGN_LATENCY=G: six results check what vtrace-merge --explain makes of
 # guest gG's late wake-up phases (causes_check.py): NAME-cause-host-hog
 # (lat_hog's wake-ups the hog delayed, named with its count and delays),
-# NAME-cause-exit-io and NAME-cause-exit-cpuid (lat_io's and lat_cpuid's
-# late wake-ups went to io and cpuid exits).
+# NAME-cause-exit-io, NAME-cause-exit-cpuid and NAME-cause-exit-msr
+# (lat_io's, lat_cpuid's and lat_msr's late wake-ups went to io, cpuid and
+# msr exits), NAME-cause-guest-task (lat_prio's wake-ups the guest's
+# higher-priority e2e_burst delayed, with their count and delays) and
+# NAME-cause-host-softirq (lat_sirq's, beside e2e_sirq's softirq work on
+# the vCPU's host CPU).
 
 ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
 ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
@@ -47,7 +51,7 @@ align_analyse_plan() {
 		[ -z "$ALIGN_FULL_FIRST" ] || n=$((n + 1))
 		[ "$ALIGN_OLD_WAY" != file ] || [ "$ALIGN_GUESTS" -lt 2 ] || n=$((n + 1))
 	fi
-	[ -z "$ALIGN_LATENCY" ] || n=$((n + 3))
+	[ -z "$ALIGN_LATENCY" ] || n=$((n + 6))
 	echo $n
 }
 
@@ -119,17 +123,21 @@ align_analyse() {
 	align_causes "$name" "$dir" "${hist[@]}"
 }
 
-# align_causes_not_run NAME REASON: the two cause results, failed
+# align_causes_not_run NAME REASON: the cause results, failed
 align_causes_not_run() {
 	[ -n "${ALIGN_LATENCY:-}" ] || return 0
 	ktap_result 1 "$1-cause-host-hog" "$2"
 	ktap_result 1 "$1-cause-exit-io" "$2"
 	ktap_result 1 "$1-cause-exit-cpuid" "$2"
+	ktap_result 1 "$1-cause-exit-msr" "$2"
+	ktap_result 1 "$1-cause-guest-task" "$2"
+	ktap_result 1 "$1-cause-host-softirq" "$2"
 }
 
 # align_causes NAME DIR HISTORYARGS...: vtrace-merge --explain of guest
-# gALIGN_LATENCY's lat_hog and lat_io, checked by causes_check.py against
-# what the host injected (hog.txt: e2e_hog's own count)
+# gALIGN_LATENCY's timer tasks, checked by causes_check.py against what the
+# host and the guest injected (hog.txt: e2e_hog's and e2e_sirq's own
+# counts; the guest's console: e2e_lat's)
 align_causes() {
 	local name=$1 dir=$2 g t
 	g=$name-g${ALIGN_LATENCY:-}
@@ -137,7 +145,7 @@ align_causes() {
 	[ -n "${ALIGN_LATENCY:-}" ] || return 0
 	sed 's/^/# /' "$dir/hog.txt"
 	grep -a 'vtg: # e2e_lat' "$VTRACE_OUT/$g/console.log" | tr -d '\r' | sed 's/^vtg: //'
-	for t in lat_hog lat_io lat_cpuid; do
+	for t in lat_hog lat_io lat_cpuid lat_msr lat_prio lat_sirq; do
 		"$ALIGN_MERGE" --host "$dir/host.dat" "$@" --guest "g$ALIGN_LATENCY=$VTRACE_OUT/$g" \
 			--explain --task $t --worst 100000 --format jsonl > "$dir/explain-$t.jsonl" \
 			2> "$dir/explain-$t.err" || {
@@ -147,7 +155,10 @@ align_causes() {
 	done
 	python3 "$VTRACE_PROJ/selftests/vtrace/causes_check.py" --hog "${ALIGN_HOG[*]}" \
 		--hog-done "$dir/hog.txt" --exit io="$dir/explain-lat_io.jsonl" \
-		--exit cpuid="$dir/explain-lat_cpuid.jsonl" "$dir/explain-lat_hog.jsonl" \
+		--exit cpuid="$dir/explain-lat_cpuid.jsonl" --exit-count msr="$dir/explain-lat_msr.jsonl" \
+		--guest-burst "5 40000 400000" --burst-done "$VTRACE_OUT/$g/console.log" \
+		--burst "$dir/explain-lat_prio.jsonl" --sirq "$dir/explain-lat_sirq.jsonl" \
+		--sirq-done "$dir/hog.txt" "$dir/explain-lat_hog.jsonl" \
 		> "$dir/causes.txt" 2>&1
 	sed 's/^/# /' "$dir/causes.txt"
 	grep -q '^host-hog: ok' "$dir/causes.txt"
@@ -156,6 +167,12 @@ align_causes() {
 	ktap_result $? "$name-cause-exit-io"
 	grep -q '^exit-cpuid: ok' "$dir/causes.txt"
 	ktap_result $? "$name-cause-exit-cpuid"
+	grep -q '^exit-msr: ok' "$dir/causes.txt"
+	ktap_result $? "$name-cause-exit-msr"
+	grep -q '^guest-burst: ok' "$dir/causes.txt"
+	ktap_result $? "$name-cause-guest-task"
+	grep -q '^host-softirq: ok' "$dir/causes.txt"
+	ktap_result $? "$name-cause-host-softirq"
 }
 
 # align_pid_args NAME GUESTS: ALIGN_PIDARGS, align_check.py's --pid gN=PID of

@@ -27,11 +27,14 @@
 # beside host.dat either way.
 #
 # ALIGN_LATENCY=G (align.sh): guest gG also runs the late wake-up phases
-# after its markers (l2/e2e_align.sh: timer task lat_hog, then lat_io beside
-# a port I/O loop, on its CPU 1, tracing scheduling and timers): when its
-# console says so, the host pins that vCPU's thread to host CPU 1 and runs
-# e2e_hog there (ALIGN_HOG: bursts, burst us, period us; e2e_hog's own
-# count goes to NAME/hog.txt).
+# after its markers (l2/e2e_align.sh: timer task lat_hog, then lat_io,
+# lat_cpuid and lat_msr beside loops of exits, lat_prio below a guest task
+# of higher priority, lat_sirq, on its CPU 1, tracing scheduling and
+# timers): when its console says so, the host pins that vCPU's thread to
+# host CPU 1 and runs e2e_hog there (ALIGN_HOG: bursts, burst us, period
+# us), later e2e_sirq (softirq work on that CPU: align_sirq); their own
+# counts go to NAME/hog.txt.  The host also records its interrupt and
+# softirq events (align_irq_events).
 #
 # ALIGN_FULL_FIRST=1 (align_unstable, with ALIGN_HISTORY=events): the user of
 # the issue, who loaded vtrace_host at boot and records later: trace-cmd starts
@@ -51,7 +54,9 @@ align_case() {
 
 	mkdir -p "$dir"
 	# trace-cmd starts while the guests run: no text patch for its events
-	l1_hold_events kvm/kvm_hypercall sched/sched_switch kvm/kvm_entry kvm/kvm_exit ||
+	align_irq_events
+	l1_hold_events kvm/kvm_hypercall sched/sched_switch kvm/kvm_entry kvm/kvm_exit \
+		"${ALIGN_IRQ_HOLD[@]}" ||
 		ktap_diag "$name: could not hold L1's events (text patches while the guests run)"
 	align_case_env "$name" "$count" "$guests"
 	if [ "${ALIGN_HISTORY:-file}" = events ]; then
@@ -99,6 +104,20 @@ align_case_env() {
 	} > "$VTRACE_OUT/$1/case.env"
 }
 
+# align_irq_events: with ALIGN_LATENCY, the host also records its interrupt
+# and softirq events (the late wake-ups' host_irq and host_softirq:
+# align_sirq's phase): trace-cmd's options in ALIGN_IRQ_OPTS, the events for
+# l1_hold_events in ALIGN_IRQ_HOLD
+align_irq_events() {
+	local e
+	ALIGN_IRQ_OPTS=() ALIGN_IRQ_HOLD=()
+	[ -n "${ALIGN_LATENCY:-}" ] || return 0
+	for e in irq_handler_entry irq_handler_exit softirq_entry softirq_exit; do
+		ALIGN_IRQ_OPTS+=(-e "irq:$e")
+		ALIGN_IRQ_HOLD+=("irq/$e")
+	done
+}
+
 # ALIGN_HOG: the host's bursts on the vCPU's CPU (ALIGN_LATENCY): count, us each, period us
 ALIGN_HOG=(5 40000 400000)
 
@@ -108,7 +127,7 @@ ALIGN_HOG=(5 40000 400000)
 # ALIGN_HOG's bursts.  The guest's lat_hog runs 12 s, the bursts take 2 (the
 # host saw the console line 6 s late once); e2e_hog started that late ran
 # 0.24 s as a normal task on the CPU before its first burst (exec, set-up),
-# itself a cause the test did not mean.
+# itself a cause the test did not mean.  Then align_sirq.
 align_hog() {
 	local g=$1 tid i fifo=/tmp/$1-hog.fifo hog rc
 	for ((i = 0; i < 300; i++)); do
@@ -133,8 +152,27 @@ align_hog() {
 	[ $i -lt 4000 ] || echo "align_hog: no 'lat hog' from $g"
 	wait $hog
 	rc=$?
+	align_sirq "$g" "$fifo" || rc=1
 	rm -f "$fifo"
 	return $rc
+}
+
+# align_sirq GUESTDIR FIFO: e2e_sirq started at once, waiting on FIFO; once
+# the guest's console says "vtg: # lat sirq", 2 s of NET_RX softirq work on
+# host CPU 1 (the vCPU's), sent from CPU 0 (the guest's lat_sirq runs 4 s)
+align_sirq() {
+	local g=$1 fifo=$2 i sirq
+	"$VTRACE_PROJ/build/helpers/e2e_sirq" 1 0 2 - <> "$fifo" &
+	sirq=$!
+	for ((i = 0; i < 4000; i++)); do
+		grep -q "vtg: # lat sirq" "$VTRACE_OUT/$g/console.log" && break
+		kill -0 $sirq 2> /dev/null || break
+		sleep 0.2
+	done
+	sleep 1
+	echo go > "$fifo"
+	[ $i -lt 4000 ] || echo "align_sirq: no 'lat sirq' from $g"
+	wait $sirq
 }
 
 # align_start_file NAME COUNT TSCWRITE...: a fresh vtrace_host sized for the
@@ -146,7 +184,7 @@ align_start_file() {
 	rmmod vtrace_host 2>/dev/null
 	insmod "$VTRACE_HOST_KO" capacity=1048576 || return 1
 	(cd /tmp && exec trace-cmd record -q -C x86-tsc -b 8192 -e kvm:kvm_hypercall \
-		-e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit \
+		-e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit "${ALIGN_IRQ_OPTS[@]}" \
 		-o "/tmp/$name-host.dat") > "$VTRACE_OUT/$name/trace-cmd.log" 2>&1 &
 	ALIGN_TC=$!
 	sleep 3
@@ -178,7 +216,7 @@ align_start_events() {
 	done
 	[ -z "${ALIGN_FULL_FIRST:-}" ] || align_wait_full "$name" "$#"
 	(cd /tmp && exec trace-cmd record -q -C x86-tsc -b 8192 -e vtrace_host -e kvm:kvm_hypercall \
-		-e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit \
+		-e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit "${ALIGN_IRQ_OPTS[@]}" \
 		-o "/tmp/$name-host.dat") > "$VTRACE_OUT/$name/trace-cmd.log" 2>&1 &
 	ALIGN_TC=$!
 	for ((w = 0; w < 600; w++)); do	# trace-cmd records once the events are enabled

@@ -74,52 +74,59 @@ def show(tag, summary, causes):
                c['max_ns'] / 1e6, 100 * c['share']))
 
 
-def check_hog(n, burst_ns, done, hog):
-    summary, causes, _, late = hog
+def check_bursts(tag, kind, task, n, burst_ns, done, data, most=None):
+    """wake-ups under cause KIND TASK, the injected bursts (N of burst_ns, DONE by their own count)"""
+    summary, causes, _, late = data
     fails = []
-    show('lat_hog', summary, causes)
+    show(tag, summary, causes)
     if done != n:
-        fails.append('e2e_hog says %s bursts, not %d' % (done, n))
-    row = cause(causes, 'host_task', 'e2e_hog')
+        fails.append('%s says %s bursts, not %d' % (task, done, n))
+    row = cause(causes, kind, task)
     if row['wakeups'] < 1:
-        fails.append('no wake-up under host task e2e_hog')
-    mine = [w for w in late if w['parts'] and w['parts'][0]['cause'] == 'host_task' and
-            w['parts'][0]['task'] == 'e2e_hog']
+        fails.append('no wake-up under %s %s' % (kind, task))
+    if most is not None and row['wakeups'] > most:
+        fails.append('%d wake-ups under %s %s, more than %d' % (row['wakeups'], kind, task, most))
+    mine = [w for w in late if w['parts'] and w['parts'][0]['cause'] == kind and
+            w['parts'][0]['task'] == task]
     total = 0
     for w in mine:
         part = w['parts'][0]['ns']
         total += part
-        print('host-hog: wake-up at %.6f: delay %.3f ms, e2e_hog %.3f ms of it' %
-              (w['expected_ns'] / 1e9, w['delay_ns'] / 1e6, part / 1e6))
+        print('%s: wake-up at %.6f: delay %.3f ms, %s %.3f ms of it' %
+              (tag, w['expected_ns'] / 1e9, w['delay_ns'] / 1e6, task, part / 1e6))
         if not part <= w['delay_ns'] <= burst_ns + DELAY_TOL[1]:
-            fails.append('delay %.3f ms not between its e2e_hog part and %.3f ms +%.0f ms' %
-                         (w['delay_ns'] / 1e6, burst_ns / 1e6, DELAY_TOL[1] / 1e6))
+            fails.append('delay %.3f ms not between its %s part and %.3f ms +%.0f ms' %
+                         (w['delay_ns'] / 1e6, task, burst_ns / 1e6, DELAY_TOL[1] / 1e6))
         if part > burst_ns + PART_TOL[1]:
-            fails.append("e2e_hog's part %.3f ms more than %.3f ms +%.0f ms" %
-                         (part / 1e6, burst_ns / 1e6, PART_TOL[1] / 1e6))
+            fails.append("%s's part %.3f ms more than %.3f ms +%.0f ms" %
+                         (task, part / 1e6, burst_ns / 1e6, PART_TOL[1] / 1e6))
     if not burst_ns + PART_TOL[0] <= total <= n * (burst_ns + PART_TOL[1]):
-        fails.append("e2e_hog's parts %.3f ms in all, not between one burst and %d of "
-                     "%.0f ms +%.0f ms" % (total / 1e6, n, burst_ns / 1e6, PART_TOL[1] / 1e6))
+        fails.append("%s's parts %.3f ms in all, not between one burst and %d of "
+                     "%.0f ms +%.0f ms" % (task, total / 1e6, n, burst_ns / 1e6, PART_TOL[1] / 1e6))
     if len(mine) != row['wakeups']:
-        fails.append('%d stories under e2e_hog, the summary counts %d' %
-                     (len(mine), row['wakeups']))
-    print('host-hog: %s: %d wake-ups under host task e2e_hog (%d bursts of %.0f ms injected), '
-          "%.3f ms in all, max %.3f ms; e2e_hog's parts %.3f ms" %
-          ('FAIL ' + '; '.join(fails) if fails else 'ok', row['wakeups'], n, burst_ns / 1e6,
-           row['total_ns'] / 1e6, row['max_ns'] / 1e6, total / 1e6))
+        fails.append('%d stories under %s, the summary counts %d' %
+                     (len(mine), task, row['wakeups']))
+    print("%s: %s: %d wake-ups under %s %s (%d bursts of %.0f ms injected), "
+          "%.3f ms in all, max %.3f ms; %s's parts %.3f ms" %
+          (tag, 'FAIL ' + '; '.join(fails) if fails else 'ok', row['wakeups'], kind, task, n,
+           burst_ns / 1e6, row['total_ns'] / 1e6, row['max_ns'] / 1e6, task, total / 1e6))
     return not fails
 
 
-def exit_time(modes):
-    """{reason: ns} of the exits in the late windows' modes"""
+def check_hog(n, burst_ns, done, hog):
+    return check_bursts('host-hog', 'host_task', 'e2e_hog', n, burst_ns, done, hog)
+
+
+def exit_time(modes, count=False):
+    """{reason: ns (count: number)} of the exits in the late windows' modes"""
     by = {}
     for m in modes:
         if m['mode'] == 'exit':
-            by[m['reason']] = by.get(m['reason'], 0) + m['total_ns']
+            by[m['reason']] = by.get(m['reason'], 0) + (m['count'] if count else m['total_ns'])
     return by
 
 
-def check_exit(reason, hog, load):
+def check_exit(reason, hog, load, count=False):
     summary, causes, modes, _ = load
     fails = []
     show('lat_' + reason, summary, causes)
@@ -140,7 +147,15 @@ def check_exit(reason, hog, load):
     mine = by.get(reason, 0) / max(late, 1)
     hby = exit_time(hmodes)
     ctl = hby.get(reason, 0) / max(hsum.get('late', 0), 1)
-    if not mine or mine < CONTROL_TIME * ctl:
+    if count:
+        n = exit_time(modes, True).get(reason, 0) / max(late, 1)
+        hn = exit_time(hmodes, True).get(reason, 0) / max(hsum.get('late', 0), 1)
+        print('exit-%s: %.2f %s exits per late wake-up, lat_hog (no loop) %.2f' %
+              (reason, n, reason, hn))
+        if not n or n < CONTROL_TIME * hn:
+            fails.append('%.2f exits %s per late wake-up, lat_hog (no loop) %.2f: not %dx' %
+                         (n, reason, hn, CONTROL_TIME))
+    elif not mine or mine < CONTROL_TIME * ctl:
         fails.append('exits %s took %.4f ms per late wake-up, lat_hog (no loop) %.4f ms: not %dx' %
                      (reason, mine / 1e6, ctl / 1e6, CONTROL_TIME))
     print('exit-%s: %s: %d of %d late wake-ups of lat_%s under exit %s (%.3f ms in all, max '
@@ -153,12 +168,51 @@ def check_exit(reason, hog, load):
     return not fails
 
 
+def sirq_time(late):
+    """the host_softirq parts of the late windows, ns"""
+    return sum(p['ns'] for w in late for p in w['parts'] if p['cause'] == 'host_softirq')
+
+
+def check_sirq(hog, sirq, done):
+    """lat_sirq's late wake-ups beside e2e_sirq's softirq work (DONE: its line) vs lat_hog's"""
+    summary, causes, _, late = sirq
+    fails = []
+    show('lat_sirq', summary, causes)
+    print('lat_sirq: %s' % (done.group(0) if done else "no 'e2e_sirq: N datagrams' line"))
+    if not done or not int(done.group(1)):
+        fails.append('e2e_sirq sent nothing')
+    rows = [c for c in causes if c['cause'] == 'host_softirq']
+    count = sum(c['wakeups'] for c in rows)
+    if count < 1:
+        fails.append('no late wake-up under host_softirq')
+    mine = sirq_time(late) / max(summary.get('late', 0), 1)
+    hsum, _, _, hlate = hog
+    ctl = sirq_time(hlate) / max(hsum.get('late', 0), 1)
+    if not mine or mine < CONTROL_TIME * ctl:
+        fails.append('host softirqs took %.4f ms per late wake-up, lat_hog (none sent) %.4f ms: '
+                     'not %dx' % (mine / 1e6, ctl / 1e6, CONTROL_TIME))
+    print('host-softirq: %s: %d of %d late wake-ups of lat_sirq under host_softirq (%s), host '
+          'softirqs %.4f ms per late wake-up; lat_hog without them %.4f ms' %
+          ('FAIL ' + '; '.join(fails) if fails else 'ok', count, summary.get('late', 0),
+           ', '.join('%s %d %.3f ms' % (c['task'] or '-', c['wakeups'], c['total_ns'] / 1e6)
+                     for c in rows), mine / 1e6, ctl / 1e6))
+    return not fails
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--hog', required=True, help='"N BURST_US PERIOD_US" injected')
     ap.add_argument('--hog-done', required=True, help="e2e_hog's output")
     ap.add_argument('--exit', action='append', default=[], metavar='REASON=JSONL',
                     help='--explain of the task beside a loop of these exits')
+    ap.add_argument('--exit-count', action='append', default=[], metavar='REASON=JSONL',
+                    help='the same, compared by the number of exits (msr)')
+    ap.add_argument('--guest-burst', metavar='"N BURST_US EVERY_US"',
+                    help='bursts of the guest task e2e_burst, above the timer task')
+    ap.add_argument('--burst-done', help="the guest's console (e2e_lat's 'N bursts' line)")
+    ap.add_argument('--burst', metavar='JSONL', help='--explain of the task below e2e_burst')
+    ap.add_argument('--sirq', metavar='JSONL', help='--explain of the task beside host softirqs')
+    ap.add_argument('--sirq-done', help="e2e_sirq's output")
     ap.add_argument('hog_jsonl')
     a = ap.parse_args()
     n, burst_us, _ = (int(x) for x in a.hog.split())
@@ -168,6 +222,17 @@ def main():
     for e in a.exit:
         reason, path = e.split('=', 1)
         ok = check_exit(reason, hog, load(path)) and ok
+    for e in a.exit_count:
+        reason, path = e.split('=', 1)
+        ok = check_exit(reason, hog, load(path), count=True) and ok
+    if a.burst:
+        n, burst_us, _ = (int(x) for x in a.guest_burst.split())
+        m = re.search(r'e2e_lat lat_prio: (\d+) bursts', open(a.burst_done, errors='replace').read())
+        ok = check_bursts('guest-burst', 'guest_task', 'e2e_burst', n, burst_us * 1000,
+                          int(m.group(1)) if m else None, load(a.burst), most=n) and ok
+    if a.sirq:
+        m = re.search(r'e2e_sirq: (\d+) datagrams.*', open(a.sirq_done).read())
+        ok = check_sirq(hog, load(a.sirq), m) and ok
     sys.exit(0 if ok else 1)
 
 

@@ -19,8 +19,11 @@
 # ended (l0/align.sh, align-analyse.sh).
 # Then g2 runs the late wake-up phases (ALIGN_LATENCY, align-lib.sh): a host
 # task holds its vCPU's host CPU in bursts while a guest timer task waits,
-# then the timer task waits beside a port I/O loop; vtrace-merge --explain
-# must name the host task with its count and delays, and the io exits.
+# then timer tasks wait beside loops of port I/O, CPUID and MSR writes,
+# below a guest task of higher priority in bursts, and while the host keeps
+# the vCPU's host CPU busy in its network softirq; vtrace-merge --explain
+# must name each cause (the host task and the guest task with their counts
+# and delays).
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/align-lib.sh"
 
