@@ -148,7 +148,7 @@ align_hog() {
 		sleep 0.2
 	done
 	sleep 1	# the line comes before lat_hog starts: one burst came 0.1 s early
-	echo go > "$fifo"
+	echo go 1<> "$fifo"
 	[ $i -lt 4000 ] || echo "align_hog: no 'lat hog' from $g"
 	wait $hog
 	rc=$?
@@ -170,7 +170,7 @@ align_sirq() {
 		sleep 0.2
 	done
 	sleep 1
-	echo go > "$fifo"
+	echo go 1<> "$fifo"	# read-write: no wait for a reader that already died
 	[ $i -lt 4000 ] || echo "align_sirq: no 'lat sirq' from $g"
 	wait $sirq
 }
