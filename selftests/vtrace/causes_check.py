@@ -35,8 +35,22 @@
 #   as the exits, and the loop task itself, in guest mode between two
 #   exits, holds many of the wake-ups.
 #
-# Prints "host-hog: ok|FAIL ..." and "exit-REASON: ok|FAIL ...", with the
-# figures they rest on; exits 1 on a failure.
+# --exit-count REASON=JSONL: the same, but REASON's exits compared by their
+#   number per late wake-up (msr: the control's timer writes the TSC
+#   deadline, one or two exits per late wake-up, whose time grows with the
+#   bed's load; lat_msr's loop made 49 to 54 per late wake-up, the control
+#   1.2 to 1.3, in three runs).
+# --guest-burst "N BURST_US EVERY_US" --burst JSONL (--task lat_prio): the
+#   guest's SCHED_FIFO 60 task e2e_burst spun N bursts above the timer task
+#   (50) on its CPU: checked as the host hog, under guest_task e2e_burst,
+#   and at most N wake-ups (one burst delays one at most).
+# --sirq JSONL (--task lat_sirq): the host's softirq work on the vCPU's
+#   host CPU (e2e_sirq): the host_softirq share of the late windows against
+#   the control's, printed, not checked.
+#
+# Prints "host-hog: ok|FAIL ...", "exit-REASON: ok|FAIL ..." and
+# "guest-burst: ok|FAIL ...", with the figures they rest on; exits 1 on a
+# failure.
 import argparse
 import json
 import re
