@@ -89,7 +89,7 @@ def show(tag, summary, causes):
 
 
 def check_bursts(tag, kind, task, n, burst_ns, done, data, most=None):
-    """wake-ups under cause KIND TASK, the injected bursts (N of burst_ns, DONE by their own count)"""
+    """wake-ups under cause KIND TASK: the injected bursts (N of burst_ns, DONE their own count)"""
     summary, causes, _, late = data
     fails = []
     show(tag, summary, causes)
@@ -233,7 +233,8 @@ def main():
         ok = check_exit(reason, hog, load(path), count=True) and ok
     if a.burst:
         n, burst_us, _ = (int(x) for x in a.guest_burst.split())
-        m = re.search(r'e2e_lat lat_prio: (\d+) bursts', open(a.burst_done, errors='replace').read())
+        console = open(a.burst_done, errors='replace').read()
+        m = re.search(r'e2e_lat lat_prio: (\d+) bursts', console)
         ok = check_bursts('guest-burst', 'guest_task', 'e2e_burst', n, burst_us * 1000,
                           int(m.group(1)) if m else None, load(a.burst), most=n) and ok
     if a.sirq:

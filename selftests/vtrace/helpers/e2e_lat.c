@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* e2e_lat: a guest timer task in short sleeps, alone, beside an exit-heavy loop or a higher-priority task. */
+/* e2e_lat: a guest timer task in short sleeps, beside an exit-heavy loop or a task above it. */
 /*
  * On CPU, as task NAME at SCHED_FIFO priority 50, for SECONDS: sleep
  * PERIOD_US, again and again.  The sleeps are relative (clock_nanosleep
