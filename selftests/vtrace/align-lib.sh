@@ -232,11 +232,21 @@ align_vm_dropped() {
 	awk -v p="$1" '$1 == "vm" && $2 == p { n = $7 } END { print n + 0 }' "$2"
 }
 
-# align_wait_full NAME GUESTS: wait (90 s at most) until every guest's VM has
-# lost records in vtrace_host's array (its share is full); the stats of that
+# align_wait_full NAME GUESTS: wait until every guest's boot is past the
+# boot watchdog ("L2 up": a boot the bed restarts makes another VM, whose
+# share the stats below would not have seen full: ci12's align_unstable,
+# 2026-12-01 23:30), then (90 s at most) until every guest's VM has lost
+# records in vtrace_host's array (its share is full); the stats of that
 # moment go to NAME/stats-before
 align_wait_full() {
 	local name=$1 guests=$2 g w full pid
+	for ((g = 1; g <= guests; g++)); do
+		for ((w = 0; w < 4000; w++)); do
+			grep -aq "vtrace-testbed: L2 up" "$VTRACE_OUT/$name-g$g/console.log" 2>/dev/null &&
+				break
+			sleep 0.1
+		done
+	done
 	for ((w = 0; w < 900; w++)); do
 		cat /sys/kernel/debug/vtrace/stats > "$VTRACE_OUT/$name/stats-before"
 		full=1
