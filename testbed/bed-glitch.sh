@@ -88,5 +88,14 @@ while IFS= read -r -d '' f; do
 		grep -aE -m1 '^l1 (reset|stalled): ' "$f" | sed "s|^|${f#"$dir"/}: |"
 		rc=0
 	fi
+	# L1 stuck in its own boot, before its init said "L1 up" and ran the
+	# suite (which loads every vtrace module): soft lockups and RCU stalls
+	# of CPUs in finish_task_switch at 2.8 s, then no output (run-l1.sh,
+	# "after a kernel report": ci14's guest_agent, 2026-12-02 00:10)
+	if [ "$(basename "$f")" = l1-killed.log ] &&
+	   ! grep -aq 'vtrace-testbed: L1 up' "$(dirname "$f")/l1-console.log" 2>/dev/null; then
+		echo "${f#"$dir"/}: L1 stuck in its boot, before its script (no \"L1 up\"): $(grep -am1 -oE 'soft lockup - CPU#[0-9]* stuck|rcu_[a-z]* detected stalls' "$(dirname "$f")/l1-console.log")"
+		rc=0
+	fi
 done < <(find "$dir" -name '*.log' -print0 2>/dev/null)
 exit $rc

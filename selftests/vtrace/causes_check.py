@@ -43,7 +43,9 @@
 # --guest-burst "N BURST_US EVERY_US" --burst JSONL (--task lat_prio): the
 #   guest's SCHED_FIFO 60 task e2e_burst spun N bursts above the timer task
 #   (50) on its CPU: checked as the host hog, under guest_task e2e_burst,
-#   and at most N wake-ups (one burst delays one at most).
+#   and at most N wake-ups that got half a burst or more of it (one burst
+#   delays one; e2e_burst's own exit, one period after its last burst, took
+#   4.8 ms of a sixth in ci14).
 # --sirq JSONL (--task lat_sirq): the host's softirq work on the vCPU's
 #   host CPU (e2e_sirq): the host_softirq share of the late windows against
 #   the control's, printed, not checked.
@@ -98,10 +100,12 @@ def check_bursts(tag, kind, task, n, burst_ns, done, data, most=None):
     row = cause(causes, kind, task)
     if row['wakeups'] < 1:
         fails.append('no wake-up under %s %s' % (kind, task))
-    if most is not None and row['wakeups'] > most:
-        fails.append('%d wake-ups under %s %s, more than %d' % (row['wakeups'], kind, task, most))
     mine = [w for w in late if w['parts'] and w['parts'][0]['cause'] == kind and
             w['parts'][0]['task'] == task]
+    big = sum(1 for w in mine if w['parts'][0]['ns'] >= burst_ns / 2)
+    if most is not None and big > most:
+        fails.append('%d wake-ups got half a burst or more of %s, more than %d' %
+                     (big, task, most))
     total = 0
     for w in mine:
         part = w['parts'][0]['ns']

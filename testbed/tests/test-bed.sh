@@ -33,7 +33,7 @@ guest() {
 }
 
 echo "KTAP version 1"
-echo "1..15"
+echo "1..16"
 
 # The watchdog cases wait on watchdogs, not on the CPU: all at once (each in
 # its own folder), results in order.  caseK prints test K's line.
@@ -158,6 +158,18 @@ rc1=$?
 sed -i 's/shutdown_interception+0x55\/0x80 \[kvm_amd\]/vtg_drain+0x55\/0x80 [vtrace_guest]/' "$tmp/se/l1-console.log"
 ! "$tb/bed-glitch.sh" "$tmp/se" > /dev/null
 result $((rc1 | $?)) "bed_glitch_stack_end_of_a_vcpu_thread_not_with_a_vtrace_frame"
+
+# L1 killed after a kernel report in its own boot (no "L1 up"): the bed's;
+# after "L1 up" (the suite ran, vtrace's modules may be loaded): not
+mkdir -p "$tmp/kb"
+echo "run-l1: no output from L1 for 60s (l1-heartbeat.log) after a kernel report" > "$tmp/kb/l1-killed.log"
+printf '%s\n' "[    2.8] FS-Cache: Loaded" \
+	"[   32.7] watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [kworker/1:1:29]" > "$tmp/kb/l1-console.log"
+"$tb/bed-glitch.sh" "$tmp/kb" | grep -q 'L1 stuck in its boot, before its script'
+rc1=$?
+sed -i '1a vtrace-testbed: L1 up, running x.sh' "$tmp/kb/l1-console.log"
+! "$tb/bed-glitch.sh" "$tmp/kb" > /dev/null
+result $((rc1 | $?)) "bed_glitch_l1_stuck_in_its_boot_not_after_l1_up"
 
 # bed_retry: a glitch then a pass runs twice; a real failure runs once
 . "$tb/bed-retry.sh"
