@@ -39,7 +39,10 @@
 #   number per late wake-up (msr: the control's timer writes the TSC
 #   deadline, one or two exits per late wake-up, whose time grows with the
 #   bed's load; lat_msr's loop made 49 to 54 per late wake-up, the control
-#   1.2 to 1.3, in three runs).
+#   1.2 to 1.3, in three runs), and REASON's exits must be the ones that took
+#   the most time of the late windows, instead of at least one wake-up under
+#   exit REASON (each msr exit is too short to hold a wake-up's delay: 3, 1
+#   and 0 such wake-ups in ci13, ci14, ci15, msr first by time in all).
 # --guest-burst "N BURST_US EVERY_US" --burst JSONL (--task lat_prio): the
 #   guest's SCHED_FIFO 60 task e2e_burst spun N bursts above the timer task
 #   (50) on its CPU: checked as the host hog, under guest_task e2e_burst,
@@ -153,10 +156,16 @@ def check_exit(reason, hog, load, count=False):
     exits = [c for c in causes if c['cause'] == 'vcpu_exit']
     most = max(exits, key=lambda c: c['wakeups'])['task'] if exits else None
     print('lat_%s: the exit cause with the most wake-ups: %s' % (reason, most))
-    if row['wakeups'] < 1:
-        fails.append('no late wake-up under exit %s' % reason)
     by = exit_time(modes)
     top = max(by, key=by.get) if by else None
+    # a wake-up is under an exit reason when one exit of it held the delay:
+    # lat_msr's exits are microseconds each, its late wake-ups under exit msr
+    # were 3, 1 and 0 in ci13, ci14, ci15; the loop shows as the exits that
+    # took the most time of its windows (msr 695 ms, io next at 104, in ci15)
+    if count and top != reason:
+        fails.append('the exits that took the most time are %s, not %s' % (top, reason))
+    elif not count and row['wakeups'] < 1:
+        fails.append('no late wake-up under exit %s' % reason)
     print('lat_%s: exit modes in the late windows, ms: %s' % (reason,
           ', '.join('%s %.3f' % (r, t / 1e6) for r, t in sorted(by.items(), key=lambda x: -x[1]))))
     print('lat_%s: the exits that took the most time: %s' % (reason, top))
