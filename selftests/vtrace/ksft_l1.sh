@@ -54,4 +54,9 @@ result $? "a missing requirement: exit 4 and the reason"
 user L2_KVER=0.0-none "$ksft/run_kselftest.sh" -t vtrace:ksft_smoke.sh > "$out/skip-runner.out" 2>&1
 grep -qx 'ok 1 selftests: vtrace: ksft_smoke.sh # SKIP' "$out/skip-runner.out"
 result $? "the kselftest runner reports it as SKIP"
+# the guests' watchdog findings (testbed/l2-watch.sh: a reset, a restarted
+# boot) of the runs above, kept with their files in L1's /tmp, where
+# testbed/bed-glitch.sh looks (ci16: a guest reset after "L2 up" failed
+# ksft_guest.sh, and the part was not retried as the bed's)
+cat /tmp/vtrace-ksft-*/l2-boot-watchdog.txt > "$out/ksft-l2-watchdog.log" 2> /dev/null
 exit $fail
