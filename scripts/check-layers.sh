@@ -69,20 +69,7 @@ facts() {	# facts DIR: "def FILE NAME" and "use FILE NAME" lines, file names wit
 	done
 }
 
-shared_functions() {	# shared_functions DIR: "FILE.c NAME" of each function another file uses
-	facts "$1" | awk -v dir="$1" '
-	$1 == "def" { owner[$3] = $2; next }
-	{ uses[NR] = $2 " " $3 }
-	END {
-		for (i in uses) {
-			split(uses[i], u, " ")
-			if ((u[2] in owner) && owner[u[2]] != u[1])
-				print dir "/" owner[u[2]] ".c " u[2]
-		}
-	}' | sort -u
-}
-
-graph() {	# graph DIR: "caller callee" per line, file names without .c
+calls() {	# calls DIR: "caller owner name" for each use of a function defined in another file
 	facts "$1" | awk '
 	$1 == "def" { owner[$3] = $2; next }
 	{ uses[NR] = $2 " " $3 }
@@ -90,10 +77,17 @@ graph() {	# graph DIR: "caller callee" per line, file names without .c
 		for (i in uses) {
 			split(uses[i], u, " ")
 			if ((u[2] in owner) && owner[u[2]] != u[1])
-				edge[u[1] " " owner[u[2]]] = 1
+				print u[1], owner[u[2]], u[2]
 		}
-		for (e in edge) print e
-	}' | sort -u
+	}'
+}
+
+shared_functions() {	# shared_functions DIR: "FILE.c NAME" of each function another file uses
+	calls "$1" | awk -v dir="$1" '{ print dir "/" $2 ".c " $3 }' | sort -u
+}
+
+graph() {	# graph DIR: "caller callee" per line, file names without .c
+	calls "$1" | awk '{ print $1, $2 }' | sort -u
 }
 
 if [ -n "$shared" ]; then
