@@ -49,7 +49,9 @@
 # Figures of a real run and the machine: Documentation/benchmarks.rst.
 # Not a test: no pass/fail on the figures.
 # --report prints the figures of the run already in --out (same --runs,
-# --methods) without running it again.
+# --methods) without running it again.  Both draw OUT/transport.svg
+# (bench/transport-plot.py): events lost against the rate held in the sweep,
+# and guest CPU per MB, per method.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 mb=50 runs=3 rate=2000 size=256 sweep=4000,8000,16000,32000,0 methods=none,vtrace,splice,agent,net
@@ -109,6 +111,9 @@ if [ -z "$report" ]; then
 	[ "$rc" -eq 0 ] || echo "bench: run-l1 exit $rc (see $out)" >&2
 fi
 [ -s "$out/results.txt" ] || { echo "bench: no results" >&2; exit 1; }
+# the picture: the sweep's losses against the rate held, guest CPU per MB
+python3 "$here/bench/transport-plot.py" "$out/results.txt" "$runs" "$methods" "$out/transport.svg" &&
+	echo "bench: picture in $out/transport.svg"
 
 python3 - "$out/results.txt" "$runs" "$methods" "$xfail" <<'PY'
 import sys, statistics
