@@ -29,8 +29,8 @@ documented() {	# documented FILE NAME: FILE has a kernel-doc comment "NAME() - .
 	END { exit !found }' "$1"
 }
 
-echo "KTAP version 1"
-echo "1..$(($# * 2 + ${selfcheck:-0}))"
+. testbed/ktap.sh
+ktap_header $(($# * 2 + ${selfcheck:-0}))
 if [ ! -x "$kdoc" ]; then
 	for ((i = 1; i <= $# * 2; i++)); do
 		echo "not ok $i kernel-doc: $kdoc not found"
@@ -38,15 +38,6 @@ if [ ! -x "$kdoc" ]; then
 	echo "kdoc: 0 passed, $(($# * 2)) failed"
 	exit 1
 fi
-n=0 pass=0 fail=0
-result() {	# result RC NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		pass=$((pass + 1)); echo "ok $n $2"
-	else
-		fail=$((fail + 1)); echo "not ok $n $2"
-	fi
-}
 for dir in "$@"; do
 	files=()
 	for f in "$dir"/*.[ch]; do
@@ -56,7 +47,7 @@ for dir in "$@"; do
 	rc=$?
 	[ -z "$out" ] || sed 's/^/# /' <<< "$out"
 	[ $rc -eq 0 ] && ! grep -qiE 'warning|error' <<< "$out"
-	result $? "$dir: kernel-doc -none: no warning (${#files[@]} files)"
+	ktap_result $? "$dir: kernel-doc -none: no warning (${#files[@]} files)"
 	missing=0 shared=0
 	while read -r file name; do
 		[ -n "$file" ] || continue
@@ -67,7 +58,7 @@ for dir in "$@"; do
 		fi
 	done < <(scripts/check-layers.sh --shared "$dir")
 	[ $missing -eq 0 ]
-	result $? "$dir: kernel-doc on each of the $shared functions other files call"
+	ktap_result $? "$dir: kernel-doc on each of the $shared functions other files call"
 done
 if [ -n "$selfcheck" ]; then
 	t=$(mktemp -d)
@@ -82,7 +73,7 @@ if [ -n "$selfcheck" ]; then
 		grep -q "not ok 2 .*functions other files call" <<< "$out" &&
 		grep -q "vtg_send_hello() is called from another file" <<< "$out" &&
 		grep -q "'seq' not described in 'vtg_send_ack'" <<< "$out"
-	result $? "the check fails on a misnamed parameter and on a plain comment"
+	ktap_result $? "the check fails on a misnamed parameter and on a plain comment"
 fi
-echo "kdoc: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+echo "kdoc: $ktap_pass passed, $ktap_fail failed"
+[ "$ktap_fail" -eq 0 ]

@@ -69,6 +69,7 @@ mkdir -p "$tree/testbed" "$tree/scripts" "$tree/kmod/guest" "$tree/kmod/host"
 cp -r Makefile Kbuild dkms.conf include "$tree/"
 cp scripts/kdir.sh scripts/check.sh scripts/check-kconfig.sh scripts/check-layers.sh \
 	scripts/check-kdoc.sh "$tree/scripts/"
+cp testbed/ktap.sh "$tree/testbed/"
 cp testbed/default-kver.sh "$tree/testbed/"
 # the modules part checks their layers and kernel-doc too (the stub headers have
 # no kernel-doc: the real tree's)

@@ -12,24 +12,14 @@ cd "$(dirname "$0")/.."
 proj=$PWD
 mkdir -p build
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
-n=0 pass=0 fail=0
-result() {	# result RC NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		pass=$((pass + 1)); echo "ok $n $2"
-	else
-		fail=$((fail + 1)); echo "not ok $n $2"
-	fi
-}
-
-echo "KTAP version 1"
-echo "1..$((4 + 2 * $#))"
+. testbed/ktap.sh
+ktap_header $((4 + 2 * $#))
 
 kver=$(testbed/default-kver.sh)
 root=$proj/build/inst
 rm -rf "$root"
 make -s install DESTDIR="$root" > build/install.log 2>&1
-result $? "make_install"
+ktap_result $? "make_install"
 
 ok=0
 for m in guest host; do
@@ -40,13 +30,13 @@ for t in vtrace-merge vtrace; do
 	"$root/usr/local/bin/$t" --help > /dev/null 2>&1 || ok=1
 done
 [ -f "$root/usr/local/share/man/man1/vtrace-merge.1" ] || ok=1
-result $ok "installed_modules_tools_man"
+ktap_result $ok "installed_modules_tools_man"
 
 make -s uninstall DESTDIR="$root" >> build/install.log 2>&1
-result $? "make_uninstall"
+ktap_result $? "make_uninstall"
 left=$(find "$root" -type f 2>/dev/null | wc -l)
 [ -d "$root" ] && [ "$left" -eq 0 ]
-result $? "uninstall_leaves_nothing"
+ktap_result $? "uninstall_leaves_nothing"
 
 D=(--sourcetree "$proj/build/dkms/src" --dkmstree "$proj/build/dkms/tree"
    --installtree "$proj/build/dkms/inst")
@@ -58,7 +48,7 @@ for k in "$@"; do
 	mkdir -p "build/dkms/inst/$k"
 	dkms build -m vtrace -v "$version" -k "$k" "${D[@]}" >> build/dkms.log 2>&1 &&
 		dkms install -m vtrace -v "$version" -k "$k" "${D[@]}" >> build/dkms.log 2>&1
-	result $? "dkms_build_install_$k"
+	ktap_result $? "dkms_build_install_$k"
 	# DKMS compresses modules where the kernel does (6.12: .ko.xz); the test
 	# bed's busybox insmod wants them plain: build/dkms/modules/KVER/*.ko
 	ok=0
@@ -73,8 +63,8 @@ for k in "$@"; do
 		fi
 		[ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$k" ] || ok=1
 	done
-	result $ok "dkms_modules_match_$k"
+	ktap_result $ok "dkms_modules_match_$k"
 done
-[ "$fail" -eq 0 ] || echo "# logs: build/install.log build/dkms.log"
-echo "install: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ "$ktap_fail" -eq 0 ] || echo "# logs: build/install.log build/dkms.log"
+echo "install: $ktap_pass passed, $ktap_fail failed"
+[ "$ktap_fail" -eq 0 ]

@@ -9,21 +9,12 @@ tb=$(dirname "$here")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export VTRACE_QEMU=$here/fake-qemu.py
-n=0 pass=0 fail=0
-
-result() {	# result RC NAME [DIAG]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		pass=$((pass + 1)); echo "ok $n $2"
-	else
-		fail=$((fail + 1)); [ -z "${3:-}" ] || printf '# %s\n' "$3"; echo "not ok $n $2"
-	fi
-}
+. "$tb/ktap.sh"
 
 # guest PLAN [HB_WD]: run l2-watch.sh on a fake guest, boot watchdog 3 s;
 # sets d (its folder), rc, starts, log (the watchdog lines)
 guest() {
-	d=$tmp/g$((n + 1))
+	d=$tmp/g$((ktap_n + 1))
 	mkdir -p "$d"
 	FAKE_QEMU_PLAN=$1 timeout 120 "$tb/l2-watch.sh" "$d" 3 "${2:-3}" "$d/watchdog.txt" \
 		-pidfile "$d/qemu.pid" -serial "file:$d/console.log" > "$d/qemu.log" 2>&1
@@ -32,8 +23,7 @@ guest() {
 	log=$(cat "$d/watchdog.txt" 2>/dev/null)
 }
 
-echo "KTAP version 1"
-echo "1..16"
+ktap_header 16
 
 # The watchdog cases wait on watchdogs, not on the CPU: all at once (each in
 # its own folder), results in order.  caseK prints test K's line.
@@ -41,38 +31,38 @@ case1() {
 	guest ok
 	[ $rc -eq 0 ] && [ "$starts" = 1 ] && [ -z "$log" ] && [ -s "$d/heartbeat.log" ] &&
 		grep -q 'booted to its script' "$d/qemu.log" && [ -s "$d/qemu.pid" ]
-	result $? "healthy_guest_runs_once_unflagged" "rc $rc, $starts starts, log: $log"
+	ktap_result $? "healthy_guest_runs_once_unflagged" "rc $rc, $starts starts, log: $log"
 }
 case2() {
 
 	guest silent,ok
 	[ $rc -eq 0 ] && [ "$starts" = 2 ] &&
 		grep -q '^l2 boot watchdog: .*console silent for 3s at 0 bytes before "L2 up", its vCPU threads 0 ms of CPU meanwhile (attempt 1), QEMU killed$' <<< "$log"
-	result $? "silent_boot_killed_and_restarted" "rc $rc, $starts starts, log: $log"
+	ktap_result $? "silent_boot_killed_and_restarted" "rc $rc, $starts starts, log: $log"
 }
 case3() {
 
 	guest reset-boot,reset-boot,ok
 	[ $rc -eq 0 ] && [ "$starts" = 3 ] && [ "$(grep -c 'a reset (attempt [12])$' <<< "$log")" = 2 ]
-	result $? "boot_reset_restarted_twice" "rc $rc, $starts starts, log: $log"
+	ktap_result $? "boot_reset_restarted_twice" "rc $rc, $starts starts, log: $log"
 }
 case4() {
 
 	guest silent,reset-boot,silent
 	[ $rc -eq 124 ] && [ "$starts" = 3 ] && grep -q 'no boot in 3 attempts, giving up' <<< "$log"
-	result $? "three_failed_boots_give_up" "rc $rc, $starts starts, log: $log"
+	ktap_result $? "three_failed_boots_give_up" "rc $rc, $starts starts, log: $log"
 }
 case5() {
 
 	guest panic-boot
 	[ $rc -eq 0 ] && [ "$starts" = 1 ] && [ -z "$log" ]
-	result $? "kernel_panic_in_boot_not_taken_for_a_reset" "rc $rc, $starts starts, log: $log"
+	ktap_result $? "kernel_panic_in_boot_not_taken_for_a_reset" "rc $rc, $starts starts, log: $log"
 }
 case6() {
 
 	guest reset-up
 	[ "$starts" = 1 ] && grep -q '^l2 guest reset: .*no poweroff by its init and no kernel message$' <<< "$log"
-	result $? "reset_after_up_logged_not_restarted" "rc $rc, $starts starts, log: $log"
+	ktap_result $? "reset_after_up_logged_not_restarted" "rc $rc, $starts starts, log: $log"
 }
 case7() {
 
@@ -80,13 +70,13 @@ case7() {
 	guest hang-idle
 	[ "$starts" = 1 ] && grep -q '^l2 stalled: .*no heartbeat for 3s after "L2 up", its vCPU threads idle' <<< "$log" &&
 		[ $((SECONDS - t0)) -lt 30 ]
-	result $? "stalled_idle_guest_killed_within_its_bound" "rc $rc, $((SECONDS - t0)) s, log: $log"
+	ktap_result $? "stalled_idle_guest_killed_within_its_bound" "rc $rc, $((SECONDS - t0)) s, log: $log"
 }
 case8() {
 
 	guest hang-busy
 	[ "$starts" = 1 ] && grep -q '^l2 stuck busy: .*its vCPU threads busy' <<< "$log"
-	result $? "stuck_busy_guest_killed_and_told_apart" "rc $rc, log: $log"
+	ktap_result $? "stuck_busy_guest_killed_and_told_apart" "rc $rc, log: $log"
 }
 case9() {
 
@@ -104,7 +94,7 @@ case9() {
 	wait $w
 	rc=$?
 	[ $rc -eq 0 ] && [ ! -s "$d/watchdog.txt" ]
-	result $? "sigstopped_guest_left_alone" "rc $rc, log: $(cat "$d/watchdog.txt" 2>/dev/null)"
+	ktap_result $? "sigstopped_guest_left_alone" "rc $rc, log: $(cat "$d/watchdog.txt" 2>/dev/null)"
 }
 
 case10() {
@@ -114,7 +104,7 @@ case10() {
 	[ $rc -eq 0 ] && [ "$starts" = 1 ] && [ -z "$log" ] &&
 		grep -q '^l2: console silent for 3s at 0 bytes, its vCPU threads busy ([0-9]* ms of CPU): a slow boot, waiting up to 9s$' "$d/qemu.log" &&
 		grep -q 'booted to its script' "$d/qemu.log"
-	result $? "silent_busy_boot_waited_for" "rc $rc, $starts starts, log: $log, qemu.log: $(cat "$d/qemu.log")"
+	ktap_result $? "silent_busy_boot_waited_for" "rc $rc, $starts starts, log: $log, qemu.log: $(cat "$d/qemu.log")"
 }
 case11() {
 
@@ -122,18 +112,22 @@ case11() {
 	FAKE_QEMU_SECS=3600 guest silent-busy,ok
 	[ $rc -eq 0 ] && [ "$starts" = 2 ] &&
 		grep -Eq '^l2 boot watchdog: .*console silent for 9s at 0 bytes before "L2 up", its vCPU threads [0-9]+ ms of CPU meanwhile \(attempt 1\), QEMU killed$' <<< "$log"
-	result $? "silent_busy_boot_killed_at_three_times_the_bound" "rc $rc, $starts starts, log: $log"
+	ktap_result $? "silent_busy_boot_killed_at_three_times_the_bound" "rc $rc, $starts starts, log: $log"
 }
 
 for k in 1 2 3 4 5 6 7 8 9 10 11; do
-	( n=$((k - 1)); "case$k" ) > "$tmp/res.$k" 2>&1 &
+	( ktap_n=$((k - 1)); "case$k" ) > "$tmp/res.$k" 2>&1 &
 done
 wait
 for k in 1 2 3 4 5 6 7 8 9 10 11; do
 	cat "$tmp/res.$k"
-	if grep -q '^ok ' "$tmp/res.$k"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+	if grep -q '^ok ' "$tmp/res.$k"; then
+		ktap_pass=$((ktap_pass + 1))
+	else
+		ktap_fail=$((ktap_fail + 1))
+	fi
 done
-n=11
+ktap_n=11
 
 # bed-glitch.sh: the watchdogs' findings, but never a busy guest
 for f in "l2 stalled: x: no heartbeat" "l1 reset: L1 ended by itself" "l1 stalled: no heartbeat" \
@@ -142,10 +136,10 @@ for f in "l2 stalled: x: no heartbeat" "l1 reset: L1 ended by itself" "l1 stalle
 	echo "$f" > "$tmp/bg/l2-boot-watchdog.log"
 	"$tb/bed-glitch.sh" "$tmp/bg" > /dev/null || { echo "# not recognised: $f"; false; } || break
 done
-result $? "bed_glitch_knows_the_watchdogs_findings"
+ktap_result $? "bed_glitch_knows_the_watchdogs_findings"
 echo "l2 stuck busy: x: no heartbeat" > "$tmp/bg/l2-boot-watchdog.log"
 ! "$tb/bed-glitch.sh" "$tmp/bg" > /dev/null
-result $? "bed_glitch_never_takes_a_busy_guest"
+ktap_result $? "bed_glitch_never_takes_a_busy_guest"
 
 # a KVM vCPU thread's stack end overwritten: the bed's, unless a vtrace frame is in the report
 mkdir -p "$tmp/se"
@@ -157,7 +151,7 @@ printf '%s\n' "[   43.3] Kernel panic - not syncing: corrupted stack end detecte
 rc1=$?
 sed -i 's/shutdown_interception+0x55\/0x80 \[kvm_amd\]/vtg_drain+0x55\/0x80 [vtrace_guest]/' "$tmp/se/l1-console.log"
 ! "$tb/bed-glitch.sh" "$tmp/se" > /dev/null
-result $((rc1 | $?)) "bed_glitch_stack_end_of_a_vcpu_thread_not_with_a_vtrace_frame"
+ktap_result $((rc1 | $?)) "bed_glitch_stack_end_of_a_vcpu_thread_not_with_a_vtrace_frame"
 
 # L1 killed after a kernel report in its own boot (no "L1 up"): the bed's;
 # after "L1 up" (the suite ran, vtrace's modules may be loaded): not
@@ -169,7 +163,7 @@ printf '%s\n' "[    2.8] FS-Cache: Loaded" \
 rc1=$?
 sed -i '1a vtrace-testbed: L1 up, running x.sh' "$tmp/kb/l1-console.log"
 ! "$tb/bed-glitch.sh" "$tmp/kb" > /dev/null
-result $((rc1 | $?)) "bed_glitch_l1_stuck_in_its_boot_not_after_l1_up"
+ktap_result $((rc1 | $?)) "bed_glitch_l1_stuck_in_its_boot_not_after_l1_up"
 
 # bed_retry: a glitch then a pass runs twice; a real failure runs once
 . "$tb/bed-retry.sh"
@@ -187,7 +181,7 @@ out2=$(bed_retry 3 "$tmp/r2" "$tmp/r2.log" realfail)
 rc2=$?
 [ $rc1 -eq 0 ] && [ "$(cat "$tmp/jobs")" = 2 ] && [ -f "$tmp/r1.glitch1/x.log" ] &&
 	grep -q '^# bed glitch: x.log: l2 stalled: fake' <<< "$out" && [ $rc2 -eq 1 ] && [ -z "$out2" ]
-result $? "bed_retry_retries_only_the_beds_failures" "rc $rc1/$rc2, jobs $(cat "$tmp/jobs"), out: $out $out2"
+ktap_result $? "bed_retry_retries_only_the_beds_failures" "rc $rc1/$rc2, jobs $(cat "$tmp/jobs"), out: $out $out2"
 
-echo "bed: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+echo "bed: $ktap_pass passed, $ktap_fail failed"
+[ "$ktap_fail" -eq 0 ]
