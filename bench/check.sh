@@ -5,8 +5,8 @@
 # a benchmark passes when it runs to the end and prints its ratio lines.
 set -u
 cd "$(dirname "$0")/.."
-pass=0 fail=0 n=0
 . testbed/bed-retry.sh
+. testbed/ktap.sh
 # attempt PATTERNS CMD...: CMD's output, then "bench-check: ..." if a pattern is missing
 attempt() {
 	local pats p rc
@@ -22,19 +22,15 @@ attempt() {
 run() {	# run NAME PATTERNS CMD...: each of PATTERNS (';'-separated) must appear in the output
 	local name=$1 log=build/bench-$1.log
 	shift
-	n=$((n + 1))
 	# the test bed's own failure (testbed/bed-glitch.sh): at most four attempts
-	if bed_retry 4 "build/bench/check/$name" "$log" attempt "$@"; then
-		pass=$((pass + 1)); echo "ok $n $name"
-	else
-		fail=$((fail + 1)); sed 's/^/# /' "$log" | tail -20; echo "not ok $n $name"
-	fi
+	bed_retry 4 "build/bench/check/$name" "$log" attempt "$@" ||
+		{ sed 's/^/# /' "$log" | tail -20; false; }
+	ktap_result $? "$name"
 }
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 mkdir -p build
-echo "KTAP version 1"
-echo "1..5"
+ktap_header 5
 run merge 'ratio|x trace-cmd' bench/merge.sh --events 20000 --runs 1
 run merge-scale '^ +8000 \|.*x$' bench/merge.sh --scale "4000 8000" --runs 1
 run merge-explain '^bench: --explain summary .*goal <= 1.5x' bench/merge.sh --explain 20000 --runs 1
@@ -44,5 +40,5 @@ run transport '^ratio splice/vtrace;^ratio agent/vtrace;^ratio net/vtrace;^bench
 	bench/transport.sh --tiny --methods stuck,vtrace,splice,agent,net --expect-fail stuck \
 	--out "$PWD/build/bench/check/transport"
 run probe '^ratio vtrace_host/ftrace;^memory: ' bench/probe.sh --tiny --out "$PWD/build/bench/check/probe"
-echo "bench: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+echo "bench: $ktap_pass passed, $ktap_fail failed"
+[ "$ktap_fail" -eq 0 ]
