@@ -18,6 +18,11 @@
 #            itself with status 0 and no kernel report (a reset in the boot,
 #            which -no-reboot turns into QEMU's exit).  Either way QEMU is
 #            started again, at most twice; nothing of the test has run yet.
+#            A kernel report in the boot with no "L2 up" BOOT_WD seconds
+#            later ends QEMU too: started again when the reports are the
+#            lost wake-ups' (an RCU kthread's timer that never fired, soft
+#            lockups) with no vtrace frame in them, else not ("l2 boot
+#            stuck", the suite fails now instead of at its bound).
 #  heartbeat After "L2 up", the guest's init writes its uptime to a second
 #            serial port every 5 s (DIR/heartbeat.log, added here).  When it
 #            stops for HB_WD seconds while QEMU runs (and is not stopped on
@@ -58,6 +63,11 @@ vcpu_ticks() {	# vcpu_ticks PID: user + system clock ticks of its vCPU threads
 	echo $sum
 }
 
+lost_wakeups() {	# the console's reports are the bed's lost wake-ups, no vtrace frame in them
+	grep -aqE "kthread timer wakeup didn't happen|soft lockup - CPU#[0-9]* stuck" "$d/console.log" &&
+		! grep -aqE '(vtg|vtrace)_[a-z0-9_]*\+0x|\[vtrace_(guest|host)\]' "$d/console.log"
+}
+
 stopped() {	# stopped PID: the process is stopped (SIGSTOP by a test)
 	[ "$(sed 's/^.*) \(.\).*/\1/' /proc/"$1"/stat 2>/dev/null)" = T ]
 }
@@ -84,10 +94,21 @@ stuck() {	# stuck PID: classify a guest whose heartbeat stopped, kill it
 # it gets up to 3 x BOOT_WD of silence; an idle one (under 5 % of a CPU: a
 # lost wake-up) does not.
 watch() {
-	local q=$1 last=$SECONDS size=0 hb=0 hbsize=0 ticks0 ms hz silent said=
+	local q=$1 last=$SECONDS size=0 hb=0 hbsize=0 ticks0 ms hz silent said= report= first
 	hz=$(getconf CLK_TCK)
 	ticks0=$(vcpu_ticks "$q")
 	while kill -0 "$q" 2>/dev/null; do
+		if [ $hb -eq 0 ] && [ -n "$report" ] && [ $((SECONDS - report)) -ge "$boot_wd" ] && ! up; then
+			first=$("$splat" "$d/console.log" | head -1 | sed 's/^.*\] //')
+			if lost_wakeups; then
+				say "l2 boot watchdog: $d: a kernel report in the boot and no \"L2 up\" ${boot_wd}s later, the lost wake-ups' with no vtrace frame: $first (attempt $try), QEMU killed"
+				kill -9 "$q"
+				return 1
+			fi
+			say "l2 boot stuck: $d: a kernel report in the boot and no \"L2 up\" ${boot_wd}s later: $first; QEMU killed, not started again"
+			kill -9 "$q"
+			return 0
+		fi
 		if [ $hb -eq 0 ]; then
 			silent=$((SECONDS - last))
 			if up; then
@@ -95,6 +116,8 @@ watch() {
 				echo "l2: booted to its script after about $((SECONDS - t0))s"
 			elif [ "$(size "$d/console.log")" != "$size" ]; then
 				size=$(size "$d/console.log") last=$SECONDS ticks0=$(vcpu_ticks "$q")
+				# a kernel report (splat-check.sh's) in the boot: the clock above
+				[ -n "$report" ] || "$splat" "$d/console.log" > /dev/null || report=$SECONDS
 			elif [ $silent -ge "$boot_wd" ]; then
 				ms=$((($(vcpu_ticks "$q") - ticks0) * 1000 / hz))
 				# busy: 5 % of a CPU or more while silent (idle: under 5 %, as in stuck())

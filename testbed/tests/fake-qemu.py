@@ -17,6 +17,9 @@ one behaviour per start (counted in P's folder, .fake-starts):
   slow        "L2 up", heartbeats for FAKE_QEMU_SECS (default 8) s, exit 0
   silent-busy its "CPU 0/KVM" thread spins, nothing printed for FAKE_QEMU_SECS
               (default 5) s, then as ok
+  lockup-boot an RCU stall and soft lockups in the boot (the lost wake-ups'),
+              one line a second, never "L2 up"
+  oops-boot   the same with an Oops whose stack names vtrace_guest
 """
 import ctypes
 import os
@@ -69,6 +72,16 @@ if mode == "silent-busy":
 console.write("[    0.000000] Linux version 6.1.0-fake\n")
 if mode == "reset-boot":
     sys.exit(0)
+if mode in ("lockup-boot", "oops-boot"):
+    if mode == "lockup-boot":
+        console.write("[    5.000000] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n")
+        console.write("[    5.100000] rcu: rcu_preempt kthread timer wakeup didn't happen for 5271 jiffies!\n")
+    else:
+        console.write("[    5.000000] Oops: general protection fault, probably for non-canonical address\n")
+        console.write("[    5.100000]  vtg_drain+0x55/0x80 [vtrace_guest]\n")
+    for i in range(3600):
+        time.sleep(1)
+        console.write(f"[ {30 + i:5d}.000000] watchdog: BUG: soft lockup - CPU#1 stuck for {26 + i}s! [swapper/0:1]\n")
 if mode == "panic-boot":
     console.write("[    1.000000] Kernel panic - not syncing: fake\n")
     sys.exit(0)

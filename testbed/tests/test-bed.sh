@@ -23,7 +23,7 @@ guest() {
 	log=$(cat "$d/watchdog.txt" 2>/dev/null)
 }
 
-ktap_header 16
+ktap_header 18
 
 # The watchdog cases wait on watchdogs, not on the CPU: all at once (each in
 # its own folder), results in order.  caseK prints test K's line.
@@ -115,11 +115,29 @@ case11() {
 	ktap_result $? "silent_busy_boot_killed_at_three_times_the_bound" "rc $rc, $starts starts, log: $log"
 }
 
-for k in 1 2 3 4 5 6 7 8 9 10 11; do
+# a boot stuck with kernel reports but a console that never goes silent
+# (the host suite's guest b, 2026-12-02 02:00: soft lockups for 9 minutes):
+# the lost wake-ups' restarted, one naming vtrace not
+case12() {
+	t0=$SECONDS
+	guest lockup-boot,ok
+	[ $rc -eq 0 ] && [ "$starts" = 2 ] && [ $((SECONDS - t0)) -lt 20 ] &&
+		grep -q "^l2 boot watchdog: .*a kernel report in the boot and no \"L2 up\" 3s later, the lost wake-ups' with no vtrace frame: rcu: INFO: rcu_preempt detected stalls on CPUs/tasks: (attempt 1), QEMU killed$" <<< "$log"
+	ktap_result $? "boot_with_lost_wakeup_reports_restarted" "rc $rc, $starts starts, $((SECONDS - t0)) s, log: $log"
+}
+case13() {
+	t0=$SECONDS
+	guest oops-boot,ok
+	[ $rc -eq 137 ] && [ "$starts" = 1 ] && [ $((SECONDS - t0)) -lt 20 ] &&
+		grep -q '^l2 boot stuck: .*a kernel report in the boot and no "L2 up" 3s later: Oops: general protection fault, probably for non-canonical address; QEMU killed, not started again$' <<< "$log"
+	ktap_result $? "boot_with_a_vtrace_report_killed_not_restarted" "rc $rc, $starts starts, $((SECONDS - t0)) s, log: $log"
+}
+
+for k in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
 	( ktap_n=$((k - 1)); "case$k" ) > "$tmp/res.$k" 2>&1 &
 done
 wait
-for k in 1 2 3 4 5 6 7 8 9 10 11; do
+for k in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
 	cat "$tmp/res.$k"
 	if grep -q '^ok ' "$tmp/res.$k"; then
 		ktap_pass=$((ktap_pass + 1))
@@ -127,7 +145,7 @@ for k in 1 2 3 4 5 6 7 8 9 10 11; do
 		ktap_fail=$((ktap_fail + 1))
 	fi
 done
-ktap_n=11
+ktap_n=13
 
 # bed-glitch.sh: the watchdogs' findings, but never a busy guest
 for f in "l2 stalled: x: no heartbeat" "l1 reset: L1 ended by itself" "l1 stalled: no heartbeat" \
