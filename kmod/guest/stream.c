@@ -50,6 +50,11 @@
  * buffer_percent (the ring buffer wakes poll()ers of trace_pipe_raw from
  * an irq_work), or drain_max_ms passes: a few wake-ups per second at a
  * steady rate rather than one every drain_ms (see vtg_drain_sleep()).
+ * When the ring reaches buffer_percent within VTG_BUSY_FILL_MS of the last
+ * drain, the rest of it fills about as fast: too little headroom for the
+ * wake-up, the drain and a vCPU the host does not run meanwhile.  The
+ * thread then drains every drain_ms, as a polling reader does, until the
+ * rate falls (vtg_drain_pace()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -81,6 +86,12 @@
 #define VTG_FINAL_RETRIES	3
 /* read()s of a frozen ring's last page: one, and one to see it empty */
 #define VTG_FINAL_READS		4
+/*
+ * A ring that reaches buffer_percent this soon after a drain leaves too
+ * little headroom to wait for that again (vtg_drain_pace()); at 50 % of
+ * 512 KiB that is from about 5,000 256-byte markers a second on the CPU up.
+ */
+#define VTG_BUSY_FILL_MS	200
 
 static bool vtg_is_filler(const u8 *data, size_t len)
 {
@@ -408,11 +419,13 @@ static bool vtg_drain_due(struct vtg_cpu *c)
  * drain_max_ms.  If the ring is readable at once (buffer_percent 0 and a
  * partial page, or a drain that left data behind), a wake-up would come at
  * the next event: the thread sleeps drain_ms on the timer instead, as it
- * always does with drain_max_ms 0.
+ * always does with drain_max_ms 0.  A busy thread (vtg_drain_pace())
+ * sleeps drain_ms with the poller queued.  Returns true if the ring woke it.
  */
-static void vtg_drain_sleep(struct vtg_cpu *c)
+static bool vtg_drain_sleep(struct vtg_cpu *c)
 {
 	unsigned int ms = vtg_drain_ms;
+	bool woken;
 	__poll_t mask;
 
 	vtg_poller_init(&c->ring, NULL);
@@ -421,20 +434,49 @@ static void vtg_drain_sleep(struct vtg_cpu *c)
 	mask = vtg_poller_add(&c->ring, c->raw);
 	if (mask & (EPOLLIN | EPOLLERR))
 		vtg_poller_del(&c->ring);
-	else if (vtg_poller_queued(&c->ring))
+	else if (vtg_poller_queued(&c->ring) && !c->busy)
 		ms = max(vtg_drain_max_ms, vtg_drain_ms);
 sleep:
 	wait_event_interruptible_timeout(vtg.drain_wq, vtg_drain_due(c), msecs_to_jiffies(ms));
+	woken = vtg_poller_woken(&c->ring);
 	vtg_poller_del(&c->ring);
+	return woken;
+}
+
+/*
+ * After a drain that moved @moved pages: how the thread sleeps next.  A
+ * drain the ring's buffer_percent woke (@by_ring) took about that share of
+ * the ring; if it came within VTG_BUSY_FILL_MS of the previous drain's
+ * end, the thread turns busy: it sleeps drain_ms (the ring may still wake
+ * it sooner).  A busy thread turns back when, at the rate of its last
+ * drain, buffer_percent would take over twice VTG_BUSY_FILL_MS.
+ */
+static void vtg_drain_pace(struct vtg_cpu *c, u64 moved, bool by_ring)
+{
+	unsigned long now = jiffies;
+	u64 ms = jiffies_to_msecs(now - c->drained_at);
+
+	c->drained_at = now;
+	if (by_ring) {
+		c->wake_pages = moved;
+		c->busy = moved && ms < VTG_BUSY_FILL_MS;
+	} else if (c->busy && c->wake_pages * ms >= 2 * VTG_BUSY_FILL_MS * moved) {
+		c->busy = false;
+	}
 }
 
 static int vtg_drain_thread(void *data)
 {
 	struct vtg_cpu *c = data;
+	bool by_ring = false;
+	u64 taken;
 
+	c->drained_at = jiffies;
 	while (!kthread_should_stop() && !READ_ONCE(vtg.stopping) && !c->port_gone) {
+		taken = vtg_taken(c);
 		vtg_drain(c, false);
-		vtg_drain_sleep(c);
+		vtg_drain_pace(c, vtg_taken(c) - taken, by_ring);
+		by_ring = vtg_drain_sleep(c);
 	}
 	if (c->port_gone) {
 		/* vtg_stream_stop() holds a reference to this task */
@@ -474,6 +516,8 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 	vtg_port_unstall(&c->port);
 	c->ring.wqh = NULL;
 	c->port_gone = false;
+	c->busy = false;
+	c->wake_pages = 0;
 	init_completion(&c->flushed);
 	c->task = kthread_create(vtg_drain_thread, c, "vtrace-cpu%u", c->cpu);
 	if (IS_ERR(c->task)) {

@@ -98,6 +98,10 @@ struct vtg_page_count {
  *		failed, the port went away): counted in events_lost_ring
  * @st:		counters of the session, reported in STATUS and EOS
  * @ring:	the drain thread's poller on @raw between drains (stream.c)
+ * @busy:	the ring fills its buffer_percent too fast to wait for it: the
+ *		thread drains every drain_ms (vtg_drain_pace())
+ * @wake_pages:	pages the last drain after a buffer_percent wake-up moved
+ * @drained_at:	jiffies at the end of the last drain
  */
 struct vtg_cpu {
 	unsigned int cpu;
@@ -111,6 +115,9 @@ struct vtg_cpu {
 	u64 unread;
 	struct vtrace_cpu_stats st;
 	struct vtg_poller ring;
+	bool busy;
+	u64 wake_pages;
+	unsigned long drained_at;
 };
 
 /* What the control thread is asked to do */
