@@ -97,7 +97,8 @@ def sweep_panel(out, sweep, methods, x0, y0, w, h):
     ly = y0 + h - 16 * len([m for m in methods if sweep.get(m)]) + 6
     lx = x0 + w - 170
     for m in methods:
-        s = sorted(sweep.get(m, []))
+        # in the order of the rates asked (0, unpaced, last): the rate held may go down
+        s = sorted(sweep.get(m, []), key=lambda p: int(p[2]) or 1 << 40)
         if not s:
             continue
         c = COLORS.get(m, '#000')
