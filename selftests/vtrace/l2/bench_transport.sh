@@ -313,6 +313,33 @@ setup_method() {
 	esac
 }
 
+# window COMM_PATTERN [SUB_PATTERN]: the measured window of job $j, the same
+# for every method: L1's marks around it (mark), the interrupts, and
+# cpu_ns before and after the load ($I/trace_marker, $rate, $count) and
+# SETTLE seconds; the function_graph profile (PROF) of vtrace's and splice's
+# threads over it.  Sets c0/c1 (the CPU of the threads COMM_PATTERN
+# matches), d0/d1 (of those SUB_PATTERN matches too), s0/s1 (the switches
+# of the SUB_PATTERN threads, or of all when there is none), w0/w1 (those of
+# the others, with SUB_PATTERN), k0/k1, b0/b1 (kworkers, busy), i0/i1 and
+# lf (the load did not end within the job's bound)
+window() {
+	local pat=$1 sub=${2:-}
+	case "$method" in vtrace|splice) prof_start "$pat" ;; esac
+	mark exits-begin $method $j
+	i0=$(irqs)
+	set -- $(cpu_ns "$pat" "$sub")
+	c0=$1 d0=$2 k0=$3 b0=$4 w0=$(($5 - $6)) s0=$6
+	[ -n "$sub" ] || w0=0 s0=$5
+	load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
+	sleep "$settle"
+	set -- $(cpu_ns "$pat" "$sub")
+	c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6
+	[ -n "$sub" ] || w1=0 s1=$5
+	i1=$(irqs)
+	mark exits-end $method $j
+	case "$method" in vtrace|splice) prof_end ;; esac
+}
+
 # run_job RATExCOUNT: job $j of $method; 1 when one of its waits expired
 run_job() {
 	rate=${1%x*}
@@ -323,18 +350,7 @@ run_job() {
 	vtrace)
 		echo 1 > $D/enable || { echo "vtg-bench-error: enable"; exit 1; }
 		sleep 1
-		prof_start 'vtrace-*'
-		mark exits-begin $method $j
-		i0=$(irqs)
-		set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
-		c0=$1 d0=$2 k0=$3 b0=$4 w0=$(($5 - $6)) s0=$6
-		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-		sleep "$settle"
-		set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
-		c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6
-		i1=$(irqs)
-		mark exits-end $method $j
-		prof_end
+		window 'vtrace-*' 'vtrace-cpu*'
 		echo 0 > $D/enable
 		[ -z "$lf" ] || return 1
 		lost=$(awk '$2 == "yes" || $2 == "no" { s += $9 + $10 } END { print s + 0 }' $D/status)
@@ -345,14 +361,8 @@ run_job() {
 		wait_for "$jb" tracing_is_on $I || { fail "tracing_on 1 in $I"; return 1; }
 		;;
 	none)
-		mark exits-begin $method $j
-		i0=$(irqs)
-		set -- $(cpu_ns 'bench_none'); c0=$1 k0=$3 b0=$4
-		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-		sleep "$settle"
-		set -- $(cpu_ns 'bench_none'); c1=$1 k1=$3 b1=$4
-		i1=$(irqs)
-		mark exits-end $method $j
+		# no process is named so: the method's CPU and switches stay 0
+		window 'bench_none'
 		lost=0
 		[ -z "$lf" ] || return 1
 		;;
@@ -363,16 +373,7 @@ run_job() {
 		sp=$!
 		sleep 1
 		l0=$(ring_lost $I)
-		prof_start bench_splice
-		mark exits-begin $method $j
-		i0=$(irqs)
-		set -- $(cpu_ns 'bench_splice'); c0=$1 k0=$3 b0=$4 s0=$5
-		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-		sleep "$settle"
-		set -- $(cpu_ns 'bench_splice'); c1=$1 k1=$3 b1=$4 s1=$5
-		i1=$(irqs)
-		mark exits-end $method $j
-		prof_end
+		window 'bench_splice'
 		lost=$(( $(ring_lost $I) - l0 ))
 		stop_pid $sp
 		[ -z "$lf" ] || return 1
@@ -388,14 +389,7 @@ run_job() {
 		[ "$on" = 1 ] || { fail "tracing_on 1 (trace-cmd record -A's recorders; $cmd)"; return 1; }
 		sleep 1
 		l0=$(ring_lost $I)
-		mark exits-begin $method $j
-		i0=$(irqs)
-		set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
-		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-		sleep "$settle"
-		set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
-		i1=$(irqs)
-		mark exits-end $method $j
+		window 'trace-cmd'
 		lost=$(( $(ring_lost $I) - l0 ))
 		[ -z "$lf" ] || return 1
 		;;
@@ -417,14 +411,7 @@ run_job() {
 		fi
 		sleep 1
 		l0=$(ring_lost $I)
-		mark exits-begin $method $j
-		i0=$(irqs)
-		set -- $(cpu_ns 'trace-cmd'); c0=$1 k0=$3 b0=$4 s0=$5
-		load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
-		sleep "$settle"
-		set -- $(cpu_ns 'trace-cmd'); c1=$1 k1=$3 b1=$4 s1=$5
-		i1=$(irqs)
-		mark exits-end $method $j
+		window 'trace-cmd'
 		lost=$(( $(ring_lost $I) - l0 ))
 		# stop: the rest is flushed and sent, then the connection closes
 		kill -INT $rp 2>/dev/null
