@@ -12,6 +12,9 @@
 #     --mem MIB           L1 memory (default 3072)
 #     --no-kvm-pin        no idle VM held in L1 for the run (testbed/kvm-pin.py;
 #                         for suites that count the host's VMs)
+#     --freeze-watch      L1 may ask L0 to stop one of its vCPUs for a while
+#                         (the host not running: testbed/l0-freeze.py, beside
+#                         L1's QEMU until it ends; VTRACE_OUT/freeze-request)
 #
 # SCRIPT runs as bash inside L1, chrooted into the outer root (shared
 # read-only over 9p), with the project tree writable at its usual path.
@@ -32,6 +35,7 @@ tsc="tsc=reliable"
 timeout=600
 mem=3072
 nopin=
+freeze=
 out=
 
 while [ $# -gt 0 ]; do
@@ -42,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--timeout)		timeout=$2; shift 2 ;;
 	--mem)			mem=$2; shift 2 ;;
 	--no-kvm-pin)		nopin=" vtrace_nopin"; shift ;;
+	--freeze-watch)		freeze=1; shift ;;
 	-*)			echo "run-l1: unknown option $1" >&2; exit 2 ;;
 	*)			break ;;
 	esac
@@ -144,6 +149,9 @@ rm -f "$out/l1-heartbeat.log" "$out/l1-reset.log" "$out/l1-stalled.log" "$out/l1
 mon=$(mktemp -u /tmp/vtrace-l1mon.XXXXXX)
 trap 'rm -f "$mon"' EXIT
 rc=0
+# --freeze-watch: QEMU names its threads ("CPU 1/TCG"), for testbed/l0-freeze.py
+qname=()
+[ -z "$freeze" ] || qname=(-name vtrace-l1,debug-threads=on)
 # no_timer_check: L1 is no KVM guest (TCG), so its kernel tests whether the
 # IO-APIC delivers the timer by waiting a few ticks in its boot; on a loaded
 # machine TCG is too slow for it and L1 panics ("IO-APIC + timer doesn't
@@ -151,7 +159,7 @@ rc=0
 # retried).  no_timer_check skips the test: the timer works (every suite
 # depends on it, and the heartbeat watch notices a stalled L1).
 timeout -k 10 "$timeout" "${VTRACE_QEMU:-qemu-system-x86_64}" \
-	-accel tcg,thread=multi -cpu "$cpu" -smp 2 -m "$mem" \
+	-accel tcg,thread=multi -cpu "$cpu" -smp 2 -m "$mem" "${qname[@]}" \
 	-display none -no-reboot -monitor none -qmp "unix:$mon,server=on,wait=off" \
 	-serial "file:$out/l1-console.log" -serial "file:$out/l1-heartbeat.log" \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
@@ -159,8 +167,16 @@ timeout -k 10 "$timeout" "${VTRACE_QEMU:-qemu-system-x86_64}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$proj,mount_tag=project,security_model=none,multidevs=remap" &
 qpid=$!
+fpid=
+rm -f "$out/freeze-request" "$out/freeze-done" "$out/freeze-watch"
+if [ -n "$freeze" ]; then
+	python3 "$here/l0-freeze.py" "$qpid" "$out" &
+	fpid=$!
+fi
 l1_watch $qpid
 wait $qpid || rc=$?
+# the watcher ends with QEMU (a thread it stopped is let go as it exits)
+[ -z "$fpid" ] || wait "$fpid" || true
 if [ -f "$out/l1-stalled.log" ]; then
 	exit 1
 fi

@@ -32,8 +32,9 @@
 # of higher priority, lat_sirq, on its CPU 1, tracing scheduling and
 # timers): when its console says so, the host pins that vCPU's thread to
 # host CPU 1 and runs e2e_hog there (ALIGN_HOG: bursts, burst us, period
-# us), later e2e_sirq (softirq work on that CPU: align_sirq); their own
-# counts go to NAME/hog.txt.  The host also records its interrupt and
+# us), later e2e_sirq (softirq work on that CPU: align_sirq), then L0 stops
+# that CPU (L1's vCPU 1) in bursts (align_idle); their own counts go to
+# NAME/hog.txt.  The host also records its interrupt and
 # softirq events (align_irq_events).
 #
 # ALIGN_FULL_FIRST=1 (align_unstable, with ALIGN_HISTORY=events): the user of
@@ -157,6 +158,7 @@ align_hog() {
 	rc=$?
 	align_sirq "$g" "$fifo" || rc=1
 	rm -f "$fifo"
+	align_idle "$g" || rc=1
 	return $rc
 }
 
@@ -176,6 +178,34 @@ align_sirq() {
 	echo go 1<> "$fifo"	# read-write: no wait for a reader that already died
 	[ $i -lt 4000 ] || echo "align_sirq: no 'lat sirq' from $g"
 	wait $sirq
+}
+
+# ALIGN_IDLE: L1's vCPU 1 stopped from L0 (align_idle): count, us each, period us
+ALIGN_IDLE=(5 50000 400000)
+
+# align_idle GUESTDIR: once the guest's console says "vtg: # lat idle", ask
+# L0 (testbed/l0-freeze.py, run-l1.sh --freeze-watch) to stop this host's
+# CPU 1, the vCPU's, in ALIGN_IDLE's bursts (the guest's lat_idle runs 3 s);
+# L0's answer ("l0-freeze: ...") is printed
+align_idle() {
+	local g=$1 i
+	for ((i = 0; i < 4000; i++)); do
+		grep -q "vtg: # lat idle" "$VTRACE_OUT/$g/console.log" && break
+		sleep 0.2
+	done
+	[ $i -lt 4000 ] || { echo "align_idle: no 'lat idle' from $g"; return 1; }
+	[ -e "$VTRACE_OUT/freeze-watch" ] ||
+		{ echo "align_idle: nothing on L0 to stop this host's CPU (run-l1.sh --freeze-watch)"; return 1; }
+	sleep 0.5
+	rm -f "$VTRACE_OUT/freeze-done"
+	echo "1 ${ALIGN_IDLE[*]}" > "$VTRACE_OUT/freeze-request.tmp"
+	mv "$VTRACE_OUT/freeze-request.tmp" "$VTRACE_OUT/freeze-request"
+	for ((i = 0; i < 300; i++)); do	# 5 bursts every 0.4 s: 2 s, and L0's 0.1 s polls
+		[ -s "$VTRACE_OUT/freeze-done" ] && break
+		sleep 0.1
+	done
+	[ $i -lt 300 ] || { echo "align_idle: no answer from L0 in 30 s"; return 1; }
+	cat "$VTRACE_OUT/freeze-done"
 }
 
 # align_start_file NAME COUNT TSCWRITE...: a fresh vtrace_host sized for the

@@ -20,7 +20,10 @@
  *   e2e_sirq CPU FROM SECONDS [-]
  *
  * With "-", ready (socket bound, pinned), it first reads a line from stdin.
- * Prints "e2e_sirq: N datagrams in S s to cpu CPU's softirq".
+ * Prints "e2e_sirq: N datagrams in S s to cpu CPU's softirq, host TSC A to B":
+ * A and B the TSC (the x86-tsc trace clock) read right before the first
+ * datagram and right after the last, the flood's span on the host trace's
+ * time line.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -36,6 +39,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #define RPS_CPUS	"/sys/class/net/lo/queues/rx-0/rps_cpus"
 #define OPTMEM_MAX	"/proc/sys/net/core/optmem_max"
@@ -110,6 +114,7 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(PORT) };
 	char old[64] = "", optmem[32] = "", mask[32], buf[64] = { 0 };
+	unsigned long long tsc0, tsc1;
 	unsigned long n = 0;
 	double t0, end;
 	int cpu, sink, fd;
@@ -148,6 +153,7 @@ int main(int argc, char **argv)
 		restore(old, optmem);
 		return 1;
 	}
+	tsc0 = __rdtsc();
 	t0 = now_s();
 	end = t0 + atof(argv[3]);
 	do {
@@ -155,7 +161,9 @@ int main(int argc, char **argv)
 			n += sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&to,
 				    sizeof(to)) == sizeof(buf);
 	} while (now_s() < end);
-	printf("e2e_sirq: %lu datagrams in %.1f s to cpu %d's softirq\n", n, now_s() - t0, cpu);
+	tsc1 = __rdtsc();
+	printf("e2e_sirq: %lu datagrams in %.1f s to cpu %d's softirq, host TSC %llu to %llu\n", n,
+	       now_s() - t0, cpu, tsc0, tsc1);
 	restore(old, optmem);
 	return 0;
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vtrace-l1: --timeout 1200
+# vtrace-l1: --timeout 1200 --freeze-watch
 # Alignment selftest on a host with a stable TSC, two guests at once: g1's
 # vCPU 1 TSC is written (+3e9 cycles) half-way through (and its kvm-clock
 # re-registered, which keeps the guest's clock sane: helpers/e2e_tscwrite.c),

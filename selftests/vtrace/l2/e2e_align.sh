@@ -16,7 +16,9 @@
 # SCHED_FIFO task e2e_burst of higher priority on CPU 1 (5 bursts of 40 ms,
 # one every 400 ms: helpers/e2e_lat.c), and lat_sirq for 4 s while the
 # host, told by "vtg: # lat sirq", keeps the vCPU's host CPU busy in its
-# network softirq for 2 s (helpers/e2e_sirq.c).
+# network softirq for 2 s (helpers/e2e_sirq.c), then lat_idle for 3 s
+# while L0, told by "vtg: # lat idle" (through L1), stops the L1 vCPU the
+# vCPU runs on in bursts (testbed/l0-freeze.py): the host not running.
 IFS=,
 set -- $1
 unset IFS
@@ -57,6 +59,8 @@ if [ "$latency" = 1 ]; then
 	/bin/e2e_lat lat_prio 1 2.5 1000 burst 5 40000 400000 2>&1 | sed 's/^/vtg: # /'
 	echo "vtg: # lat sirq"
 	/bin/e2e_lat lat_sirq 1 4 1000 2>&1 | sed 's/^/vtg: # /'
+	echo "vtg: # lat idle"
+	/bin/e2e_lat lat_idle 1 3 1000 2>&1 | sed 's/^/vtg: # /'
 fi
 echo 0 > $d/enable
 cat $d/status
