@@ -63,8 +63,7 @@ while IFS= read -r -d '' f; do
 	# CPUs before the kill (l1-cpus.txt), none of them in a vtrace module
 	# (ci18 host_unstable: kvm_destroy_vm's on_each_cpu waited 53 s while
 	# the other CPU ran __schedule and breakpoint traps)
-	if grep -aq 'soft lockup - CPU#[0-9]* stuck' "$f" &&
-	   ipi_lockup_without_vtrace "$f" &&
+	if ipi_lockup_without_vtrace "$f" &&
 	   ! grep -aqs vtrace "$(dirname "$f")/l1-cpus.txt"; then
 		echo "${f#"$dir"/}: $(grep -am1 -o 'soft lockup - CPU#[0-9]* stuck for [0-9]*s! \[[^]]*\]' "$f") waiting in smp_call_function_many_cond (a cross-CPU call never answered)"
 		rc=0
@@ -91,11 +90,11 @@ while IFS= read -r -d '' f; do
 	# frame in the report (ci19 align: g1's kernel overflowed its exception
 	# stack in a page-fault loop right after its TSC write, and L1 reported
 	# the double fault at g1's native_write_msr address)
-	if grep -aq 'PANIC: double fault' "$f" &&
-	   grep -aA4 'PANIC: double fault' "$f" | grep -aq 'Comm: CPU [0-9]*/KVM' &&
-	   grep -aA4 'PANIC: double fault' "$f" | grep -aqE 'RIP: 0010:0x[0-9a-f]+[[:space:]]*$' &&
+	df=$(grep -aA4 'PANIC: double fault' "$f")
+	if grep -aq 'Comm: CPU [0-9]*/KVM' <<< "$df" &&
+	   grep -aqE 'RIP: 0010:0x[0-9a-f]+[[:space:]]*$' <<< "$df" &&
 	   ! names_vtrace "$f" 'PANIC: double fault'; then
-		echo "${f#"$dir"/}: double fault in a KVM vCPU thread at a guest's $(grep -aA4 'PANIC: double fault' "$f" | grep -aoE -m1 'RIP: 0010:0x[0-9a-f]+[[:space:]]*$')"
+		echo "${f#"$dir"/}: double fault in a KVM vCPU thread at a guest's $(grep -aoE -m1 'RIP: 0010:0x[0-9a-f]+[[:space:]]*$' <<< "$df")"
 		rc=0
 	fi
 	# a CPU ran a breakpoint that text patching (static keys, tracepoints)

@@ -216,9 +216,14 @@ def check_exit(reason, hog, load, count=False):
     return not fails
 
 
+def part_of(w, name):
+    """the parts of wake-up W's window under cause NAME, ns"""
+    return sum(p['ns'] for p in w['parts'] if p['cause'] == name)
+
+
 def sirq_time(late):
     """the host_softirq parts of the late windows, ns"""
-    return sum(p['ns'] for w in late for p in w['parts'] if p['cause'] == 'host_softirq')
+    return sum(part_of(w, 'host_softirq') for w in late)
 
 
 def under_sirq(late):
@@ -246,7 +251,7 @@ def check_sirq(hog, sirq, done, khz):
     frac = len(mine) / max(len(span), 1)
     hfrac = len(hmine) / max(len(hlate), 1)
     for w in mine:
-        part = sum(p['ns'] for p in w['parts'] if p['cause'] == 'host_softirq')
+        part = part_of(w, 'host_softirq')
         print('lat_sirq: wake-up at %.6f: delay %.3f ms, host softirqs %.3f ms of it' %
               (w['expected_ns'] / 1e9, w['delay_ns'] / 1e6, part / 1e6))
         if part > hi - lo + DELAY_TOL[1]:
@@ -270,10 +275,6 @@ def check_sirq(hog, sirq, done, khz):
            max([w['delay_ns'] for w in mine] or [0]) / 1e6, 100 * share, 100 * ctl,
            len(hmine), len(hlate), len(under_sirq(late)) - len(mine), len(late) - len(span)))
     return not fails
-
-
-def part_of(w, name):
-    return sum(p['ns'] for p in w['parts'] if p['cause'] == name)
 
 
 def check_idle(hog, idle, done, burst_ns):
