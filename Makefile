@@ -6,6 +6,7 @@
 #   make user            only the host tools (vtrace-merge, vtrace)
 #   make check           every test: unit tests, module build, VM selftests
 #                        (CHECK_PARTS="unit docs ...": only these parts, scripts/check.sh)
+#   make check-matrix    the longer kernel matrix: 6.12 and the PREEMPT_RT pair
 #   make demo            the main job, on the test bed
 #   make KDIR=/path      build for another kernel's build tree
 #   make check KVER=...  run the VM tests on another installed kernel
@@ -34,7 +35,7 @@ TOOLS	:= user/vtrace-merge user/vtrace
 MANPAGES := $(patsubst Documentation/%.rst,build/man/%.1,$(wildcard Documentation/vtrace-*.rst))
 DKMS_SRC := $(DESTDIR)/usr/src/vtrace-$(VERSION)
 
-.PHONY: all modules user check check-unit check-vm demo demo-after-deps deps clean help \
+.PHONY: all modules user check check-unit check-vm check-matrix demo demo-after-deps deps clean help \
 	install uninstall man dkms-install dkms-uninstall fuzz
 
 all: modules user
@@ -65,6 +66,11 @@ check-unit: user
 
 check-vm: all
 	@./selftests/run_vm_tests.sh
+
+# the longer kernel matrix: make check's 6.12 entry plus the PREEMPT_RT pair
+# (Documentation/kernels.rst); installs the modules for those kernels first
+check-matrix: deps
+	@CHECK_MATRIX=full ./scripts/check.sh install matrix
 
 # libFuzzer on every parser of guest input, FUZZ_SECONDS each: Documentation/fuzzing.rst
 FUZZ_SECONDS ?= 60
