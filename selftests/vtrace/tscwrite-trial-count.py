@@ -15,6 +15,7 @@ import glob
 import math
 import os
 import re
+import statistics
 import sys
 
 TRIAL = re.compile(r"^trial (\d+) mode (\w) (\w+) ?(.*)")
@@ -106,8 +107,15 @@ def run(out, stats):
                                     if re.search(r"l2 (guest reset|stalled|stuck)|watchdog", l))
                     why = why or "g1 ended (%s)" % qlog.strip().splitlines()[-1:]
             r = rates.get(n, {})
-            s = stats.setdefault(t["mode"], [])
-            s.append(n)
+            stats.setdefault(t["mode"], []).append(n)
+            m = re.match(r"(\d+) in ([\d.]+) s(.*)", t["ph"].get("loc2", ""))
+            if m:
+                stats.setdefault(t["mode"] + "-loc", []).append(int(m[1]) / float(m[2]))
+                for k, v in re.findall(r"(dbg_\w+) (\d+)", m[3]):
+                    stats.setdefault(t["mode"] + "-" + k, []).append(int(v))
+            for a, b, k in (("start", "write", "-before"), ("write", "loc2", "-write")):
+                if window(r, a, b):
+                    stats.setdefault(t["mode"] + k, []).append(window(r, a, b))
             print("%-28s %-4s trial %3d (#%d in boot) mode %s %-4s exits/s before %7s write %7s | %s%s"
                   % (os.path.basename(out.rstrip("/")), boot, n, pos + 1, t["mode"],
                      "ok" if ok else "FAIL",
@@ -128,6 +136,14 @@ def main():
         lo, hi = wilson(f[m], n[m])
         print("mode %s: %d of %d trials failed (%.1f %%, Wilson 95 %%: %.1f-%.1f %%)"
               % (m, f[m], n[m], 100 * f[m] / n[m] if n[m] else 0, 100 * lo, 100 * hi))
+    for m in "AB":
+        med = {k: statistics.median(stats[m + k]) if stats.get(m + k) else float("nan")
+               for k in ("-before", "-write", "-loc")}
+        print("mode %s: median g1 VM exits/s %.0f before the write, %.0f after it; local timer"
+              " interrupts/s after it (2 vCPUs) %.0f; in all trials: %s"
+              % (m, med["-before"], med["-write"], med["-loc"],
+                 ", ".join("%s %d" % (k, sum(stats.get(m + "-" + k, [])))
+                           for k in ("dbg_busy_on", "dbg_ring_wakes", "dbg_drains"))))
     print("Fisher exact, two-sided: p = %.3f"
           % fisher(f["A"], n["A"] - f["A"], f["B"], n["B"] - f["B"]))
 
