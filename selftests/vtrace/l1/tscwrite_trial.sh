@@ -17,10 +17,11 @@
 # Every second, L1's uptime, the current trial and each guest VM's exit
 # count (KVM's debugfs) go to OUT/exits.log.  A boot whose g1 ends before
 # its last trial is done keeps its host trace (bN-host.dat).
-# Run from L0:  testbed/build-l2.sh "$(uname -r)" &&
+# Run from L0:  testbed/build-l2.sh "$(testbed/default-kver.sh)" &&
 #   /work/bin/vmslot testbed/run-l1.sh --out build/testbed/tsct --timeout 2400 --freeze-watch \
 #     selftests/vtrace/l1/tscwrite_trial.sh 1200,4,-,dbg_busy_fill_ms=0
-# then selftests/vtrace/tscwrite-trial-count.py build/testbed/tsct...
+# then selftests/vtrace/tscwrite-trial-count.py build/testbed/tsct (Documentation/testbed.rst).
+# Mode B there needs the debug knob of branch t14d-knob; main's module takes real parameters only.
 . "$VTRACE_PROJ/testbed/lib.sh"
 
 IFS=, read -r secs per pa pb first <<< "${1:-1200,4,-,-,1}"
