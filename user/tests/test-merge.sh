@@ -384,6 +384,16 @@ grep -qx 'vtrace-merge: self-check: guest g cpu 0: 77 checked, 0 outside, worst 
 grep -qx 'vtrace-merge: self-check: guest g cpu 1: 173 checked, 0 outside, worst 0 ns outside, bound 95653 ns (sched_switch spans of host tid 178 "CPU 1/KVM"; 95 events outside the host trace not checked)' "$T/err" &&
 grep -qx 'vtrace-merge: self-check: 250 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 166489 ns: verified' "$T/err"
 ok $? self_check_real_l2_verified "rc $rc: $(cat "$T/err")"
+# stderr goes out whole lines at a time: the verdict, printed in parts, is
+# one write(2), which nothing else written to the same file can split
+if strace -o /dev/null true 2> /dev/null; then
+	strace -e trace=write -e signal=none -s 400 -o "$T/strace" \
+		"$M" "${RH[@]}" --guest g=$R --offsets $R/tsc_offsets > /dev/null 2>&1
+	grep -qF 'write(2, "vtrace-merge: self-check: 250 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 166489 ns: verified\n", 127) = 127' "$T/strace"
+	ok $? self_check_verdict_one_write "$(grep -c '^write(2,' "$T/strace") writes to stderr: $(grep '^write(2, "vtrace-merge: self-check: 250' "$T/strace" | head -c 300)"
+else
+	skip self_check_verdict_one_write "strace cannot trace here (scripts/packages.txt installs it; ptrace refused?)"
+fi
 # the same capture, the guest 1 ms off (the host's times shifted by 1 ms)
 mkdir -p "$T/shift"
 cp $R/cpu* $R/ctl $R/qemu.pid "$T/shift/"

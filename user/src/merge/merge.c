@@ -104,6 +104,7 @@ static void progress_tick(struct progress *p, const struct source *s, const stru
 			vtrace_tsc_to_ns(s->host_tsc, o->khz) / 1e9);
 	else
 		fprintf(stderr, "\rvtrace-merge: %llu events   ", (unsigned long long)p->events);
+	fflush(stderr);	/* a progress line has no newline: stderr is line-buffered */
 }
 
 static void account(struct source *s, uint64_t ns)

@@ -31,6 +31,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	vtrace_set_progname("vtrace");
+	setvbuf(stderr, NULL, _IOLBF, 0);	/* whole lines, as vtrace-merge's */
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage_text, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
