@@ -8,7 +8,7 @@
 #        B (PARAMS_B; "+" for spaces, "-" for none), odd boots starting with
 #        A, even ones with B: l2/tscwrite_trial.sh.
 # vtrace-l1: --timeout 3600
-# vtrace-l1-manual: a measurement of the bed (Documentation/testbed.rst, "g1 after its TSC write, in a loop"), 20+ minutes
+# vtrace-l1-manual: a measurement of the bed (Documentation/testbed.rst, "Is vtrace_guest's busy drain (c73fdd0) behind the failures"), 20+ minutes
 #
 # As in align (l1/align.sh, align-lib.sh): vtrace_host loaded, L1's kvm
 # events held, trace-cmd recording kvm_hypercall, sched_switch, kvm_entry
@@ -21,7 +21,7 @@
 #   /work/bin/vmslot testbed/run-l1.sh --out build/testbed/tsct --timeout 2400 --freeze-watch \
 #     selftests/vtrace/l1/tscwrite_trial.sh 1200,4,-,dbg_busy_fill_ms=0
 # then selftests/vtrace/tscwrite-trial-count.py build/testbed/tsct (Documentation/testbed.rst).
-# Mode B there needs the debug knob of branch t14d-knob; main's module takes real parameters only.
+# Mode B there needed a debug patch (dbg_busy_fill_ms, not kept); the tree's module takes real parameters only.
 . "$VTRACE_PROJ/testbed/lib.sh"
 
 IFS=, read -r secs per pa pb first <<< "${1:-1200,4,-,-,1}"
