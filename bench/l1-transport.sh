@@ -4,8 +4,11 @@
 #   ARG: key=value pairs joined by commas (no spaces: it travels on L1's kernel
 #   command line): methods=vtrace:splice:agent size=BYTES rate=PER_CPU
 #   count=PER_CPU runs=N sweep=R1:R2:... scount=PER_CPU settle=SEC bufkb=KIB
-#   prof=0|1 wait=SEC (a method's set-up or stop, at most)
-# Writes $VTRACE_OUT/results.txt: the guests' "vtg-bench:" lines, plus
+#   prof=0|1 wait=SEC (a method's set-up or stop, at most) from=K (run only
+#   the rounds K and later: bench/transport.sh's re-run of what an L1 reset
+#   lost; the guest numbers them from 1 again)
+# Writes $VTRACE_OUT/results.txt as the jobs end (an L1 reset keeps the rows
+# of the finished ones): the guests' "vtg-bench" lines, plus
 # "vtg-bench-file:" lines: the trace data bytes (ring-buffer pages) of the
 # guest trace files L1 received, for the methods agent and net, and
 # "vtg-bench-port:" lines: the bytes the data ports' files (vtrace, splice)
@@ -25,11 +28,11 @@ L2_INITRD=$VTRACE_PROJ/build/bench/initramfs-l2-$(uname -r).cpio.gz
 . "$VTRACE_PROJ/testbed/lib.sh"
 set -u
 methods=vtrace:splice:agent size=256 rate=2000 count=2000 runs=1 sweep= scount=4000 settle=2 bufkb=512
-prof=0 wait=600
+prof=0 wait=600 from=1
 IFS=, read -ra kv <<< "${1:-}"
 for w in "${kv[@]}"; do
 	case "$w" in
-	methods=*|size=*|rate=*|count=*|runs=*|sweep=*|scount=*|settle=*|bufkb=*|prof=*|wait=*) eval "${w%%=*}=\${w#*=}" ;;
+	methods=*|size=*|rate=*|count=*|runs=*|sweep=*|scount=*|settle=*|bufkb=*|prof=*|wait=*|from=*) eval "${w%%=*}=\${w#*=}" ;;
 	*) echo "l1-transport: unknown $w" >&2; exit 2 ;;
 	esac
 done
@@ -41,9 +44,13 @@ for r in ${sweep//:/ }; do
 	c=$(( r == 0 ? 4 * scount : (2 * r > scount ? 2 * r : scount) ))
 	jobs+=",${r}x$c"
 done
+# from=K: drop the first K - 1 rounds
+IFS=, read -ra jl <<< "${jobs#,}"
+jobs=
+for ((i = from - 1; i < ${#jl[@]}; i++)); do jobs+=",${jl[i]}"; done
 netport=12346
 garg="$size,$settle,$bufkb,$netport,$prof,$wait$jobs"
-njobs=$(( runs + $(wc -w <<< "${sweep//:/ }") ))
+njobs=$(( ${#jl[@]} - from + 1 ))
 res=$VTRACE_OUT/results.txt
 : > "$res"
 echo "# L1 $(uname -r), jobs per method: $njobs ($garg)"
@@ -56,28 +63,44 @@ nmethods=$(wc -w <<< "${methods//:/ }")
 tmo=$(( 300 + nmethods * (runs * count * 3 / rate + njobs * 90 + 30) ))
 for r in ${sweep//:/ }; do tmo=$(( tmo + nmethods * 3 * (r == 0 ? 4 * scount / 1000 : 2) )); done
 
-# port_watch: follow the guest's console; at each "vtg-bench: method=M job=J"
-# line, write how many bytes the data ports' files in $pdir grew by since
-# the previous line, then punch out what they hold (their size stays, their
-# memory goes: L1 has 3 GB and one 50 MB job moves ~57 MB).  Bytes still in
-# flight at a job's line are counted with the next; "method=rest" at the end.
+# port_watch: follow the guest's console; copy each of its "vtg-bench" lines
+# to $res as it comes (whole lines only: a row is there once its job ended);
+# at each "vtg-bench: method=M job=J" line, write how many bytes the data
+# ports' files in $pdir grew by since the previous such line, then punch out
+# what they hold (their size stays, their memory goes: L1 has 3 GB and one
+# 50 MB job moves ~57 MB).  Bytes still in flight at a job's line are
+# counted with the next; "method=rest" at the end.
 port_watch() {
-	local seen=0 last=0 tot over= mj
+	local seen=0 last=0 tot over= line mj
 	while :; do
 		kill -0 "$L2_PID" 2>/dev/null || over=1
 		# (a here-string: L1 has no /dev/fd for a process substitution)
-		while read -r mj; do
+		while IFS= read -r line; do
+			[ -n "$line" ] || continue
+			seen=$((seen + 1))
+			echo "$line" >> "$res"
+			mj=$(sed -n 's/^vtg-bench: \(method=[^ ]* job=[^ ]*\) .*/\1/p' <<< "$line")
 			[ -n "$mj" ] || continue
 			tot=$(port_bytes 1)
 			echo "vtg-bench-port: $mj bytes=$((tot - last))" >> "$res"
 			last=$tot
-			seen=$((seen + 1))
-		done <<< "$(sed -n 's/\r$//; s/^vtg-bench: \(method=[^ ]* job=[^ ]*\) .*/\1/p' \
-			    "$VTRACE_OUT/$name/console.log" 2>/dev/null | tail -n +$((seen + 1)))"
+		done <<< "$(console_lines "$over" | tail -n +$((seen + 1)))"
 		[ -z "$over" ] || break
 		sleep 1
 	done
 	echo "vtg-bench-port: method=rest job=0 bytes=$(( $(port_bytes) - last ))" >> "$res"
+}
+
+# console_lines [END]: the guest's "vtg-bench" lines so far, without a last
+# line still being written (unless END: the guest has ended)
+console_lines() {
+	local f=$VTRACE_OUT/$name/console.log n
+	n=$(stat -c %s "$f" 2>/dev/null) || return 0
+	head -c "$n" "$f" | if [ -n "$1" ] || [ -z "$(head -c "$n" "$f" | tail -c 1)" ]; then
+		cat
+	else
+		sed '$d'
+	fi | sed -n 's/\r$//; /^vtg-bench/p'
 }
 
 # port_bytes [PUNCH]: total size of the data ports' files; PUNCH: free their blocks
@@ -280,6 +303,7 @@ if [ -n "$lpid" ]; then
 	wait $lpid
 	rm -rf $ndir
 fi
-sed -n 's/\r$//; /^vtg-bench/p' "$VTRACE_OUT/$name/console.log" | tee -a "$res" | sed 's/^/# /'
+# (port_watch has copied them to $res)
+sed -n 's/\r$//; /^vtg-bench/p' "$VTRACE_OUT/$name/console.log" | sed 's/^/# /'
 save_dmesg l1-dmesg
 exit 0

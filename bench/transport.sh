@@ -4,7 +4,8 @@
 #
 #   bench/transport.sh [--mb N] [--runs R] [--rate R] [--size B] [--sweep R1,R2,...]
 #                      [--methods none,vtrace,splice,agent,net] [--kver KVER] [--tiny] [--out DIR]
-#                      [--report] [--prof] [--wait SEC] [--expect-fail METHOD]
+#                      [--report] [--prof|--watch] [--wait SEC] [--expect-fail METHOD]
+#                      [--rerun 0|1]
 #
 # Boots the test bed's L1 (testbed/run-l1.sh) and, in it, one L2 (2 vCPUs)
 # that runs each method in turn on the same load (run r of every method,
@@ -38,7 +39,10 @@
 # the ratios of guest CPU, exits and L1 CPU per MB to the agent and splice. --prof: also the function_graph
 # profile of vtrace's and splice's threads (vtg-bench-prof: lines in the
 # guest's console) and L1's exits by guest RIP with the guest's kallsyms
-# (exits-M-J.hist, kallsyms.txt in --out); it perturbs the figures.
+# (exits-M-J.hist, kallsyms.txt in --out); it perturbs the figures.  --watch:
+# where vtrace loses events: its rings' fill and overruns and its drain
+# threads' state and CPU every 0.1 s of each job ("vtg-bench-watch:" lines in
+# results.txt, the samples around each overrun); it perturbs them less.
 # Every wait of a job (a recorder's start, L1's "go", the load, a stop) is
 # bounded by the job's bound: --wait SEC (default 120, --tiny 60) for
 # trace-cmd's start-up (agent, net; 10 s for the others) plus 3x the job's
@@ -46,6 +50,11 @@
 # with what it waited for ("bench: failed: ..."), its other jobs are
 # skipped, the bench goes on with the next method and exits 1 at the end
 # (--expect-fail METHOD: exits 0 only if METHOD failed and nothing else did).
+# When the test bed fails the run part way (an L1 reset, testbed/bed-glitch.sh),
+# the rows of the jobs that ended are kept (bench/l1-transport.sh writes each
+# as its job ends), the bench names the first job lost, and runs that round
+# and the later ones again in a new L1, once (--rerun 0: not), their rows
+# joined to the others (results in OUT/rerun).
 # Figures of a real run and the machine: Documentation/benchmarks.rst.
 # Not a test: no pass/fail on the figures.
 # --report prints the figures of the run already in --out (same --runs,
@@ -56,6 +65,7 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 mb=50 runs=3 rate=2000 size=256 sweep=4000,8000,16000,32000,0 methods=none,vtrace,splice,agent,net
 kver=${KVER:-} out=$here/build/bench/transport bufkb=512 report= l1tmo=7200 prof=0 wait=120 mset= tiny=
+rerun=1
 xfail=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -70,13 +80,74 @@ while [ $# -gt 0 ]; do
 	--tiny)		mb=1 runs=1 rate=1000 sweep= bufkb=128 l1tmo=600 wait=60 tiny=1; shift ;;
 	--report)	report=1; shift ;;
 	--prof)		prof=1; shift ;;
+	--watch)	prof=2; shift ;;
 	--wait)		wait=$2; shift 2 ;;
 	--expect-fail)	xfail=$2; shift 2 ;;
-	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR] [--report] [--prof] [--wait SEC] [--expect-fail METHOD]" >&2; exit 2 ;;
+	--rerun)	rerun=$2; shift 2 ;;
+	*)		echo "usage: $0 [--mb N] [--runs R] [--rate R] [--size B] [--sweep R,...] [--methods M,...] [--kver KVER] [--tiny] [--out DIR] [--report] [--prof|--watch] [--wait SEC] [--expect-fail METHOD] [--rerun 0|1]" >&2; exit 2 ;;
 	esac
 done
 # --tiny: no baseline run (none), unless asked for
 [ -z "$tiny" ] || [ -n "$mset" ] || methods=vtrace,splice,agent,net
+njobs=$(( runs + $(wc -w <<< "${sweep//,/ }") ))
+
+# missing RESULTS: "K M1,M2" when round K (job K of each method) is the first
+# one with a row missing (neither a "vtg-bench:" row nor a failure), M the
+# methods that had not failed before it; prints what came and what is
+# missing.  1 when nothing is missing.
+missing() {
+	python3 - "$1" "$njobs" "$methods" <<'PY'
+import sys
+path, njobs, methods = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(',')
+got, failed = set(), {}
+for line in open(path):
+    kind, _, rest = line.strip().partition(': ')
+    kv = dict(w.split('=', 1) for w in rest.split() if '=' in w)
+    if kind == 'vtg-bench':
+        got.add((kv['method'], int(kv['job'])))
+    elif kind == 'vtg-bench-fail':
+        failed.setdefault(kv['method'], int(kv['job']))
+for k in range(1, njobs + 1):
+    want = [m for m in methods if failed.get(m, njobs + 1) >= k]
+    lost = [m for m in want if (m, k) not in got and failed.get(m) != k]
+    if lost:
+        print('bench: rows of the bed\'s run: %d of %d (the rounds before %d whole); lost: job %d of %s, and the later jobs'
+              % (len(got), njobs * len(methods), k, k, ' '.join(lost)), file=sys.stderr)
+        print(k, ','.join(m for m in want if failed.get(m) != k))
+        sys.exit(0)
+sys.exit(1)
+PY
+}
+
+# join_rerun RESULTS RERUN K: RESULTS without its lines of rounds K and later
+# (an incomplete round), then RERUN's, their jobs and rounds (numbered from 1
+# by the guest) shifted to K and later
+join_rerun() {
+	python3 - "$@" <<'PY'
+import re, sys
+path, rerun, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def num(line, key):
+    m = re.search(r'\b%s=(\d+)' % key, line)
+    return int(m.group(1)) if m else None
+keep = []
+for line in open(path):
+    n = num(line, 'job') if num(line, 'job') is not None else num(line, 'run')
+    if n is None or n < k or n == 0 and 'method=rest' in line:
+        keep.append(line)
+try:
+    new = open(rerun).readlines()
+except OSError:
+    new = []
+for line in new:
+    for key in ('job', 'run'):
+        line = re.sub(r'\b(%s=)(\d+)' % key,
+                      lambda m: m.group(1) + str(int(m.group(2)) + k - 1 if int(m.group(2)) else 0), line)
+    keep.append(line)
+open(path, 'w').writelines(keep)
+print('bench: rounds %d and later from the re-run: %d lines' % (k, len(new)))
+PY
+}
+
 # --report: only the figures of the run in --out, from its results.txt
 if [ -z "$report" ]; then
 	[ -n "$kver" ] || kver=$("$here/testbed/default-kver.sh")
@@ -109,6 +180,24 @@ if [ -z "$report" ]; then
 	rc=0
 	KVER=$kver "$here/testbed/run-l1.sh" --out "$out" --timeout "$l1tmo" "$here/bench/l1-transport.sh" "$arg" || rc=$?
 	[ "$rc" -eq 0 ] || echo "bench: run-l1 exit $rc (see $out)" >&2
+	# the bed lost the run part way (l1-transport.sh writes each row as its
+	# job ends): say which rows came, and run the rounds from the first
+	# incomplete one again, once, without the methods that already failed
+	if [ "$rc" -ne 0 ] && [ -s "$out/results.txt" ] && [ "$rerun" -gt 0 ] &&
+	   glitch=$("$here/testbed/bed-glitch.sh" "$out"); then
+		echo "bench: the bed failed: $(head -1 <<< "$glitch")"
+		if miss=$(missing "$out/results.txt"); then
+			set -- $miss
+			echo "bench: re-running rounds $1 to $njobs of methods ${2//,/ } (logs in $out/rerun)"
+			rm -rf "$out/rerun"
+			mkdir -p "$out/rerun"
+			rc=0
+			KVER=$kver "$here/testbed/run-l1.sh" --out "$out/rerun" --timeout "$l1tmo" \
+				"$here/bench/l1-transport.sh" "${arg/methods=${methods//,/:}/methods=${2//,/:}},from=$1" || rc=$?
+			[ "$rc" -eq 0 ] || echo "bench: re-run: run-l1 exit $rc (see $out/rerun)" >&2
+			join_rerun "$out/results.txt" "$out/rerun/results.txt" "$1"
+		fi
+	fi
 fi
 [ -s "$out/results.txt" ] || { echo "bench: no results" >&2; exit 1; }
 # the picture: the sweep's losses against the rate held, guest CPU per MB

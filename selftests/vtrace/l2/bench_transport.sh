@@ -203,6 +203,58 @@ idle_switches() {
 		"moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)"
 }
 
+# watch_start / watch_end: with PROF 2 (bench/transport.sh --watch), where
+# vtrace's losses happen: every 0.1 s of the window, each CPU's ring
+# (entries, overrun: per_cpu/cpuK/stats) and its drain thread (state, the
+# CPU it is on: /proc/PID/stat), shell builtins only; at the end, a
+# "vtg-bench-watch:" line per sample from 5 before to 1 after each one
+# whose overrun grew, and the longest gap between two samples (the guest,
+# or the sampler's vCPU, not running)
+watch_start() {
+	[ "$prof" = 2 ] && [ "$method" = vtrace ] || return 0
+	rm -f /tmp/watch.stop
+	watch_loop > /tmp/watch.log &
+	wpid=$!
+}
+watch_loop() {
+	local dp c l k up e o st
+	dp=
+	for c in 0 1; do
+		for l in /proc/[0-9]*; do
+			read -r k < "$l/comm" 2>/dev/null && [ "$k" = "vtrace-cpu$c" ] && dp="$dp ${l#/proc/}"
+		done
+	done
+	while [ ! -e /tmp/watch.stop ]; do
+		read -r up _ < /proc/uptime
+		l="t=$up"
+		k=0
+		for c in $dp; do
+			e= o=
+			while read -r a b _; do
+				case "$a" in entries:) e=$b ;; overrun:) o=$b ;; esac
+			done < $I/per_cpu/cpu$k/stats
+			read -r st < /proc/$c/stat
+			set -- ${st##*) }
+			l="$l cpu$k=$e/$o/$1@${37}"
+			k=$((k + 1))
+		done
+		echo "$l"
+		sleep 0.1
+	done
+}
+watch_end() {
+	[ -n "${wpid:-}" ] || return 0
+	: > /tmp/watch.stop
+	wait "$wpid"
+	wpid=
+	awk -v m="$method" -v j="$j" '{ t[NR] = $0; split($1, u, "="); ut[NR] = u[2]
+		if (NR > 1 && ut[NR] - ut[NR - 1] > gap) { gap = ut[NR] - ut[NR - 1]; gat = ut[NR - 1] }
+		for (i = 2; i <= NF; i++) { split($i, v, "/"); if (NR > 1 && v[2] != o[i]) hit[NR] = 1; o[i] = v[2] } }
+		END { for (n in hit) for (i = n - 5; i <= n + 1; i++) if (i >= 1 && i <= NR) show[i] = 1
+			for (i = 1; i <= NR; i++) if (show[i]) printf "vtg-bench-watch: method=%s job=%s %s\n", m, j, t[i]
+			printf "vtg-bench-watch: method=%s job=%s samples=%d first=%s last=%s longest gap %.2f s after t=%s (cpuK=entries/overrun/drain thread state@cpu)\n", m, j, NR, ut[1], ut[NR], gap, gat }' /tmp/watch.log
+}
+
 # mark WORD METHOD JOB: tell L1 (bench.ctl) where a measured window begins or ends
 mark() {
 	echo "$*" >&3
@@ -330,8 +382,10 @@ window() {
 	set -- $(cpu_ns "$pat" "$sub")
 	c0=$1 d0=$2 k0=$3 b0=$4 w0=$(($5 - $6)) s0=$6
 	[ -n "$sub" ] || w0=0 s0=$5
+	watch_start
 	load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
 	sleep "$settle"
+	watch_end
 	set -- $(cpu_ns "$pat" "$sub")
 	c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6
 	[ -n "$sub" ] || w1=0 s1=$5
