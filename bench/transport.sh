@@ -91,63 +91,6 @@ done
 [ -z "$tiny" ] || [ -n "$mset" ] || methods=vtrace,splice,agent,net
 njobs=$(( runs + $(wc -w <<< "${sweep//,/ }") ))
 
-# missing RESULTS: "K M1,M2" when round K (job K of each method) is the first
-# one with a row missing (neither a "vtg-bench:" row nor a failure), M the
-# methods that had not failed before it; prints what came and what is
-# missing.  1 when nothing is missing.
-missing() {
-	python3 - "$1" "$njobs" "$methods" <<'PY'
-import sys
-path, njobs, methods = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(',')
-got, failed = set(), {}
-for line in open(path):
-    kind, _, rest = line.strip().partition(': ')
-    kv = dict(w.split('=', 1) for w in rest.split() if '=' in w)
-    if kind == 'vtg-bench':
-        got.add((kv['method'], int(kv['job'])))
-    elif kind == 'vtg-bench-fail':
-        failed.setdefault(kv['method'], int(kv['job']))
-for k in range(1, njobs + 1):
-    want = [m for m in methods if failed.get(m, njobs + 1) >= k]
-    lost = [m for m in want if (m, k) not in got and failed.get(m) != k]
-    if lost:
-        print('bench: rows of the bed\'s run: %d of %d (the rounds before %d whole); lost: job %d of %s, and the later jobs'
-              % (len(got), njobs * len(methods), k, k, ' '.join(lost)), file=sys.stderr)
-        print(k, ','.join(m for m in want if failed.get(m) != k))
-        sys.exit(0)
-sys.exit(1)
-PY
-}
-
-# join_rerun RESULTS RERUN K: RESULTS without its lines of rounds K and later
-# (an incomplete round), then RERUN's, their jobs and rounds (numbered from 1
-# by the guest) shifted to K and later
-join_rerun() {
-	python3 - "$@" <<'PY'
-import re, sys
-path, rerun, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
-def num(line, key):
-    m = re.search(r'\b%s=(\d+)' % key, line)
-    return int(m.group(1)) if m else None
-keep = []
-for line in open(path):
-    n = num(line, 'job') if num(line, 'job') is not None else num(line, 'run')
-    if n is None or n < k or n == 0 and 'method=rest' in line:
-        keep.append(line)
-try:
-    new = open(rerun).readlines()
-except OSError:
-    new = []
-for line in new:
-    for key in ('job', 'run'):
-        line = re.sub(r'\b(%s=)(\d+)' % key,
-                      lambda m: m.group(1) + str(int(m.group(2)) + k - 1 if int(m.group(2)) else 0), line)
-    keep.append(line)
-open(path, 'w').writelines(keep)
-print('bench: rounds %d and later from the re-run: %d lines' % (k, len(new)))
-PY
-}
-
 # --report: only the figures of the run in --out, from its results.txt
 if [ -z "$report" ]; then
 	[ -n "$kver" ] || kver=$("$here/testbed/default-kver.sh")
@@ -186,7 +129,7 @@ if [ -z "$report" ]; then
 	if [ "$rc" -ne 0 ] && [ -s "$out/results.txt" ] && [ "$rerun" -gt 0 ] &&
 	   glitch=$("$here/testbed/bed-glitch.sh" "$out"); then
 		echo "bench: the bed failed: $(head -1 <<< "$glitch")"
-		if miss=$(missing "$out/results.txt"); then
+		if miss=$(python3 "$here/bench/transport-rows.py" missing "$out/results.txt" "$njobs" "$methods"); then
 			set -- $miss
 			echo "bench: re-running rounds $1 to $njobs of methods ${2//,/ } (logs in $out/rerun)"
 			rm -rf "$out/rerun"
@@ -195,7 +138,7 @@ if [ -z "$report" ]; then
 			KVER=$kver "$here/testbed/run-l1.sh" --out "$out/rerun" --timeout "$l1tmo" \
 				"$here/bench/l1-transport.sh" "${arg/methods=${methods//,/:}/methods=${2//,/:}},from=$1" || rc=$?
 			[ "$rc" -eq 0 ] || echo "bench: re-run: run-l1 exit $rc (see $out/rerun)" >&2
-			join_rerun "$out/results.txt" "$out/rerun/results.txt" "$1"
+			python3 "$here/bench/transport-rows.py" join "$out/results.txt" "$out/rerun/results.txt" "$1"
 		fi
 	fi
 fi

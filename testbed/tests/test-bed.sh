@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The bed's own machinery without a VM: l2-watch.sh's watchdogs against a fake QEMU, bed-glitch.sh, bed_retry.
+# The bed's own machinery without a VM: l2-watch.sh's watchdogs against a fake QEMU, bed-glitch.sh, bed_retry, bench/transport-rows.py.
 #
 # Prints KTAP and "bed: N passed, N failed".  About 15 s.
 set -u
@@ -23,7 +23,7 @@ guest() {
 	log=$(cat "$d/watchdog.txt" 2>/dev/null)
 }
 
-ktap_header 20
+ktap_header 21
 
 # The watchdog cases wait on watchdogs, not on the CPU: all at once (each in
 # its own folder), results in order.  caseK prints test K's line.
@@ -237,6 +237,44 @@ rc2=$?
 [ $rc1 -eq 0 ] && [ "$(cat "$tmp/jobs")" = 2 ] && [ -f "$tmp/r1.glitch1/x.log" ] &&
 	grep -q '^# bed glitch: x.log: l2 stalled: fake' <<< "$out" && [ $rc2 -eq 1 ] && [ -z "$out2" ]
 ktap_result $? "bed_retry_retries_only_the_beds_failures" "rc $rc1/$rc2, jobs $(cat "$tmp/jobs"), out: $out $out2"
+
+# bench/transport-rows.py: an L1 reset in round 2 of 3 (stuck failed in round
+# 1, splice's job 2 lost): rounds 2 and 3 run again without stuck, their rows
+# renumbered, round 2's partial lines dropped
+rows=$tb/../bench/transport-rows.py
+r=$tmp/results.txt
+cat > "$r" <<'EOF2'
+vtg-bench-order: run=1 stuck vtrace splice
+vtg-bench-fail: method=stuck job=1 waiting for tracing_on 1 (bound 16 s)
+vtg-bench: method=vtrace job=1 lost=0 moved=10
+vtg-bench-port: method=vtrace job=1 bytes=10
+vtg-bench: method=splice job=1 lost=0 moved=11
+vtg-bench-order: run=2 vtrace splice stuck
+vtg-bench: method=vtrace job=2 lost=5 moved=12
+vtg-bench-port: method=vtrace job=2 bytes=12
+EOF2
+cat > "$tmp/rerun.txt" <<'EOF2'
+vtg-bench-order: run=1 vtrace splice
+vtg-bench: method=vtrace job=1 lost=0 moved=20
+vtg-bench-port: method=vtrace job=1 bytes=20
+vtg-bench: method=splice job=1 lost=0 moved=21
+vtg-bench-order: run=2 splice vtrace
+vtg-bench: method=splice job=2 lost=0 moved=23
+vtg-bench: method=vtrace job=2 lost=0 moved=22
+vtg-bench-port: method=rest job=0 bytes=0
+EOF2
+miss=$(python3 "$rows" missing "$r" 3 stuck,vtrace,splice 2> "$tmp/miss.err")
+rc1=$?
+python3 "$rows" join "$r" "$tmp/rerun.txt" 2 > /dev/null
+got=$(sed -n 's/^vtg-bench: method=\([a-z]*\) job=\([0-9]\) .*moved=\([0-9]*\)/\1:\2:\3/p' "$r" | tr '\n' ' ')
+python3 "$rows" missing "$r" 3 stuck,vtrace,splice > /dev/null 2>&1
+rc2=$?
+[ $rc1 -eq 0 ] && [ "$miss" = "2 vtrace,splice" ] && [ $rc2 -eq 1 ] &&
+	grep -q "rows of the bed's run: 3 of 9 (the rounds before 2 whole); lost: job 2 of splice" "$tmp/miss.err" &&
+	[ "$got" = "vtrace:1:10 splice:1:11 vtrace:2:20 splice:2:21 splice:3:23 vtrace:3:22 " ] &&
+	[ "$(grep -c '^vtg-bench-port: method=vtrace' "$r")" = 2 ] && grep -q '^vtg-bench-order: run=3 splice vtrace' "$r" &&
+	grep -q '^vtg-bench-port: method=rest job=0 ' "$r"
+ktap_result $? "transport_rows_rerun_from_the_first_lost_round" "missing rc $rc1 '$miss', after join rc $rc2, rows: $got"
 
 echo "bed: $ktap_pass passed, $ktap_fail failed"
 [ "$ktap_fail" -eq 0 ]
