@@ -249,10 +249,14 @@ watch_end() {
 	wpid=
 	awk -v m="$method" -v j="$j" '{ t[NR] = $0; split($1, u, "="); ut[NR] = u[2]
 		if (NR > 1 && ut[NR] - ut[NR - 1] > gap) { gap = ut[NR] - ut[NR - 1]; gat = ut[NR - 1] }
-		for (i = 2; i <= NF; i++) { split($i, v, "/"); if (NR > 1 && v[2] != o[i]) hit[NR] = 1; o[i] = v[2] } }
+		for (i = 2; i <= NF; i++) { split($i, v, "/"); if (NR > 1 && v[2] != o[i]) hit[NR] = 1; o[i] = v[2]
+			split($i, c, "="); k = substr(c[1], 4); split(v[3], w, "@"); split(c[2], e, "/")
+			if (e[1] + 0 > mx[k] + 0 || !(k in mx)) { mx[k] = e[1]; mt[k] = ut[NR] }
+			if (w[2] != k) away[k]++; if (w[1] == "R") run[k]++ } }
 		END { for (n in hit) for (i = n - 5; i <= n + 1; i++) if (i >= 1 && i <= NR) show[i] = 1
 			for (i = 1; i <= NR; i++) if (show[i]) printf "vtg-bench-watch: method=%s job=%s %s\n", m, j, t[i]
-			printf "vtg-bench-watch: method=%s job=%s samples=%d first=%s last=%s longest gap %.2f s after t=%s (cpuK=entries/overrun/drain thread state@cpu)\n", m, j, NR, ut[1], ut[NR], gap, gat }' /tmp/watch.log
+			s = ""; for (k in mx) s = s sprintf(" cpu%s: most entries %d at t=%s, drain thread on another CPU in %d, runnable in %d samples;", k, mx[k], mt[k], away[k], run[k])
+			printf "vtg-bench-watch: method=%s job=%s samples=%d first=%s last=%s longest gap %.2f s after t=%s;%s (cpuK=entries/overrun/drain thread state@cpu)\n", m, j, NR, ut[1], ut[NR], gap, gat, s }' /tmp/watch.log
 }
 
 # mark WORD METHOD JOB: tell L1 (bench.ctl) where a measured window begins or ends
