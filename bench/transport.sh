@@ -126,8 +126,9 @@ if [ -z "$report" ]; then
 	# the bed lost the run part way (l1-transport.sh writes each row as its
 	# job ends): say which rows came, and run the rounds from the first
 	# incomplete one again, once, without the methods that already failed
-	if [ "$rc" -ne 0 ] && [ -s "$out/results.txt" ] && [ "$rerun" -gt 0 ] &&
-	   glitch=$("$here/testbed/bed-glitch.sh" "$out"); then
+	if [ "$rc" -ne 0 ] && [ "$rerun" -gt 0 ] && glitch=$("$here/testbed/bed-glitch.sh" "$out"); then
+		# (none at all when L1 did not boot: then every round)
+		touch "$out/results.txt"
 		echo "bench: the bed failed: $(head -1 <<< "$glitch")"
 		if miss=$(python3 "$here/bench/transport-rows.py" missing "$out/results.txt" "$njobs" "$methods"); then
 			set -- $miss
