@@ -13,7 +13,9 @@
 # in the host for an exit of a reason until the next entry), and the
 # wake-ups' and the summary's modes are checked; the reasons' names are read
 # here from kvm_exit's print format (fixtures/debian-6.1, the one gen.py
-# writes), not from vtrace-merge.  Prints KTAP-free lines: "ok"/"FAIL ..."
+# writes), not from vtrace-merge.  With the host's irq_vectors:local_timer_entry,
+# a stretch of a window of 12 ms or more in which neither the host cpu nor
+# the guest cpu recorded any event is host_not_running.  Prints KTAP-free lines: "ok"/"FAIL ..."
 # and exits 1 on a difference.
 import json
 import os
@@ -47,6 +49,18 @@ def exit_names():
 
 
 NAMES = exit_names() if have_modes else {}
+QUIET_NS = 12_000_000       # classify.c's QUIET_NS
+have_ticks = any(e['event'] == 'local_timer_entry' for e in host_evs)
+
+
+def quiet(gcpu, hcpu, a, b):
+    """[(from, to)] of [a, b), QUIET_NS or longer, with no event of host cpu hcpu or guest cpu gcpu"""
+    if not have_ticks or hcpu < 0:
+        return []
+    ts = sorted(e['host_ns'] for e in evs if e['cpu'] == (hcpu if e['machine'] == 'host' else gcpu)
+                and e['machine'] in ('host', summary_guest))
+    pts = [max([x for x in ts if x <= a], default=0)] + [x for x in ts if a < x < b] + [b]
+    return [(max(p, a), q) for p, q in zip(pts, pts[1:]) if q - max(p, a) >= QUIET_NS]
 
 
 def modes_of(vtid):
@@ -109,6 +123,8 @@ def cut(gcpu, pid, a, b):
             parts[key] = parts.get(key, 0) + n
 
     ml = modes_of(vtid) if have_modes and vtid > 0 else []
+    qs = quiet(gcpu, hcpu, a, b) if known else []
+    bounds = sorted(x for q in qs for x in q)
     use_modes = bool(ml)
     hi, gi, xi = state_at(ht, a), state_at(gt, a), state_at(ml, a)
     blocked = False
@@ -144,6 +160,7 @@ def cut(gcpu, pid, a, b):
             nxt = gt[gi + 1][0]
         if xi + 1 < len(ml) and ml[xi + 1][0] < nxt:
             nxt = ml[xi + 1][0]
+        nxt = min([x for x in bounds if t < x < nxt] + [nxt])
         hs = ht[hi] if hi >= 0 else None
         gs = gt[gi] if gi >= 0 else None
         n = nxt - t
@@ -153,6 +170,8 @@ def cut(gcpu, pid, a, b):
             begins = False
         if known and (hs is None or (end is not None and t >= end)):
             add(('unknown', ''), n)
+        elif any(p <= t < q for p, q in qs):
+            add(('host_not_running', ''), n)
         elif hs and hs[1] != 'task':
             add(('host_' + hs[1], ''), n)
         elif hs and hs[2] != vtid:

@@ -52,6 +52,7 @@ EVENTS = {  # name -> (system, format fixture)
     'kvm_exit': ('kvm', 'kvm/kvm_exit.format'),
     'hrtimer_start': ('timer', 'timer/hrtimer_start.format'),
     'hrtimer_expire_entry': ('timer', 'timer/hrtimer_expire_entry.format'),
+    'local_timer_entry': ('irq_vectors', 'irq_vectors/local_timer_entry.format'),
 }
 
 
@@ -130,6 +131,10 @@ def ev_hrtimer_start(pid, timer, func, expires):
 
 def ev_hrtimer_entry(pid, timer, now, func):
     return common('hrtimer_expire_entry', pid) + struct.pack('<QqQ', timer, now, func)
+
+
+def ev_tick(pid):
+    return common('local_timer_entry', pid) + struct.pack('<i', 0xec)
 
 
 def sym(name):
@@ -581,6 +586,69 @@ def scenario(name, rng, nev):
             t = run + tsc(3_000)
         # the host trace covers the whole guest capture
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+    elif name in ('explain_quiet', 'explain_quiet_noticks'):
+        # as 'explain_mix', the host recording its local timer interrupts
+        # (irq_vectors:local_timer_entry) every 4 ms on both cpus (explain_quiet_noticks:
+        # none), cyclictest's wake-ups later than 100 us (ms from the due time):
+        #   STOP: host cpu 1 records nothing from -0.5 to +20 (stopped below the host), nor the
+        #         guest's cpu 1; the tick at +20, the timer fires at +20.03
+        #   IDLE: host cpu 1 idle from -1 to +15, its ticks on; fires at +15.03
+        #   HOG:  e2e_hog (777) holds host cpu 1 from -1 to +15, its ticks on; fires at +15.03
+        #   BUSY: host cpu 1 records nothing from -1 to +15 (a tickless host cpu), the guest
+        #         runs rt-hog (600) from +0.026 to +15.05 and prints every 2 ms
+        stop, idle, hog, busy = (10, 30, 50), (20, 40), (60,), (70, 80)
+        host.events = [[] for _ in range(2)]
+        g = guest('g1', 2, [0, 1], 4252)
+        khz = host.khz
+        tsc = lambda ns: ns * khz // 1000000
+        ms = lambda n: tsc(int(n * 1_000_000))
+        mono = lambda h: h * 1000000 // khz - 3_000_000_000
+        wake = sym('hrtimer_wakeup')
+        timer = 0xff73fcb84039bc60
+        he = host.events[1]
+        switch = lambda t, a, ap, b, bp: he.append((t, ev_switch(a, ap, b, bp), '', 0))
+        switch(base, b'swapper/1', 0, b'CPU 1/KVM', 900)
+        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
+        ev = g.events[1]
+        quiet = []      # host cpu 1's stretches without ticks
+        t = base + ms(1)
+        for i in range(nev):
+            expires = mono(t) + 1_000_000
+            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
+            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
+            due = t + ms(1)
+            fire = due + ms(0.02)
+            run = None
+            if i in stop:
+                quiet.append((due - ms(0.5), due + ms(20)))
+                if name == 'explain_quiet':
+                    he.append((due + ms(20), ev_tick(900), '', 0))
+                fire = due + ms(20.03)
+            elif i in idle or i in hog:
+                who, pid = (b'swapper/1', 0) if i in idle else (b'e2e_hog', 777)
+                switch(due - ms(1), b'CPU 1/KVM', 900, who, pid)
+                switch(due + ms(15), who, pid, b'CPU 1/KVM', 900)
+                fire = due + ms(15.03)
+            elif i in busy:
+                quiet.append((due - ms(1), due + ms(15)))
+            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+            ev.append((fire + ms(0.005), ev_wakeup(500, b'cyclictest', 1), '', 0))
+            if i in busy:
+                ev.append((fire + ms(0.006), ev_switch(b'swapper/1', 0, b'rt-hog', 600), '', 0))
+                for k in range(1, 8):
+                    ev.append((fire + ms(2 * k), ev_print(600, b'rt-hog %d' % k), '', 0))
+                run = fire + ms(15.03)
+                ev.append((run, ev_switch(b'rt-hog', 600, b'cyclictest', 500), '', 0))
+            else:
+                run = fire + ms(0.012)
+                ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            t = run + ms(0.003)
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+        for k in range(1, (t - base) // ms(4) + 1) if name == 'explain_quiet' else ():
+            tick = base + k * ms(4)
+            host.events[0].append((tick, ev_tick(899), '', 0))
+            if not any(a <= tick < b for a, b in quiet):
+                he.append((tick, ev_tick(900), '', 0))
     elif name in ('explain_exits', 'explain_exits_vmx'):
         # as 'explain_mix', the host recording kvm_entry/kvm_exit of tid 900 (vCPU 1, host
         # cpu 1), which is in guest mode but for these exits inside the late windows

@@ -11,6 +11,7 @@
  * on, and each piece goes to one cause:
  *
  *   host cpu ran                 guest cpu ran           cause
+ *   nothing recorded, QUIET_NS   nothing recorded        host_not_running
  *   an interrupt / softirq       -                       host_irq / host_softirq
  *   ksoftirqd/N                  -                       host_softirq (ksoftirqd/N)
  *   another task                 -                       host_task (its name)
@@ -26,6 +27,20 @@
  *   (not in the host trace)                              unknown
  *
  * The wake-up is counted under the cause that took most of its window.
+ *
+ * The host not running: a host cpu that runs takes its local timer
+ * interrupt (irq_vectors:local_timer_entry: the tick, and every hrtimer
+ * expiry) at least every tick while busy, and, idle, when the guest's timer
+ * falls due (KVM's hrtimer for the guest's APIC timer; the window begins
+ * there).  So when the host recorded that event, a stretch of the window of
+ * QUIET_NS or more in which neither the host cpu nor the guest cpu recorded
+ * any event is host_not_running: the host cpu was stopped below the host (a
+ * hypervisor, firmware, an SMI).  Each CPU of each machine keeps its last
+ * QUIET_RING silences of QUIET_NS or more (classify_event), the window takes
+ * the pieces where a host silence and a guest silence overlap.  Without the
+ * tick event a silent host cpu may be a busy one (a task that never
+ * switches records nothing): the stretch goes to what the host cpu last did,
+ * and the summary says so.
  *
  * Exits: when the host recorded kvm:kvm_entry and kvm:kvm_exit, each vCPU
  * thread keeps a ring of its last EXIT_RING changes of mode (kvm_entry:
@@ -58,6 +73,14 @@
 #define EXIT_RING	8192	/* changes of mode kept per vCPU thread */
 #define MAX_XTHREADS	256	/* vCPU threads whose exits are kept */
 #define REASON_LEN	32
+#define QUIET_RING	64	/* silences kept per CPU */
+/*
+ * A host cpu silent this long after the guest's timer fell due did not run:
+ * 3 ticks at HZ=250.  The test bed's busy host cpus never went 12 ms without
+ * a local timer interrupt outside L0's stops (align, selftests/vtrace/causes_check.py).
+ */
+#define QUIET_NS	12000000
+#define MAX_QUIET	8	/* silent stretches kept per window */
 
 enum slice_kind { SL_TASK, SL_IRQ, SL_SOFTIRQ };
 
@@ -80,8 +103,22 @@ struct ring {
 struct cl_fields {
 	bool			native;		/* the trace's byte order is ours */
 	int			switch_id, irq_in, irq_out, sirq_in, sirq_out, exit_id, entry_id;
+	int			tick_id;	/* irq_vectors:local_timer_entry */
 	struct tep_format_field	*prev_pid, *prev_state, *next_pid, *next_comm;
 	struct tep_format_field	*exit_reason, *exit_isa;
+};
+
+/* [from, to): a stretch of time */
+struct span {
+	uint64_t	from;
+	uint64_t	to;
+};
+
+/* a CPU's last event, and its last silences of QUIET_NS or more */
+struct quiet {
+	uint64_t	last;
+	size_t		n;		/* ever pushed: the newest is s[(n - 1) % QUIET_RING] */
+	struct span	s[QUIET_RING];
 };
 
 /* a vCPU thread's changes of mode: X_GUEST from a kvm_entry, reason + 1 from a kvm_exit */
@@ -136,6 +173,8 @@ struct classify {
 	int			host;		/* machine index of the host, -1 none */
 	struct cl_fields	*fields;
 	struct ring		***rings;	/* [machine][cpu], allocated on first use */
+	struct quiet		**quiet;	/* [machine][cpu] */
+	uint64_t		ticks;		/* local_timer_entry events in the host trace */
 	struct vcpu_loc		vcpus[MAX_VCPUS];
 	uint64_t		exits;		/* kvm_exit events seen in the host trace */
 	uint64_t		entries;	/* kvm_entry events */
@@ -155,6 +194,7 @@ struct classify {
 static const char *const kind_key[] = {
 	[C_HOST_TASK] = "host_task", [C_HOST_IRQ] = "host_irq",
 	[C_HOST_SOFTIRQ] = "host_softirq", [C_HOST_IDLE] = "host_idle",
+	[C_HOST_NOT_RUNNING] = "host_not_running",
 	[C_VCPU_BLOCKED] = "vcpu_blocked", [C_VCPU_RUNNING] = "vcpu_running",
 	[C_VCPU_EXIT] = "vcpu_exit", [C_VCPU_GUEST] = "vcpu_guest",
 	[C_GUEST_IRQ] = "guest_irq", [C_GUEST_SOFTIRQ] = "guest_softirq",
@@ -165,7 +205,8 @@ static const char *const kind_text[] = {
 	[C_HOST_TASK] = "host task %s on the vCPU's host cpu",
 	[C_HOST_IRQ] = "host interrupts",
 	[C_HOST_SOFTIRQ] = "host softirq work%s%s",
-	[C_HOST_IDLE] = "host cpu idle, the vCPU waiting (host not running)",
+	[C_HOST_IDLE] = "host cpu idle, the vCPU waiting",
+	[C_HOST_NOT_RUNNING] = "host cpu not running (stopped below the host)",
 	[C_VCPU_BLOCKED] = "vCPU thread blocked in the host (D state)",
 	[C_VCPU_RUNNING] = "vCPU thread running, guest idle (guest mode or exits)",
 	[C_VCPU_EXIT] = "vCPU in the host: exit %s",
@@ -205,6 +246,7 @@ static void lookup(struct cl_fields *f, struct tep_handle *tep)
 	f->exit_reason = ev ? tep_find_field(ev, "exit_reason") : NULL;
 	f->exit_isa = ev ? tep_find_field(ev, "isa") : NULL;
 	f->entry_id = event_id(tep, "kvm", "kvm_entry", NULL);
+	f->tick_id = event_id(tep, "irq_vectors", "local_timer_entry", NULL);
 }
 
 static int64_t num(const struct cl_fields *f, struct tep_format_field *field,
@@ -224,15 +266,17 @@ struct classify *classify_open(struct machine **machines, int nr)
 	c->host = -1;
 	c->fields = calloc(nr, sizeof(*c->fields));
 	c->rings = calloc(nr, sizeof(*c->rings));
+	c->quiet = calloc(nr, sizeof(*c->quiet));
 	c->nr_cpus = calloc(nr, sizeof(*c->nr_cpus));
 	trace_seq_init(&c->seq);
-	if (!c->fields || !c->rings || !c->nr_cpus)
+	if (!c->fields || !c->rings || !c->quiet || !c->nr_cpus)
 		goto error;
 	for (int i = 0; i < nr; i++) {
 		lookup(&c->fields[i], machines[i]->tep);
 		c->nr_cpus[i] = machines[i]->nr_cpus;
 		c->rings[i] = calloc(machines[i]->nr_cpus, sizeof(**c->rings));
-		if (!c->rings[i])
+		c->quiet[i] = calloc(machines[i]->nr_cpus, sizeof(**c->quiet));
+		if (!c->rings[i] || !c->quiet[i])
 			goto error;
 		if (!machines[i]->guest && c->host < 0)
 			c->host = i;
@@ -253,6 +297,9 @@ void classify_close(struct classify *c)
 		free(c->rings[i]);
 	}
 	free(c->rings);
+	for (int i = 0; c->quiet && i < c->nr; i++)
+		free(c->quiet[i]);
+	free(c->quiet);
 	free(c->nr_cpus);
 	free(c->fields);
 	for (int i = 0; i < c->nr_xr; i++)
@@ -274,6 +321,18 @@ static struct ring *ring_of(struct classify *c, int mi, int cpu, bool create)
 	if (!*r && create)
 		*r = calloc(1, sizeof(**r));
 	return *r;
+}
+
+/* an event of a CPU at @ns: a silence of QUIET_NS or more since its last one is kept */
+static void quiet_note(struct quiet *q, uint64_t ns)
+{
+	if (ns <= q->last)
+		return;
+	if (ns - q->last >= QUIET_NS) {
+		q->s[q->n % QUIET_RING].from = q->last;
+		q->s[q->n++ % QUIET_RING].to = ns;
+	}
+	q->last = ns;
 }
 
 static struct slice *at(struct ring *r, size_t i)
@@ -423,6 +482,10 @@ void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns)
 
 	if (mi == c->host)
 		c->host_last = ns;
+	if (s->cpu >= 0 && s->cpu < c->nr_cpus[mi])
+		quiet_note(&c->quiet[mi][s->cpu], ns);
+	if (id == f->tick_id && mi == c->host)
+		c->ticks++;
 	if (id != f->switch_id && id != f->irq_in && id != f->irq_out &&
 	    id != f->sirq_in && id != f->sirq_out) {
 		if ((id == f->exit_id || id == f->entry_id) && mi == c->host)
@@ -515,6 +578,9 @@ struct walk {
 	uint64_t	host_end;	/* the host trace ended there */
 	int		mode;		/* the one being timed (late_mode index), -1 none */
 	uint64_t	mode_ns;	/* its time in the window so far */
+	struct span	quiet[MAX_QUIET];	/* the host not running, in time order */
+	int		nr_quiet;
+	int		qi;		/* the first that has not ended by the walk's place */
 };
 
 static size_t xoldest(struct xring *x)
@@ -551,6 +617,74 @@ static int xstate(struct walk *w, uint64_t t)
 	return xat(w->x, w->xi)->state;
 }
 
+/*
+ * The silences of @q that overlap [@a, @b), the one since its last event
+ * included, each cut to [@a, @b), oldest first; @q NULL: one, all of it
+ */
+static int silences(const struct quiet *q, uint64_t a, uint64_t b, struct span *out)
+{
+	struct span tmp[MAX_QUIET];
+	int n = 0;
+
+	if (!q) {
+		out[0] = (struct span){ a, b };
+		return 1;
+	}
+	if (q->last < b)
+		tmp[n++] = (struct span){ q->last, b };
+	for (size_t i = q->n; i > (q->n > QUIET_RING ? q->n - QUIET_RING : 0) && n < MAX_QUIET;
+	     i--) {
+		const struct span *x = &q->s[(i - 1) % QUIET_RING];
+
+		if (x->to <= a)
+			break;
+		if (x->from < b)
+			tmp[n++] = *x;
+	}
+	for (int i = 0; i < n; i++) {
+		out[i] = tmp[n - 1 - i];
+		if (out[i].from < a)
+			out[i].from = a;
+		if (out[i].to > b)
+			out[i].to = b;
+	}
+	return n;
+}
+
+/*
+ * The stretches of the window, QUIET_NS or longer, in which neither host cpu
+ * @hcpu nor the guest's cpu recorded an event: the host not running
+ */
+static void quiet_window(struct classify *c, struct walk *w, int mi, int gcpu, int hcpu,
+			 uint64_t a, uint64_t b)
+{
+	struct span hs[MAX_QUIET], gs[MAX_QUIET];
+	int nh, ng;
+
+	w->nr_quiet = 0;
+	if (!c->ticks || hcpu < 0)
+		return;
+	nh = silences(&c->quiet[c->host][hcpu], a, b, hs);
+	ng = silences(gcpu >= 0 && gcpu < c->nr_cpus[mi] ? &c->quiet[mi][gcpu] : NULL, a, b, gs);
+	for (int i = 0; i < nh; i++) {
+		for (int k = 0; k < ng && w->nr_quiet < MAX_QUIET; k++) {
+			uint64_t from = hs[i].from > gs[k].from ? hs[i].from : gs[k].from;
+			uint64_t to = hs[i].to < gs[k].to ? hs[i].to : gs[k].to;
+
+			if (to > from && to - from >= QUIET_NS)
+				w->quiet[w->nr_quiet++] = (struct span){ from, to };
+		}
+	}
+}
+
+/* the host not running at @t (the walk's places come in time order) */
+static bool quiet_at(struct walk *w, uint64_t t)
+{
+	while (w->qi < w->nr_quiet && w->quiet[w->qi].to <= t)
+		w->qi++;
+	return w->qi < w->nr_quiet && w->quiet[w->qi].from <= t;
+}
+
 /* one piece of the window: the host's and the guest's state -> a cause */
 static int piece_cause(struct classify *c, struct walk *w, uint64_t t, const char **task)
 {
@@ -561,6 +695,8 @@ static int piece_cause(struct classify *c, struct walk *w, uint64_t t, const cha
 	*task = "";
 	if (w->host_known && (!hs || t >= w->host_end))
 		return C_UNKNOWN;
+	if (quiet_at(w, t))
+		return C_HOST_NOT_RUNNING;
 	if (hs && hs->kind != SL_TASK)
 		return hs->kind == SL_IRQ ? C_HOST_IRQ : C_HOST_SOFTIRQ;
 	if (hs && hs->pid != w->vtid) {
@@ -622,6 +758,18 @@ static void mode_add(struct walk *w, struct late_parts *p, int state, uint64_t n
 		p->mode[i].max = w->mode_ns;
 }
 
+/* the walk's next place at a silence's start or end, if before @next */
+static uint64_t quiet_next(struct walk *w, uint64_t t, uint64_t next)
+{
+	for (int i = w->qi; i < w->nr_quiet && w->quiet[i].from < next; i++) {
+		if (w->quiet[i].from > t)
+			return w->quiet[i].from;
+		if (w->quiet[i].to > t)
+			return w->quiet[i].to < next ? w->quiet[i].to : next;
+	}
+	return next;
+}
+
 static void walk_window(struct classify *c, struct walk *w, uint64_t a, uint64_t b,
 			struct late_parts *p)
 {
@@ -643,6 +791,7 @@ static void walk_window(struct classify *c, struct walk *w, uint64_t a, uint64_t
 			next = at(w->g, w->gi + 1)->from;
 		if (w->x && w->xi + 1 < (long)w->x->n && xat(w->x, w->xi + 1)->t < next)
 			next = xat(w->x, w->xi + 1)->t;
+		next = quiet_next(w, t, next);
 		if (next > t) {
 			const char *task;
 			int kind = piece_cause(c, w, t, &task);
@@ -761,6 +910,7 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
 	p->vcpu_tid = w.vtid;
 	w.x = w.vtid > 0 ? xring_of(c, w.vtid, false) : NULL;
 	p->exits = w.x;
+	quiet_window(c, &w, mi, s->cpu, hcpu, expected, running);
 	walk_window(c, &w, expected, running, p);
 	sort_late(p);
 	if (!p->nr)
@@ -847,6 +997,10 @@ static const char *const no_exits =
 static const char *const half_exits =
 	"the host trace has kvm:kvm_exit or kvm:kvm_entry but not both, so \"vCPU thread"
 	" running\" is guest mode and exits the host handled together";
+
+static const char *const no_ticks =
+	"the host trace has no irq_vectors:local_timer_entry events, so a host cpu that did not"
+	" run (stopped below the host) counts as what it last did (idle, a task, the vCPU)";
 
 static bool have_modes(const struct classify *c)
 {
@@ -988,9 +1142,13 @@ static void print_text(struct classify *c, FILE *out, const int *o)
 		print_row(out, 2, 54, text, z->count, z->total, z->max);
 		fprintf(out, "  %5.1f%%\n", c->delay ? 100.0 * z->total / c->delay : 0.0);
 	}
-	if (c->host < 0)
+	if (c->host < 0) {
 		fputs("No host trace (--host): the host's causes cannot be told apart.\n", out);
-	else if (!have_modes(c))
+		return;
+	}
+	if (!c->ticks)
+		fprintf(out, "Not told apart: %s.\n", no_ticks);
+	if (!have_modes(c))
 		fprintf(out, "Not told apart: %s.\n", c->exits || c->entries ? half_exits : no_exits);
 	else
 		print_text_modes(c, out, o);
@@ -1046,10 +1204,13 @@ int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 		classify_json(out, what);
 		fprintf(out, "\",\"threshold_ns\":%" PRIu64 ",\"wakeups\":%" PRIu64
 			",\"late\":%" PRIu64 ",\"delay_ns\":%" PRIu64 ",\"host\":%s"
-			",\"kvm_exits\":%" PRIu64 ",\"kvm_entries\":%" PRIu64 ",\"not_told_apart\":\"%s\"}\n",
+			",\"kvm_exits\":%" PRIu64 ",\"kvm_entries\":%" PRIu64 ",\"ticks\":%" PRIu64
+			",\"not_told_apart\":\"%s%s%s\"}\n",
 			threshold, wakeups, c->late, c->delay, c->host >= 0 ? "true" : "false",
-			c->exits, c->entries, c->host < 0 ? "host causes (no --host)" :
-			have_modes(c) ? "" : "guest mode, exit handling");
+			c->exits, c->entries, c->ticks, c->host < 0 ? "host causes (no --host)" :
+			have_modes(c) ? "" : "guest mode, exit handling",
+			c->host < 0 || c->ticks ? "" : have_modes(c) ? "" : "; ",
+			c->host < 0 || c->ticks ? "" : "host not running");
 		print_jsonl(c, out, o);
 		free(o);
 		return 0;

@@ -169,7 +169,7 @@ void explain_free(void *state);
 
 /* classify.c: a late wake-up's window cut into causes */
 enum cause_kind {
-	C_HOST_TASK, C_HOST_IRQ, C_HOST_SOFTIRQ, C_HOST_IDLE, C_VCPU_BLOCKED,
+	C_HOST_TASK, C_HOST_IRQ, C_HOST_SOFTIRQ, C_HOST_IDLE, C_HOST_NOT_RUNNING, C_VCPU_BLOCKED,
 	C_VCPU_RUNNING, C_VCPU_EXIT, C_VCPU_GUEST, C_GUEST_IRQ, C_GUEST_SOFTIRQ, C_GUEST_TASK,
 	C_UNKNOWN, C_OTHER,
 };
