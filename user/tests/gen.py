@@ -441,7 +441,8 @@ def scenario(name, rng, nev):
         # runs cyclictest (pid 500 + c: hrtimer_start, sched_switch out, the timer's
         # expiry, sched_wakeup, sched_switch in); its vCPU thread (tid 900 + c, host cpu
         # c) exits (hlt while the guest idles, then io, msr) and enters again; every 10th
-        # period a host task holds the cpu for 0.3 ms from the expiry (a late wake-up)
+        # period a host task holds the cpu for 0.3 ms from the expiry (a late wake-up); the
+        # host's local timer interrupt every 4th period (the host-not-running rule applies)
         host.events = [[] for _ in range(2)]
         g = guest('g1', 2, [0, 1], 6002)
         khz = host.khz
@@ -459,6 +460,8 @@ def scenario(name, rng, nev):
                 ev.append((t, ev_hrtimer_start(pid, timer, wake, mono(t) + 1_000_000), '', 0))
                 ev.append((t + 2, ev_switch(b'cyclictest', pid, b'swapper/%d' % c, 0), '', 0))
                 he.append((t + tsc(5_000), ev_kvm_exit(tid, c, 0x78, 2), '', 0))
+                if i % 4 == 0:
+                    he.append((t + tsc(6_000), ev_tick(tid), '', 0))
                 due = t + tsc(1_000_000)
                 fire = due + tsc(20_000)
                 if i % 10 == 9:
