@@ -13,8 +13,10 @@
 # on.  L1's TSC follows L0's (TCG reads the host's), so L1's trace shows a
 # gap on that CPU: what an SMI or the hypervisor below does to a real host.
 # What it did goes to OUTDIR/freeze-done, one line
-# "l0-freeze: cpu CPU (tid T) stopped N times, ms: D1 D2 ... (every EVERY_US us)"
-# or "l0-freeze: FAIL why".  OUTDIR/freeze-watch (its pid) tells L1 that
+# "l0-freeze: cpu CPU (tid T) stopped N times, ms: D1 D2 ... (every EVERY_US us),
+# starting at ms: 0.0 S2 ..." (each stop's start after the first's, L0's
+# monotonic clock, which runs with L1's TSC: what finds the stops in L1's
+# trace) or "l0-freeze: FAIL why".  OUTDIR/freeze-watch (its pid) tells L1 that
 # it listens.
 #
 # The thread is stopped with ptrace (PTRACE_SEIZE, PTRACE_INTERRUPT: that
@@ -72,7 +74,7 @@ def vcpu_tid(qpid, cpu):
 
 
 def stop_once(tid, us):
-    """stop @tid for @us: the time it was really stopped, ms"""
+    """stop @tid for @us: when it was seen stopped (monotonic s), and for how long (ms)"""
     ptrace(PTRACE_SEIZE, tid)
     try:
         ptrace(PTRACE_INTERRUPT, tid)
@@ -84,7 +86,7 @@ def stop_once(tid, us):
             raise OSError('thread %d did not stop within 1 s' % tid)
         t0 = time.monotonic()
         time.sleep(us / 1e6)
-        return (time.monotonic() - t0) * 1e3
+        return t0, (time.monotonic() - t0) * 1e3
     finally:
         ptrace(PTRACE_DETACH, tid)
 
@@ -99,8 +101,9 @@ def freeze(qpid, req):
     for i in range(n):
         time.sleep(max(0, start + i * every / 1e6 - time.monotonic()))
         took.append(stop_once(tid, us))
-    return 'l0-freeze: cpu %d (tid %d) stopped %d times, ms: %s (every %d us)' % (
-        cpu, tid, n, ' '.join('%.1f' % t for t in took), every)
+    return ('l0-freeze: cpu %d (tid %d) stopped %d times, ms: %s (every %d us), starting at '
+            'ms: %s' % (cpu, tid, n, ' '.join('%.1f' % t[1] for t in took), every,
+                        ' '.join('%.1f' % ((t[0] - took[0][0]) * 1e3) for t in took)))
 
 
 def main():

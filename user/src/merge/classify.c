@@ -328,10 +328,8 @@ static void quiet_note(struct quiet *q, uint64_t ns)
 {
 	if (ns <= q->last)
 		return;
-	if (ns - q->last >= QUIET_NS) {
-		q->s[q->n % QUIET_RING].from = q->last;
-		q->s[q->n++ % QUIET_RING].to = ns;
-	}
+	if (ns - q->last >= QUIET_NS)
+		q->s[q->n++ % QUIET_RING] = (struct span){ q->last, ns };
 	q->last = ns;
 }
 
