@@ -160,6 +160,7 @@ align_causes() {
 			return
 		}
 	done
+	align_idle_host "$dir"
 	python3 "$VTRACE_PROJ/selftests/vtrace/causes_check.py" --hog "${ALIGN_HOG[*]}" \
 		--hog-done "$dir/hog.txt" --exit io="$dir/explain-lat_io.jsonl" \
 		--exit cpuid="$dir/explain-lat_cpuid.jsonl" --exit-count msr="$dir/explain-lat_msr.jsonl" \
@@ -167,7 +168,7 @@ align_causes() {
 		--burst "$dir/explain-lat_prio.jsonl" --sirq "$dir/explain-lat_sirq.jsonl" \
 		--sirq-done "$dir/hog.txt" --khz "$(cat "$dir/khz")" \
 		--idle "$dir/explain-lat_idle.jsonl" --idle-done "$dir/hog.txt" \
-		--idle-burst "${ALIGN_IDLE[1]}" "$dir/explain-lat_hog.jsonl" \
+		--idle-host "$dir/host-lat_idle.jsonl" "$dir/explain-lat_hog.jsonl" \
 		> "$dir/causes.txt" 2>&1
 	sed 's/^/# /' "$dir/causes.txt"
 	grep -q '^host-hog: ok' "$dir/causes.txt"
@@ -184,6 +185,24 @@ align_causes() {
 	ktap_result $? "$name-cause-host-softirq"
 	grep -q '^host-not-running: ok' "$dir/causes.txt"
 	ktap_result $? "$name-cause-host-not-running"
+}
+
+# align_idle_host DIR: the host's events over lat_idle's late
+# wake-ups (explain-lat_idle.jsonl), from 0.5 s before the first to 0.5 s
+# after the last, in DIR/host-lat_idle.jsonl: causes_check.py finds L0's
+# stops among the silences of the vCPU's host cpu
+align_idle_host() {
+	local dir=$1 span
+	span=$(python3 -c 'import json, sys
+w = [json.loads(l) for l in open(sys.argv[1])]
+w = [x for x in w if x["type"] == "late"]
+if w:
+    print("%d %d" % (min(x["expected_ns"] for x in w) - 500000000,
+                     max(x["running_ns"] for x in w) + 500000000))' "$dir/explain-lat_idle.jsonl")
+	[ -n "$span" ] || { : > "$dir/host-lat_idle.jsonl"; return; }
+	set -- $span
+	"$ALIGN_MERGE" --host "$dir/host.dat" --format jsonl --from "$1" --to "$2" \
+		> "$dir/host-lat_idle.jsonl" 2> /dev/null
 }
 
 # align_pid_args NAME GUESTS: ALIGN_PIDARGS, align_check.py's --pid gN=PID of

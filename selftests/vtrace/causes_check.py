@@ -85,7 +85,7 @@ DELAY_TOL = (-3e6, 100e6)  # ns, about BURST_US: (below, above; the bed's own no
 PART_TOL = (-3e6, 40e6)  # ns: e2e_hog's part of one wake-up, about BURST_US (once 72 ms for 40)
 CONTROL_TIME = 3        # REASON's exit time per late wake-up, at least, x lat_hog's
 SIRQ_SHARE = 3          # host softirqs in the flood: share of windows and wake-ups, x lat_hog's
-NOT_RUNNING_TOL = (-5e6, 10e6)  # ns: host_not_running of a stopped wake-up, about the stops
+FIT_TOL = 2000000       # ns: L0's stops placed in L1's trace, and their host_not_running parts
 NOT_RUNNING_MISSED = 1  # stops that may hold no wake-up
 
 
@@ -279,75 +279,102 @@ def check_sirq(hog, sirq, done, khz):
     return not fails
 
 
-def check_not_running(hog, idle, done, burst_ns):
-    """lat_idle's late wake-ups while L0 stopped the host's CPU (DONE: l0-freeze's line, the
-    real stops in ms) vs lat_hog's, the control: wake-ups with half a stop of host_not_running"""
+def silences(path, cpu, least):
+    """[(from, to)] ns: the stretches of least ns or more in which host cpu CPU recorded no event
+    (PATH: vtrace-merge --host host.dat --format jsonl of the stretch)"""
+    t = sorted(e['host_ns'] for e in map(json.loads, open(path))
+               if e.get('machine') == 'host' and e.get('cpu') == cpu)
+    return [(a, b) for a, b in zip(t, t[1:]) if b - a >= least]
+
+
+def locate_stops(quiet, starts, lens):
+    """the stops in the host trace: the first stop's time T such that each stop i,
+    [T + starts[i], T + starts[i] + lens[i]], lies in a silence (FIT_TOL each side); the
+    feasible ranges of T, ns"""
+    feasible = [(-1 << 62, 1 << 62)]
+    for d, n in zip(starts, lens):
+        mine = [(a - d - FIT_TOL, b - d - n + FIT_TOL) for a, b in quiet if b - a + 2 * FIT_TOL >= n]
+        feasible = [(max(x[0], y[0]), min(x[1], y[1])) for x in feasible for y in mine
+                    if max(x[0], y[0]) <= min(x[1], y[1])]
+    return feasible
+
+
+def overlap(w, a, b):
+    return max(0, min(w['running_ns'], b) - max(w['expected_ns'], a))
+
+
+def check_not_running(hog, idle, done, host):
+    """lat_idle's late wake-ups while L0 stopped the host's CPU (DONE: l0-freeze's line: the
+    stops' lengths and starts, L0's clock), the stops found in host cpu's silences (HOST: the
+    host's events over lat_idle, jsonl), against lat_hog's, the control"""
     summary, causes, _, late = idle
     fails = []
     show('lat_idle', summary, causes)
     if not done:
         print("host-not-running: FAIL no 'l0-freeze: cpu C (tid T) stopped N times, "
-              "ms: ...' line")
+              "ms: ... starting at ms: ...' line")
         return False
     print('lat_idle: %s' % done.group(0))
-    stops = [float(x) * 1e6 for x in done.group(2).split()]
-    n = int(done.group(1))
+    cpu, n = int(done.group(1)), int(done.group(2))
+    lens = [int(float(x) * 1e6) for x in done.group(3).split()]
+    starts = [int(float(x) * 1e6) for x in done.group(4).split()]
     if not summary.get('ticks'):
         fails.append('the host trace has no irq_vectors:local_timer_entry')
-    held = [w for w in late if part_of(w, 'host_not_running') >= burst_ns / 2]
-    under = [w for w in late if w['parts'] and w['parts'][0]['cause'] == 'host_not_running']
-    hsum, _, _, hlate = hog
-    hunder = [w for w in hlate if w['parts'] and w['parts'][0]['cause'] == 'host_not_running']
-    hheld = [w for w in hlate if part_of(w, 'host_not_running') >= burst_ns / 2]
-
-    def span(ws):
-        t = [w['expected_ns'] for w in ws]
-        return (max(t) - min(t)) / 1e9 if t else 0
-
-    rate = len(under) / max(span(late), 1e-9)
-    hrate = len(hunder) / max(span(hlate), 1e-9)
-    for w in sorted(late, key=lambda w: w['expected_ns']):
-        if w['delay_ns'] < burst_ns / 2:
-            continue
-        print(('lat_idle: wake-up at %.6f: delay %.3f ms, host_not_running %.3f ms of it, counted '
-               'under %s %s' % (w['expected_ns'] / 1e9, w['delay_ns'] / 1e6,
-                                part_of(w, 'host_not_running') / 1e6, w['parts'][0]['cause'],
-                                w['parts'][0]['task'])).rstrip())
-    top = max(stops) if stops else burst_ns
-    low = min(stops) if stops else burst_ns
-    for w in held:
-        part = part_of(w, 'host_not_running')
-        if w['parts'][0]['cause'] != 'host_not_running':
-            fails.append('wake-up at %.6f: host_not_running %.3f ms, counted under %s' %
-                         (w['expected_ns'] / 1e9, part / 1e6, w['parts'][0]['cause']))
-        if not low + NOT_RUNNING_TOL[0] <= part <= top + NOT_RUNNING_TOL[1]:
-            fails.append('wake-up at %.6f: host_not_running %.3f ms, the stops %.1f to %.1f ms '
-                         '(%+.0f/%+.0f ms)' % (w['expected_ns'] / 1e9, part / 1e6, low / 1e6,
-                                               top / 1e6, NOT_RUNNING_TOL[0] / 1e6,
-                                               NOT_RUNNING_TOL[1] / 1e6))
-        if w['delay_ns'] > top + DELAY_TOL[1]:
-            fails.append('wake-up at %.6f: delay %.3f ms, the longest stop %.3f ms' %
-                         (w['expected_ns'] / 1e9, w['delay_ns'] / 1e6, top / 1e6))
-    if len(stops) != n:
-        fails.append('l0-freeze says %d stops and lists %d' % (n, len(stops)))
-    if not n - NOT_RUNNING_MISSED <= len(held) <= n:
-        fails.append('%d wake-ups with half a stop or more of host_not_running, not %d to %d' %
+    if not len(lens) == len(starts) == n:
+        fails.append('l0-freeze says %d stops and lists %d lengths, %d starts' %
+                     (n, len(lens), len(starts)))
+    quiet = silences(host, cpu, max(0, min(lens or [0]) - 2 * FIT_TOL))
+    found = locate_stops(quiet, starts, lens)
+    print('lat_idle: host cpu %d silent %d times for %.0f ms or more over lat_idle (longest %s '
+          'ms); the stops fit %d place(s) of them' %
+          (cpu, len(quiet), (min(lens or [0]) - 2 * FIT_TOL) / 1e6,
+           ' '.join('%.1f' % ((b - a) / 1e6) for a, b in sorted(quiet, key=lambda q: q[0] - q[1])[:8]),
+           len(found)))
+    held, near = [], []
+    if len(found) != 1:
+        fails.append("L0's %d stops fit %d places among host cpu %d's silences, not one" %
+                     (n, len(found), cpu))
+    else:
+        t0 = (found[0][0] + found[0][1]) // 2
+        for d, ln in zip(starts, lens):
+            a, b = t0 + d, t0 + d + ln
+            ws = [w for w in late if overlap(w, a, b)]
+            near += ws
+            ok = [w for w in ws if w['parts'][0]['cause'] == 'host_not_running' and
+                  part_of(w, 'host_not_running') >= overlap(w, a, b) - FIT_TOL]
+            for w in ws:
+                print(('lat_idle: stop at %.6f (%.1f ms): wake-up at %.6f, delay %.3f ms, %.3f ms '
+                       'of it in the stop, host_not_running %.3f ms, counted under %s %s' %
+                       (a / 1e9, ln / 1e6, w['expected_ns'] / 1e9, w['delay_ns'] / 1e6,
+                        overlap(w, a, b) / 1e6, part_of(w, 'host_not_running') / 1e6,
+                        w['parts'][0]['cause'], w['parts'][0]['task'])).rstrip())
+            if not ws:
+                print('lat_idle: stop at %.6f (%.1f ms): no late wake-up in it' % (a / 1e9, ln / 1e6))
+            for w in ok[:1]:
+                held.append(w)
+                if w['delay_ns'] > overlap(w, a, b) + DELAY_TOL[1]:
+                    fails.append('wake-up at %.6f: delay %.3f ms, %.3f ms of it in the stop '
+                                 '+%.0f ms' % (w['expected_ns'] / 1e9, w['delay_ns'] / 1e6,
+                                              overlap(w, a, b) / 1e6, DELAY_TOL[1] / 1e6))
+    if len(held) < n - NOT_RUNNING_MISSED:
+        fails.append('%d stops held a wake-up under host_not_running for the stop, not %d to %d' %
                      (len(held), n - NOT_RUNNING_MISSED, n))
-    if hheld:
-        fails.append('lat_hog (no stops) has %d wake-ups with half a stop of host_not_running' %
-                     len(hheld))
-    if not under or rate < SIRQ_SHARE * hrate:
-        fails.append('%.2f wake-ups a second under host_not_running, lat_hog %.2f: not %dx' %
-                     (rate, hrate, SIRQ_SHARE))
-    print('host-not-running: %s: %d wake-ups of lat_idle with host_not_running for half a stop '
-          'or more (%d stops of L1 cpu 1 from L0, %s ms), host_not_running %s ms of them, delays '
-          '%s ms; under host_not_running %d of %d (%.2f a second), lat_hog (no stops) %d of %d '
-          '(%.2f a second, %.3f ms in all, max %.3f ms)' %
-          ('FAIL ' + '; '.join(fails) if fails else 'ok', len(held), n, done.group(2).strip(),
+    _, _, _, hlate = hog
+    hunder = [w for w in hlate if w['parts'] and w['parts'][0]['cause'] == 'host_not_running']
+    frac = len(held) / max(len(near), 1)
+    hfrac = len(hunder) / max(len(hlate), 1)
+    if frac < SIRQ_SHARE * hfrac:
+        fails.append('%d of %d wake-ups in the stops under host_not_running, lat_hog %d of %d: '
+                     'not %dx' % (len(held), len(near), len(hunder), len(hlate), SIRQ_SHARE))
+    print('host-not-running: %s: %d of %d stops of L1 cpu %d from L0 (%s ms) held a wake-up of '
+          'lat_idle under host_not_running for the stop (delays %s ms, host_not_running %s ms); '
+          '%d of %d late wake-ups in the stops so, lat_hog (no stops) %d of %d (%.1f%%: the '
+          "bed's own stops), %.3f ms in all" %
+          ('FAIL ' + '; '.join(fails) if fails else 'ok', len(held), n, cpu, done.group(3).strip(),
+           ' '.join('%.1f' % (w['delay_ns'] / 1e6) for w in held),
            ' '.join('%.1f' % (part_of(w, 'host_not_running') / 1e6) for w in held),
-           ' '.join('%.1f' % (w['delay_ns'] / 1e6) for w in held), len(under), len(late), rate,
-           len(hunder), len(hlate), hrate, sum(w['delay_ns'] for w in hunder) / 1e6,
-           max([w['delay_ns'] for w in hunder] or [0]) / 1e6))
+           len(held), len(near), len(hunder), len(hlate), 100 * hfrac,
+           sum(w['delay_ns'] for w in hunder) / 1e6))
     return not fails
 
 
@@ -369,7 +396,8 @@ def main():
     ap.add_argument('--idle', metavar='JSONL', help='--explain of the task while L0 stopped '
                     "the host's CPU")
     ap.add_argument('--idle-done', help="l0-freeze's answer (in HOG.txt)")
-    ap.add_argument('--idle-burst', type=int, help='the stops asked for, us each')
+    ap.add_argument('--idle-host', metavar='JSONL', help="the host's events over lat_idle "
+                    '(vtrace-merge --host host.dat --format jsonl --from --to)')
     ap.add_argument('hog_jsonl')
     a = ap.parse_args()
     n, burst_us, _ = (int(x) for x in a.hog.split())
@@ -393,9 +421,9 @@ def main():
                       open(a.sirq_done).read())
         ok = check_sirq(hog, load(a.sirq), m, a.khz) and ok
     if a.idle:
-        m = re.search(r'l0-freeze: cpu \d+ \(tid \d+\) stopped (\d+) times, ms: ([0-9. ]+)',
-                      open(a.idle_done).read())
-        ok = check_not_running(hog, load(a.idle), m, a.idle_burst * 1000) and ok
+        m = re.search(r'l0-freeze: cpu (\d+) \(tid \d+\) stopped (\d+) times, ms: ([0-9. ]+)'
+                      r'\(every \d+ us\), starting at ms: ([0-9. ]+)', open(a.idle_done).read())
+        ok = check_not_running(hog, load(a.idle), m, a.idle_host) and ok
     sys.exit(0 if ok else 1)
 
 
