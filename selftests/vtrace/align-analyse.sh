@@ -28,7 +28,7 @@
 # ALIGN_FULL_FIRST=1: NAME-full-before-recording, every guest's VM had lost
 # records in the module's array before trace-cmd started (NAME/stats-before).
 #
-# ALIGN_LATENCY=G: seven results check what vtrace-merge --explain makes of
+# ALIGN_LATENCY=G: six results check what vtrace-merge --explain makes of
 # guest gG's late wake-up phases (causes_check.py): NAME-cause-host-hog
 # (lat_hog's wake-ups the hog delayed, named with its count and delays),
 # NAME-cause-exit-io, NAME-cause-exit-cpuid and NAME-cause-exit-msr
@@ -38,11 +38,12 @@
 # NAME-cause-host-softirq (lat_sirq's late windows that overlap e2e_sirq's
 # flood of softirq work on the vCPU's host CPU, its span in host TSC from
 # hog.txt: the host softirqs' share of them and the wake-ups under
-# host_softirq, against the control's) and NAME-cause-host-not-running
-# (lat_idle's wake-ups while L0 stopped the vCPU's host CPU,
-# testbed/l0-freeze.py, its answer in hog.txt: one per stop under
-# host_not_running, about a stop each, none such in the control; the host
-# recorded its local timer interrupts, align-lib.sh).
+# host_softirq, against the control's).  lat_idle's wake-ups while L0
+# stopped the vCPU's host CPU (testbed/l0-freeze.py, its answer in hog.txt)
+# are printed, not checked yet: causes_check.py finds the stops among the
+# host cpu's silences (host-lat_idle.jsonl) and says whether each held a
+# wake-up under host_not_running (the host records its local timer
+# interrupts, align-lib.sh).
 
 ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
 ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
@@ -57,7 +58,7 @@ align_analyse_plan() {
 		[ -z "$ALIGN_FULL_FIRST" ] || n=$((n + 1))
 		[ "$ALIGN_OLD_WAY" != file ] || [ "$ALIGN_GUESTS" -lt 2 ] || n=$((n + 1))
 	fi
-	[ -z "$ALIGN_LATENCY" ] || n=$((n + 7))
+	[ -z "$ALIGN_LATENCY" ] || n=$((n + 6))
 	echo $n
 }
 
@@ -138,7 +139,6 @@ align_causes_not_run() {
 	ktap_result 1 "$1-cause-exit-msr" "$2"
 	ktap_result 1 "$1-cause-guest-task" "$2"
 	ktap_result 1 "$1-cause-host-softirq" "$2"
-	ktap_result 1 "$1-cause-host-not-running" "$2"
 }
 
 # align_causes NAME DIR HISTORYARGS...: vtrace-merge --explain of guest
@@ -183,8 +183,6 @@ align_causes() {
 	ktap_result $? "$name-cause-guest-task"
 	grep -q '^host-softirq: ok' "$dir/causes.txt"
 	ktap_result $? "$name-cause-host-softirq"
-	grep -q '^host-not-running: ok' "$dir/causes.txt"
-	ktap_result $? "$name-cause-host-not-running"
 }
 
 # align_idle_host DIR: the host's events over lat_idle's late
