@@ -63,18 +63,28 @@
 #   wake-up's softirq part and not their sum is more than the flood's span
 #   (+DELAY_TOL).
 #
-# --idle JSONL --idle-done HOG.txt --idle-burst US (--task lat_idle): L0
-#   stopped the vCPU's host CPU (L1's vCPU 1, testbed/l0-freeze.py) N times
-#   for US: the wake-ups with host_idle for half a stop or more, against
-#   the control's; printed, not checked: a stop shows as whatever that CPU
-#   was doing when it stopped (bed run of 02:22, 2026-12-02: of the four
-#   wake-ups delayed 25 ms or more, one under host_idle, 56 ms of it, three
-#   under host_irq; 02:39: 2 of 5 under host_idle, the others under
-#   host_task stat, vcpu_guest, host_task sleep), so the classifier needs a sign of the gap itself (a
-#   host tick that did not come) before this can be a check.
+# --idle JSONL --idle-done HOG.txt --idle-host HOST.jsonl (--task lat_idle): L0
+#   stopped the vCPU's host CPU (L1's vCPU 1, testbed/l0-freeze.py) N times;
+#   its line gives each stop's length and its start after the first's (L0's
+#   monotonic clock, which runs with L1's TSC).  The stops are found in the
+#   host trace (HOST.jsonl: the host's events over lat_idle): the one place
+#   where each, at its offset and for its length (FIT_TOL either side), lies
+#   in a silence of that host cpu.  Each stop must hold a wake-up of lat_idle
+#   counted under host_not_running with at least the stop's part of its
+#   window (less FIT_TOL), delayed at most that + DELAY_TOL; at most
+#   NOT_RUNNING_MISSED stops without one (a stop that begins while the task
+#   runs delays none); and the share of those wake-ups among the late ones
+#   in the stops at least SIRQ_SHARE times the control's share under
+#   host_not_running.  Not a count against the control: on a loaded bed L0
+#   itself leaves L1's cpu without a tick (the run of 05:24, 2026-12-02: 85
+#   of lat_hog's 698 late wake-ups under host_not_running, more a second
+#   than lat_idle's 23 of 427).  The host must have recorded
+#   irq_vectors:local_timer_entry.  Printed by align-analyse.sh, not a
+#   result yet (no bed run with the stops' starts yet).
 #
 # Prints "host-hog: ok|FAIL ...", "exit-REASON: ok|FAIL ...",
-# "guest-burst: ok|FAIL ..." and "host-softirq: ok|FAIL ...", with the
+# "guest-burst: ok|FAIL ...", "host-softirq: ok|FAIL ..." and
+# "host-not-running: ok|FAIL ...", with the
 # figures they rest on; exits 1 on a failure.
 import argparse
 import json
@@ -293,7 +303,8 @@ def locate_stops(quiet, starts, lens):
     feasible ranges of T, ns"""
     feasible = [(-1 << 62, 1 << 62)]
     for d, n in zip(starts, lens):
-        mine = [(a - d - FIT_TOL, b - d - n + FIT_TOL) for a, b in quiet if b - a + 2 * FIT_TOL >= n]
+        mine = [(a - d - FIT_TOL, b - d - n + FIT_TOL) for a, b in quiet
+                if b - a + 2 * FIT_TOL >= n]
         feasible = [(max(x[0], y[0]), min(x[1], y[1])) for x in feasible for y in mine
                     if max(x[0], y[0]) <= min(x[1], y[1])]
     return feasible
@@ -328,7 +339,8 @@ def check_not_running(hog, idle, done, host):
     print('lat_idle: host cpu %d silent %d times for %.0f ms or more over lat_idle (longest %s '
           'ms); the stops fit %d place(s) of them' %
           (cpu, len(quiet), (min(lens or [0]) - 2 * FIT_TOL) / 1e6,
-           ' '.join('%.1f' % ((b - a) / 1e6) for a, b in sorted(quiet, key=lambda q: q[0] - q[1])[:8]),
+           ' '.join('%.1f' % ((b - a) / 1e6)
+                    for a, b in sorted(quiet, key=lambda q: q[0] - q[1])[:8]),
            len(found)))
     held, near = [], []
     if len(found) != 1:
@@ -349,7 +361,8 @@ def check_not_running(hog, idle, done, host):
                         overlap(w, a, b) / 1e6, part_of(w, 'host_not_running') / 1e6,
                         w['parts'][0]['cause'], w['parts'][0]['task'])).rstrip())
             if not ws:
-                print('lat_idle: stop at %.6f (%.1f ms): no late wake-up in it' % (a / 1e9, ln / 1e6))
+                print('lat_idle: stop at %.6f (%.1f ms): no late wake-up in it' %
+                      (a / 1e9, ln / 1e6))
             for w in ok[:1]:
                 held.append(w)
                 if w['delay_ns'] > overlap(w, a, b) + DELAY_TOL[1]:

@@ -54,7 +54,7 @@ have_ticks = any(e['event'] == 'local_timer_entry' for e in host_evs)
 
 
 def quiet(gcpu, hcpu, a, b):
-    """[(from, to)] of [a, b), QUIET_NS or longer, with no event of host cpu hcpu or guest cpu gcpu"""
+    """[(from, to)] of [a, b), QUIET_NS or longer, no event of host cpu hcpu nor guest cpu gcpu"""
     if not have_ticks or hcpu < 0:
         return []
     ts = sorted(e['host_ns'] for e in evs if e['cpu'] == (hcpu if e['machine'] == 'host' else gcpu)

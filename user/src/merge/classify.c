@@ -76,8 +76,10 @@
 #define QUIET_RING	64	/* silences kept per CPU */
 /*
  * A host cpu silent this long after the guest's timer fell due did not run:
- * 3 ticks at HZ=250.  The test bed's busy host cpus never went 12 ms without
- * a local timer interrupt outside L0's stops (align, selftests/vtrace/causes_check.py).
+ * 3 ticks at HZ=250 (a busy host cpu of the test bed's L1 took its tick every
+ * 4.27 ms, median, in align's capture of 2026-12-02 05:24; 11.5% of its
+ * intervals were over 12 ms there, on a machine loaded 9 deep: L0 not running
+ * L1's vCPU, which is the host not running too, as Documentation/vtrace-merge.rst says).
  */
 #define QUIET_NS	12000000
 #define MAX_QUIET	8	/* silent stretches kept per window */
