@@ -107,18 +107,15 @@ align_case_env() {
 
 # align_irq_events: with ALIGN_LATENCY, the host also records its interrupt
 # and softirq events (the late wake-ups' host_irq and host_softirq:
-# align_sirq's phase) and its local timer interrupts (the tick and hrtimer
-# expiries: a host cpu that runs keeps taking them, so their silence tells
-# the host not running, align_idle's phase): trace-cmd's options in
-# ALIGN_IRQ_OPTS, the events for l1_hold_events in ALIGN_IRQ_HOLD
+# align_sirq's phase): trace-cmd's options in ALIGN_IRQ_OPTS, the events for
+# l1_hold_events in ALIGN_IRQ_HOLD
 align_irq_events() {
 	local e
 	ALIGN_IRQ_OPTS=() ALIGN_IRQ_HOLD=()
 	[ -n "${ALIGN_LATENCY:-}" ] || return 0
-	for e in irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit \
-		irq_vectors/local_timer_entry; do
-		ALIGN_IRQ_OPTS+=(-e "${e/\//:}")
-		ALIGN_IRQ_HOLD+=("$e")
+	for e in irq_handler_entry irq_handler_exit softirq_entry softirq_exit; do
+		ALIGN_IRQ_OPTS+=(-e "irq:$e")
+		ALIGN_IRQ_HOLD+=("irq/$e")
 	done
 }
 
