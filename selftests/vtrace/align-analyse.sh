@@ -42,8 +42,8 @@
 # stopped the vCPU's host CPU (testbed/l0-freeze.py, its answer in hog.txt)
 # are printed, not checked yet: causes_check.py finds the stops among the
 # host cpu's silences (host-lat_idle.jsonl) and says whether each held a
-# wake-up under host_not_running (the host records its local timer
-# interrupts, align-lib.sh).
+# wake-up under host_not_running (when the host recorded its local timer
+# interrupts: align-lib.sh does not yet).
 
 ALIGN_MERGE=$VTRACE_PROJ/user/vtrace-merge
 ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py

@@ -79,8 +79,9 @@
 #   itself leaves L1's cpu without a tick (the run of 05:24, 2026-12-02: 85
 #   of lat_hog's 698 late wake-ups under host_not_running, more a second
 #   than lat_idle's 23 of 427).  The host must have recorded
-#   irq_vectors:local_timer_entry.  Printed by align-analyse.sh, not a
-#   result yet (no bed run with the stops' starts yet).
+#   irq_vectors:local_timer_entry (align-lib.sh does not record it yet).
+#   Printed by align-analyse.sh, not a result yet (no bed run with the
+#   stops' starts yet).
 #
 # Prints "host-hog: ok|FAIL ...", "exit-REASON: ok|FAIL ...",
 # "guest-burst: ok|FAIL ...", "host-softirq: ok|FAIL ..." and
