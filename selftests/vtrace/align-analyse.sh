@@ -186,8 +186,9 @@ align_causes() {
 }
 
 # align_idle_host DIR: the host's events over lat_idle's late
-# wake-ups (explain-lat_idle.jsonl), from 0.5 s before the first to 0.5 s
-# after the last, in DIR/host-lat_idle.jsonl: causes_check.py finds L0's
+# wake-ups (explain-lat_idle.jsonl), from 0.5 s before the first to 2.5 s
+# after the last (L0's stops can outlast lat_idle on a loaded bed: run of
+# 06:00, 2026-12-02), in DIR/host-lat_idle.jsonl: causes_check.py finds L0's
 # stops among the silences of the vCPU's host cpu
 align_idle_host() {
 	local dir=$1 span
@@ -196,7 +197,7 @@ w = [json.loads(l) for l in open(sys.argv[1])]
 w = [x for x in w if x["type"] == "late"]
 if w:
     print("%d %d" % (min(x["expected_ns"] for x in w) - 500000000,
-                     max(x["running_ns"] for x in w) + 500000000))' "$dir/explain-lat_idle.jsonl")
+                     max(x["running_ns"] for x in w) + 2500000000))' "$dir/explain-lat_idle.jsonl")
 	[ -n "$span" ] || { : > "$dir/host-lat_idle.jsonl"; return; }
 	set -- $span
 	"$ALIGN_MERGE" --host "$dir/host.dat" --format jsonl --from "$1" --to "$2" \
