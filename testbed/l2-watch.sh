@@ -38,6 +38,7 @@ d=$1 boot_wd=$2 hb_wd=$3 log=$4
 shift 4
 qemu=${VTRACE_QEMU:-qemu-system-x86_64}
 splat=$(dirname "$0")/splat-check.sh
+. "$(dirname "$0")/ticks.sh"
 
 say() {	# say MESSAGE: to the guest's qemu.log and to LOG
 	echo "$*" | tee -a "$log"
@@ -52,15 +53,7 @@ size() {
 }
 
 vcpu_ticks() {	# vcpu_ticks PID: user + system clock ticks of its vCPU threads
-	local t sum=0 f
-	for t in /proc/"$1"/task/*; do
-		[[ $(cat "$t/comm" 2>/dev/null) == "CPU "*"/KVM" ]] || continue
-		# comm has a space: count fields from the end of "(CPU n/KVM)"
-		read -ra f <<< "$(sed 's/^.*) //' "$t/stat" 2>/dev/null)"
-		[ ${#f[@]} -gt 12 ] || continue
-		sum=$((sum + f[11] + f[12]))
-	done
-	echo $sum
+	ticks "$1" "CPU */KVM"
 }
 
 lost_wakeups() {	# the console's reports are the bed's lost wake-ups, no vtrace frame in them
@@ -120,8 +113,7 @@ watch() {
 				[ -n "$report" ] || "$splat" "$d/console.log" > /dev/null || report=$SECONDS
 			elif [ $silent -ge "$boot_wd" ]; then
 				ms=$((($(vcpu_ticks "$q") - ticks0) * 1000 / hz))
-				# busy: 5 % of a CPU or more while silent (idle: under 5 %, as in stuck())
-				if [ $silent -lt $((3 * boot_wd)) ] && [ $ms -ge $((silent * 50)) ]; then
+				if slow_boot "$silent" "$boot_wd" "$ms"; then
 					[ -n "$said" ] ||
 						echo "l2: console silent for ${silent}s at $size bytes, its vCPU threads busy ($ms ms of CPU): a slow boot, waiting up to $((3 * boot_wd))s"
 					said=1
