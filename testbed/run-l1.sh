@@ -117,7 +117,7 @@ fi
 # where L1's kernel decompressor alone took over 20 s), and gets up to three
 # times the bound.
 l1_watch() {
-	local q=$1 hb=$SECONDS size=0 now cpus wd f=l1-console.log up= hz ticks0 ms said= busy
+	local q=$1 hb=$SECONDS size=0 now cpus wd f=l1-console.log up= hz ticks0 ms said= busy silent
 	hz=$(getconf CLK_TCK)
 	ticks0=$(ticks "$(pgrep -P "$q" | head -1)")
 	while kill -0 "$q" 2>/dev/null; do
@@ -138,6 +138,7 @@ l1_watch() {
 				sleep 1
 				continue
 			fi
+			silent=$((SECONDS - hb))
 			# where L1's CPUs are, a few samples, before the kill
 			python3 "$here/l1-cpus.py" "$mon" "$proj/build/testbed/l1-kallsyms-$kver" \
 				"$out/l1-heartbeat.log" > "$out/l1-cpus.txt" 2>&1
@@ -145,10 +146,10 @@ l1_watch() {
 			busy=
 			[ -n "$up" ] || busy=", QEMU $ms ms of CPU meanwhile"
 			if "$here/splat-check.sh" "$out/l1-console.log" > /dev/null; then
-				echo "l1 stalled: no output from L1 for $((SECONDS - hb))s ($f) and no kernel message$busy; $cpus" |
+				echo "l1 stalled: no output from L1 for ${silent}s ($f) and no kernel message$busy; $cpus" |
 					tee "$out/l1-stalled.log" >&2
 			else
-				echo "run-l1: no output from L1 for $((SECONDS - hb))s ($f) after a kernel report$busy; $cpus" |
+				echo "run-l1: no output from L1 for ${silent}s ($f) after a kernel report$busy; $cpus" |
 					tee "$out/l1-killed.log" >&2
 			fi
 			pkill -KILL -P "$q"
