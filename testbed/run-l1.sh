@@ -117,20 +117,22 @@ fi
 # where L1's kernel decompressor alone took over 20 s), and gets up to three
 # times the bound.
 l1_watch() {
-	local q=$1 hb=$SECONDS size=0 now cpus wd f=l1-console.log up= hz ticks0 ms said= busy silent
+	local q=$1 hb=$SECONDS size=0 now cpus wd f=l1-console.log up= hz ticks0 ms said= busy silent qemu=
 	hz=$(getconf CLK_TCK)
-	ticks0=$(ticks "$(pgrep -P "$q" | head -1)")
+	ticks0=0
 	while kill -0 "$q" 2>/dev/null; do
+		# QEMU, timeout's child, once it is there (its CPU time: slow_boot)
+		[ -n "$qemu" ] || qemu=$(pgrep -P "$q" | head -1)
 		# the console until the heartbeat starts (a hang in L1's boot)
 		[ ! -s "$out/l1-heartbeat.log" ] || f=l1-heartbeat.log
 		[ -n "$up" ] || ! grep -aq 'vtrace-testbed: L1 up' "$out/l1-console.log" 2>/dev/null || up=1
 		if [ -n "$up" ]; then wd=${L1_HEARTBEAT_WATCHDOG:-60}; else wd=${L1_BOOT_WATCHDOG:-20}; fi
 		now=$f:$(stat -c %s "$out/$f" 2>/dev/null || echo 0)
 		if [ "$now" != "$size" ]; then
-			size=$now hb=$SECONDS ticks0=$(ticks "$(pgrep -P "$q" | head -1)")
+			size=$now hb=$SECONDS ticks0=$(ticks "$qemu")
 		elif [ $((SECONDS - hb)) -ge "$wd" ]; then
-			# in the boot, QEMU (timeout's child) busy while silent: slow
-			ms=$((($(ticks "$(pgrep -P "$q" | head -1)") - ticks0) * 1000 / hz))
+			# in the boot, QEMU busy while silent: slow
+			ms=$((($(ticks "$qemu") - ticks0) * 1000 / hz))
 			if [ -z "$up" ] && slow_boot $((SECONDS - hb)) "$wd" "$ms"; then
 				[ -n "$said" ] ||
 					echo "run-l1: L1's console silent for $((SECONDS - hb))s in its boot at ${size#*:} bytes, QEMU busy ($ms ms of CPU): a slow boot, waiting up to $((3 * wd))s" >&2
