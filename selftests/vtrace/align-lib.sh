@@ -35,7 +35,7 @@
 # us), later e2e_sirq (softirq work on that CPU: align_sirq), then L0 stops
 # that CPU (L1's vCPU 1) in bursts (align_idle); their own counts go to
 # NAME/hog.txt.  The host also records its interrupt and
-# softirq events (align_irq_events).
+# softirq events and its local timer interrupts (align_irq_events).
 #
 # ALIGN_FULL_FIRST=1 (align_unstable, with ALIGN_HISTORY=events): the user of
 # the issue, who loaded vtrace_host at boot and records later: trace-cmd starts
@@ -107,15 +107,18 @@ align_case_env() {
 
 # align_irq_events: with ALIGN_LATENCY, the host also records its interrupt
 # and softirq events (the late wake-ups' host_irq and host_softirq:
-# align_sirq's phase): trace-cmd's options in ALIGN_IRQ_OPTS, the events for
+# align_sirq's phase) and its local timer interrupts (a host cpu that runs
+# takes one every tick, so their silence tells the host not running:
+# align_idle's phase): trace-cmd's options in ALIGN_IRQ_OPTS, the events for
 # l1_hold_events in ALIGN_IRQ_HOLD
 align_irq_events() {
 	local e
 	ALIGN_IRQ_OPTS=() ALIGN_IRQ_HOLD=()
 	[ -n "${ALIGN_LATENCY:-}" ] || return 0
-	for e in irq_handler_entry irq_handler_exit softirq_entry softirq_exit; do
-		ALIGN_IRQ_OPTS+=(-e "irq:$e")
-		ALIGN_IRQ_HOLD+=("irq/$e")
+	for e in irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit \
+		irq_vectors/local_timer_entry; do
+		ALIGN_IRQ_OPTS+=(-e "${e/\//:}")
+		ALIGN_IRQ_HOLD+=("$e")
 	done
 }
 
@@ -185,7 +188,9 @@ ALIGN_IDLE=(5 50000 400000)
 
 # align_idle GUESTDIR: once the guest's console says "vtg: # lat idle", ask
 # L0 (testbed/l0-freeze.py, run-l1.sh --freeze-watch) to stop this host's
-# CPU 1, the vCPU's, in ALIGN_IDLE's bursts (the guest's lat_idle runs 3 s);
+# CPU 1, the vCPU's, in ALIGN_IDLE's bursts (the guest's lat_idle runs 7 s:
+# on a machine loaded 17 deep L0's first stop came 3.6 s after lat_idle
+# began, run of 2026-12-02 08:24, all five after a lat_idle of 3 s);
 # L0's answer ("l0-freeze: ...") is printed
 align_idle() {
 	local g=$1 i

@@ -16,7 +16,7 @@
 # SCHED_FIFO task e2e_burst of higher priority on CPU 1 (5 bursts of 40 ms,
 # one every 400 ms: helpers/e2e_lat.c), and lat_sirq for 4 s while the
 # host, told by "vtg: # lat sirq", keeps the vCPU's host CPU busy in its
-# network softirq for 2 s (helpers/e2e_sirq.c), then lat_idle for 3 s
+# network softirq for 2 s (helpers/e2e_sirq.c), then lat_idle for 7 s
 # while L0, told by "vtg: # lat idle" (through L1), stops the L1 vCPU the
 # vCPU runs on in bursts (testbed/l0-freeze.py): the host not running.
 IFS=,
@@ -60,7 +60,7 @@ if [ "$latency" = 1 ]; then
 	echo "vtg: # lat sirq"
 	/bin/e2e_lat lat_sirq 1 4 1000 2>&1 | sed 's/^/vtg: # /'
 	echo "vtg: # lat idle"
-	/bin/e2e_lat lat_idle 1 3 1000 2>&1 | sed 's/^/vtg: # /'
+	/bin/e2e_lat lat_idle 1 7 1000 2>&1 | sed 's/^/vtg: # /'
 fi
 echo 0 > $d/enable
 cat $d/status
