@@ -4,10 +4,11 @@
 #
 # On the test bed (Documentation/testbed.rst): L2 runs cyclictest on vCPU 1
 # while L1 (the host) runs a CPU hog on the host CPU that vCPU's thread is
-# pinned to.  vtrace records both sides (the host's kvm_entry/kvm_exit too),
-# vtrace-merge puts them on one timeline, classifies every late wake-up
-# (a summary per cause, the vCPU's time per exit reason) and explains the
-# worst ones.  Takes 2-4 minutes here.
+# pinned to.  vtrace records both sides (the host's kvm_entry/kvm_exit and
+# its tick, local_timer_entry, too), vtrace-merge puts them on one
+# timeline, classifies every late wake-up (a summary per cause, the vCPU's
+# time per exit reason) and explains the worst ones.  Takes 2-4 minutes
+# here.
 set -eu
 cd "$(dirname "$0")/.."
 proj=$PWD
@@ -48,7 +49,8 @@ echo
 cat "$out/explain.txt"
 echo
 echo "vtrace demo: files in $out:"
-echo "  host.dat           the host's trace (trace-cmd record -C x86-tsc), kvm_entry/kvm_exit too,"
+echo "  host.dat           the host's trace (trace-cmd record -C x86-tsc), kvm_entry/kvm_exit and"
+echo "                     the tick (local_timer_entry) too,"
 echo "                     and every TSC offset KVM wrote (-e vtrace_host)"
 echo "  guest/ctl, cpuK    what the guest's vtrace ports carried (vtrace_guest)"
 echo "  merged.txt         host and guest on one timeline (vtrace-merge)"
