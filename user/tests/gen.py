@@ -321,6 +321,22 @@ def scenario(name, rng, nev):
         ev.append((run, ev_switch(b'swapper/%d' % cpu, 0, b'cyclictest', pid), '', 0))
         return run
 
+    # the late wake-up scenarios: the host's TSC from ns, the guest's CLOCK_MONOTONIC
+    # from the host's TSC, cyclictest's timer
+    khz = host.khz
+    tsc = lambda ns: ns * khz // 1000000
+    mono = lambda h: h * 1000000 // khz - 3_000_000_000
+    wake, timer = sym('hrtimer_wakeup'), 0xff73fcb84039bc60
+
+    def explain_guest():
+        """guest g1, its vCPUs 0 and 1 host threads 899 and 900 running on host cpus 0 and 1
+        from the start, the host recording only what the scenario adds"""
+        host.events = [[] for _ in range(2)]
+        g = guest('g1', 2, [0, 1], 4252)
+        host.events[1].append((base, ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900), '', 0))
+        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
+        return g
+
     if name == 'basic':
         g = guest('g1', 2, [0, 1], 4242)
         for c in range(2):
@@ -405,16 +421,8 @@ def scenario(name, rng, nev):
         # as 'explain', but the one late wake-up (4 ms) waits while 70 host tasks
         # (task-0 .. task-69, pid 2000 + k) take host cpu 1 in turn for 50 us each
         # from its due time, then the vCPU thread runs again
-        host.events = [[] for _ in range(2)]
-        g = guest('g1', 2, [0, 1], 4252)
-        khz = host.khz
-        tsc = lambda ns: ns * khz // 1000000
-        mono = lambda h: h * 1000000 // khz - 3_000_000_000
-        wake = sym('hrtimer_wakeup')
-        timer = 0xff73fcb84039bc60
+        g = explain_guest()
         he = host.events[1]
-        he.append((base, ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900), '', 0))
-        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
         ev = g.events[1]
         t = base + tsc(1_000_000)
         for i in range(nev):
@@ -445,10 +453,6 @@ def scenario(name, rng, nev):
         # host's local timer interrupt every 4th period (the host-not-running rule applies)
         host.events = [[] for _ in range(2)]
         g = guest('g1', 2, [0, 1], 6002)
-        khz = host.khz
-        tsc = lambda ns: ns * khz // 1000000
-        mono = lambda h: h * 1000000 // khz - 3_000_000_000
-        wake = sym('hrtimer_wakeup')
         for c in range(2):
             he, ev, tid, pid = host.events[c], g.events[c], 900 + c, 500 + c
             vcpu = b'CPU %d/KVM' % c
@@ -511,18 +515,11 @@ def scenario(name, rng, nev):
     elif name == 'explain':
         # cyclictest (pid 500) on guest cpu 1 wakes every ms; one wake-up is 5 ms
         # late because host task e2e_hog (pid 777) holds host cpu 1 under vCPU 1
-        host.events = [[] for _ in range(2)]
-        g = guest('g1', 2, [0, 1], 4252)
-        khz = host.khz
-        tsc = lambda ns: ns * khz // 1000000
-        mono = lambda h: h * 1000000 // khz - 3_000_000_000     # guest CLOCK_MONOTONIC
-        wake, tick = sym('hrtimer_wakeup'), sym('tick_sched_timer')
-        timer = 0xff73fcb84039bc60
+        g = explain_guest()
+        tick = sym('tick_sched_timer')
         hog_from, hog_to = base + tsc(40_000_000), base + tsc(45_000_000)
-        host.events[1].append((base, ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900), '', 0))
         host.events[1].append((hog_from, ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
         host.events[1].append((hog_to, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
-        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
         ev = g.events[1]
         t = base + tsc(1_000_000)
         for i in range(nev):
@@ -543,16 +540,8 @@ def scenario(name, rng, nev):
         #   PRIO: the guest runs rt-hog (600) for 1.5 ms before cyclictest
         #   SIRQ: host ksoftirqd/1 (21) holds host cpu 1 for 0.5 ms from the expiry
         hog, idle, prio, sirq = (10, 20, 30, 40, 50), (15, 25, 35, 45), (60, 70, 80), (90,)
-        host.events = [[] for _ in range(2)]
-        g = guest('g1', 2, [0, 1], 4252)
-        khz = host.khz
-        tsc = lambda ns: ns * khz // 1000000
-        mono = lambda h: h * 1000000 // khz - 3_000_000_000
-        wake, tick = sym('hrtimer_wakeup'), sym('tick_sched_timer')
-        timer = 0xff73fcb84039bc60
+        g = explain_guest()
         he = host.events[1]
-        he.append((base, ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900), '', 0))
-        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
         ev = g.events[1]
         t = base + tsc(1_000_000)
         for i in range(nev):
@@ -600,18 +589,10 @@ def scenario(name, rng, nev):
         #   BUSY: host cpu 1 records nothing from -1 to +15 (a tickless host cpu), the guest
         #         runs rt-hog (600) from +0.026 to +15.05 and prints every 2 ms
         stop, idle, hog, busy = (10, 30, 50), (20, 40), (60,), (70, 80)
-        host.events = [[] for _ in range(2)]
-        g = guest('g1', 2, [0, 1], 4252)
-        khz = host.khz
-        tsc = lambda ns: ns * khz // 1000000
+        g = explain_guest()
         ms = lambda n: tsc(int(n * 1_000_000))
-        mono = lambda h: h * 1000000 // khz - 3_000_000_000
-        wake = sym('hrtimer_wakeup')
-        timer = 0xff73fcb84039bc60
         he = host.events[1]
         switch = lambda t, a, ap, b, bp: he.append((t, ev_switch(a, ap, b, bp), '', 0))
-        switch(base, b'swapper/1', 0, b'CPU 1/KVM', 900)
-        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
         ev = g.events[1]
         quiet = []      # host cpu 1's stretches without ticks
         t = base + ms(1)
@@ -668,20 +649,12 @@ def scenario(name, rng, nev):
             isa, r_io, r_msr, r_npf, r_intr = 2, 0x7b, 0x7c, 0x400, 0x60
         else:
             isa, r_io, r_msr, r_npf, r_intr = 1, 30, 32, 48, 1
-        host.events = [[] for _ in range(2)]
-        g = guest('g1', 2, [0, 1], 4252)
-        khz = host.khz
-        tsc = lambda ns: ns * khz // 1000000
-        mono = lambda h: h * 1000000 // khz - 3_000_000_000
-        wake = sym('hrtimer_wakeup')
-        timer = 0xff73fcb84039bc60
+        g = explain_guest()
         he = host.events[1]
         entry = lambda t: he.append((t, ev_kvm_entry(900, 1), '', 0))
         kexit = lambda t, r: he.append((t, ev_kvm_exit(900, 1, r, isa), '', 0))
         switch = lambda t, a, ap, b, bp: he.append((t, ev_switch(a, ap, b, bp), '', 0))
-        switch(base, b'swapper/1', 0, b'CPU 1/KVM', 900)
         entry(base + 1)
-        host.events[0].append((base, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 899), '', 0))
         ev = g.events[1]
         t = base + tsc(1_000_000)
         us = lambda n: tsc(n * 1000)
