@@ -7,7 +7,8 @@
 Connects to L1's QEMU (QMP, a unix socket), reads every vCPU's registers
 SAMPLES times (default 5) a second apart (the monitor's "info registers -a")
 and prints, per sample and CPU, RIP with the L1 kernel symbol it falls in,
-the privilege level and whether the CPU is halted.  L1's kernel and modules
+the privilege level, CR3 (the page-table root: a vCPU in guest mode shows
+the nested guest's) and whether the CPU is halted.  L1's kernel and modules
 are loaded at random addresses (KASLR): L1's init writes this boot's address
 of _text and of each module ("text ADDR", "module NAME ADDR") into the
 heartbeat log, and once per kernel and set of modules a copy of
@@ -127,13 +128,14 @@ def main():
                 rip = re.search(r"RIP=([0-9a-f]+)", block)
                 cpl = re.search(r"CPL=(\d)", block)
                 hlt = re.search(r"HLT=(\d)", block)
+                cr3 = re.search(r"CR3=([0-9a-f]+)", block)
                 rip = int(rip.group(1), 16) if rip else 0
                 halted = bool(hlt and hlt.group(1) == "1")
                 where = symbolize(syms, rip).split("+")[0]
                 seen.setdefault(cpu, []).append(where + (" halted" if halted else ""))
-                print("sample %d cpu %s: rip %016x %s cpl %s%s" % (
-                    n, cpu, rip, symbolize(syms, rip),
-                    cpl.group(1) if cpl else "?", " halted" if halted else ""))
+                print("sample %d cpu %s: rip %016x %s cpl %s cr3 %s%s" % (
+                    n, cpu, rip, symbolize(syms, rip), cpl.group(1) if cpl else "?",
+                    cr3.group(1) if cr3 else "?", " halted" if halted else ""))
             if n + 1 < samples:
                 time.sleep(1)
     except (OSError, ValueError) as e:

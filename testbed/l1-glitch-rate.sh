@@ -9,6 +9,9 @@
 #          tsc     the align suite's guest g1: markers around hypercalls, CPU 1's
 #                  TSC moved half-way, vtrace_guest streaming
 #          tscplain the same, vtrace_guest not loaded
+#          spin    both vCPUs spin until l2-watch.sh kills the guest ("l2 stuck
+#                  busy", with its exit sample and L1's CPUs): the watchdog's
+#                  own check, with a heartbeat watchdog of 15 s
 #
 # L1 records every kvm_exit of its guests in an overwriting trace instance;
 # when a guest ends without its init's "L2 script exit" (a reset, a hang),
@@ -20,6 +23,7 @@
 mode=${1%%:*} n=${1#*:}
 T=/sys/kernel/tracing/instances/bedwatch
 
+[ "$mode" != spin ] || export L2_HEARTBEAT_WATCHDOG=15
 modprobe kvm_amd
 mkdir -p $T
 echo 2048 > $T/buffer_size_kb

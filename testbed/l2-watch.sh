@@ -37,6 +37,12 @@
 d=$1 boot_wd=$2 hb_wd=$3 log=$4
 shift 4
 qemu=${VTRACE_QEMU:-qemu-system-x86_64}
+mem=128	# the guest's RAM in MiB, QEMU's -m (default 128)
+for ((i = 1; i < $#; i++)); do
+	[ "${!i}" = -m ] || continue
+	j=$((i + 1))
+	[[ ${!j} =~ ^([0-9]+)[mM]?$ ]] && mem=${BASH_REMATCH[1]}
+done
 splat=$(dirname "$0")/splat-check.sh
 . "$(dirname "$0")/ticks.sh"
 
@@ -65,6 +71,39 @@ stopped() {	# stopped PID: the process is stopped (SIGSTOP by a test)
 	[ "$(sed 's/^.*) \(.\).*/\1/' /proc/"$1"/stat 2>/dev/null)" = T ]
 }
 
+# exit_sample PID: half a second of L1's kvm_exit events of its vCPU
+# threads (a tracing instance of its own, filtered to those threads), read
+# by exit-loop.awk: one line
+exit_sample() {
+	local i=/sys/kernel/tracing/instances/l2-watch-$1 t tids=
+	[ -d /sys/kernel/tracing/events/kvm/kvm_exit ] || { echo "no kvm:kvm_exit event in L1"; return; }
+	mkdir "$i" 2> /dev/null || { echo "no tracing instance for the sample"; return; }
+	for t in /proc/"$1"/task/*; do
+		[[ $(cat "$t/comm" 2> /dev/null) == "CPU "*/KVM ]] && tids+=" ${t##*/}"
+	done
+	echo "$tids" > "$i/set_event_pid" &&
+		echo 1 > "$i/events/kvm/kvm_exit/enable" && sleep 0.5 &&
+		echo 0 > "$i/events/kvm/kvm_exit/enable"
+	awk -v mem="$mem" -f "$(dirname "$0")/exit-loop.awk" "$i/trace"
+	rmdir "$i"
+}
+
+# l1_cpus: ask L0 (testbed/run-l1.sh, l1_watch) to sample L1's CPUs while
+# the guest still spins (VTRACE_OUT/l1-cpus-request: the file to write, in
+# VTRACE_OUT); waits for the answer at most 15 s
+l1_cpus() {
+	local f i
+	[ -n "${VTRACE_IN_L1:-}" ] && [ -d "${VTRACE_OUT:-}" ] || return
+	f=l1-cpus-$(basename "$d").txt
+	echo "$f" > "$VTRACE_OUT/l1-cpus-request.tmp" &&
+		mv "$VTRACE_OUT/l1-cpus-request.tmp" "$VTRACE_OUT/l1-cpus-request" || return
+	for ((i = 0; i < 150; i++)); do
+		[ -e "$VTRACE_OUT/l1-cpus-request" ] || break
+		sleep 0.1
+	done
+	[ -s "$VTRACE_OUT/$f" ] && echo "; L1's CPUs meanwhile: $f"
+}
+
 stuck() {	# stuck PID: classify a guest whose heartbeat stopped, kill it
 	local a b hz ms
 	hz=$(getconf CLK_TCK)
@@ -75,7 +114,7 @@ stuck() {	# stuck PID: classify a guest whose heartbeat stopped, kill it
 	if [ $ms -lt 250 ]; then
 		say "l2 stalled: $d: no heartbeat for ${hb_wd}s after \"L2 up\", its vCPU threads idle ($ms ms of CPU in 5 s): the guest lost its wake-ups; QEMU killed"
 	else
-		say "l2 stuck busy: $d: no heartbeat for ${hb_wd}s after \"L2 up\", its vCPU threads busy ($ms ms of CPU in 5 s); QEMU killed"
+		say "l2 stuck busy: $d: no heartbeat for ${hb_wd}s after \"L2 up\", its vCPU threads busy ($ms ms of CPU in 5 s); their exits: $(exit_sample "$1")$(l1_cpus); QEMU killed"
 	fi
 	kill -9 "$1"
 }

@@ -128,6 +128,12 @@ l1_watch() {
 		[ -n "$up" ] || ! grep -aq 'vtrace-testbed: L1 up' "$out/l1-console.log" 2>/dev/null || up=1
 		if [ -n "$up" ]; then wd=${L1_HEARTBEAT_WATCHDOG:-60}; else wd=${L1_BOOT_WATCHDOG:-20}; fi
 		now=$f:$(stat -c %s "$out/$f" 2>/dev/null || echo 0)
+		# a guest l2-watch.sh found spinning: where L1's CPUs are meanwhile
+		if [ -e "$out/l1-cpus-request" ]; then
+			python3 "$here/l1-cpus.py" "$mon" "$proj/build/testbed/l1-kallsyms-$kver" \
+				"$out/l1-heartbeat.log" 5 > "$out/$(basename "$(cat "$out/l1-cpus-request")")" 2>&1
+			rm -f "$out/l1-cpus-request"
+		fi
 		if [ "$now" != "$size" ]; then
 			size=$now hb=$SECONDS ticks0=$(ticks "$qemu")
 		elif [ $((SECONDS - hb)) -ge "$wd" ]; then
@@ -163,7 +169,7 @@ l1_watch() {
 }
 
 rm -f "$out/l1-heartbeat.log" "$out/l1-reset.log" "$out/l1-stalled.log" "$out/l1-killed.log" \
-	"$out/l1-cpus.txt"
+	"$out/l1-cpus.txt" "$out/l1-cpus-request"
 # L1's QMP socket, for testbed/l1-cpus.py (a short path: a unix socket's has
 # at most 107 bytes, a clone's results folder may be deeper)
 mon=$(mktemp -u /tmp/vtrace-l1mon.XXXXXX)

@@ -328,6 +328,13 @@ def scenario(name, rng, nev):
     mono = lambda h: h * 1000000 // khz - 3_000_000_000
     wake, timer = sym('hrtimer_wakeup'), 0xff73fcb84039bc60
 
+    def timer_sleep(ev, t):
+        """cyclictest (pid 500, guest cpu 1) arms its timer 1 ms ahead at @t and sleeps:
+        the timer's due time"""
+        ev.append((t, ev_hrtimer_start(500, timer, wake, mono(t) + 1_000_000), '', 0))
+        ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
+        return t + tsc(1_000_000)
+
     def explain_guest():
         """guest g1, its vCPUs 0 and 1 host threads 899 and 900 running on host cpus 0 and 1
         from the start, the host recording only what the scenario adds"""
@@ -426,10 +433,7 @@ def scenario(name, rng, nev):
         ev = g.events[1]
         t = base + tsc(1_000_000)
         for i in range(nev):
-            expires = mono(t) + 1_000_000
-            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
-            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
-            due = t + tsc(1_000_000)
+            due = timer_sleep(ev, t)
             fire = due + tsc(20_000)
             if i == nev // 2:
                 prev, prev_pid = b'CPU 1/KVM', 900
@@ -545,10 +549,7 @@ def scenario(name, rng, nev):
         ev = g.events[1]
         t = base + tsc(1_000_000)
         for i in range(nev):
-            expires = mono(t) + 1_000_000
-            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
-            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
-            due = t + tsc(1_000_000)
+            due = timer_sleep(ev, t)
             fire = due + tsc(20_000)
             if i in hog:
                 he.append((due - tsc(1_000), ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
@@ -597,10 +598,7 @@ def scenario(name, rng, nev):
         quiet = []      # host cpu 1's stretches without ticks
         t = base + ms(1)
         for i in range(nev):
-            expires = mono(t) + 1_000_000
-            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
-            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
-            due = t + ms(1)
+            due = timer_sleep(ev, t)
             fire = due + ms(0.02)
             run = None
             if i in stop:
@@ -659,10 +657,7 @@ def scenario(name, rng, nev):
         t = base + tsc(1_000_000)
         us = lambda n: tsc(n * 1000)
         for i in range(nev):
-            expires = mono(t) + 1_000_000
-            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
-            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
-            due = t + tsc(1_000_000)
+            due = timer_sleep(ev, t)
             fire = due + us(20)
             if i in io_:
                 for k in range(5):

@@ -3,7 +3,8 @@
 # L2: one cycle of testbed/l1-glitch-rate.sh: boot and power off, or CPU 1 hotplug
 # while markers are written, with vtrace_guest streaming them ("stream") or not ("plain"),
 # or the align suite's guest g1: markers around hypercalls on both CPUs with 3e9 cycles
-# added to CPU 1's TSC half-way, vtrace_guest streaming ("tsc") or not ("tscplain").
+# added to CPU 1's TSC half-way, vtrace_guest streaming ("tsc") or not ("tscplain"),
+# or both CPUs spinning until the watchdog kills the guest ("spin").
 . /tests/lib.sh
 mode=${1%%/*}
 delta=3000000000	# "tsc/DELTA": cycles added to CPU 1's TSC
@@ -52,6 +53,13 @@ tsc|tscplain)
 		echo 0 > $D/enable && rmmod vtrace_guest
 		t $? stream_stopped
 	fi ;;
+spin)	# both CPUs spin above everything (RT throttling off) until killed:
+	# the heartbeat stops with the vCPUs busy, l2-watch.sh's "l2 stuck busy"
+	echo -1 > /proc/sys/kernel/sched_rt_runtime_us
+	for c in 0 1; do	# SCHED_FIFO 99, 10 s bursts 1 us apart, 1000 s
+		/bin/e2e_hog $c 1000 10000000 10000001 99 &
+	done
+	wait ;;
 plain)	# the same markers into the instance, no reader
 	mkdir -p /sys/kernel/tracing/instances/vtrace
 	hotplug_loop
