@@ -77,10 +77,11 @@ stopped() {	# stopped PID: the process is stopped (SIGSTOP by a test)
 exit_sample() {
 	local i=/sys/kernel/tracing/instances/l2-watch-$1 t tids=
 	[ -d /sys/kernel/tracing/events/kvm/kvm_exit ] || { echo "no kvm:kvm_exit event in L1"; return; }
-	mkdir "$i" 2> /dev/null || { echo "no tracing instance for the sample"; return; }
 	for t in /proc/"$1"/task/*; do
 		[[ $(cat "$t/comm" 2> /dev/null) == "CPU "*/KVM ]] && tids+=" ${t##*/}"
 	done
+	[ -n "$tids" ] || { echo "no vCPU thread"; return; }
+	mkdir "$i" 2> /dev/null || { echo "no tracing instance for the sample"; return; }
 	echo "$tids" > "$i/set_event_pid" &&
 		echo 1 > "$i/events/kvm/kvm_exit/enable" && sleep 0.5 &&
 		echo 0 > "$i/events/kvm/kvm_exit/enable"
