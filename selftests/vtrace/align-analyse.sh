@@ -187,8 +187,12 @@ align_causes() {
 	ktap_result $? "$name-cause-guest-task"
 	grep -q '^host-softirq: ok' "$dir/causes.txt"
 	ktap_result $? "$name-cause-host-softirq"
-	grep -q '^host-not-running: ok' "$dir/causes.txt"
-	ktap_result $? "$name-cause-host-not-running"
+	if grep -q '^host-not-running: unplaced' "$dir/causes.txt"; then
+		ktap_skip "$name-cause-host-not-running" "L0's stops fit several of the host cpu's silences (causes.txt)"
+	else
+		grep -q '^host-not-running: ok' "$dir/causes.txt"
+		ktap_result $? "$name-cause-host-not-running"
+	fi
 }
 
 # align_idle_host DIR: the host's events over lat_idle's late
