@@ -110,17 +110,14 @@ while IFS= read -r -d '' f; do
 	fi
 	# a guest the L2 watchdogs (testbed/l2-watch.sh) had to kill or start
 	# again: the suite saw one more VM, or one late, than it planned; one
-	# that stalled with its vCPUs idle (lost wake-ups; not "stuck busy")
-	if grep -aqE '^l2 (boot watchdog|guest reset|stalled): ' "$f"; then
-		grep -aE -m1 '^l2 (boot watchdog|guest reset|stalled): ' "$f" | sed "s|^|${f#"$dir"/}: |"
-		rc=0
-	fi
-	# a spinning guest is the bed's only when l2-watch.sh's sample of its
-	# exits found the CPU faulting, again and again, in a walk of page
-	# tables outside the guest's RAM (exit-loop.awk: "a nested page fault
-	# loop"; ci25, 2026-12-02: 593,949 such faults at one RIP)
-	if grep -aq '^l2 stuck busy: .*: a nested page fault loop' "$f"; then
-		grep -a -m1 '^l2 stuck busy: .*: a nested page fault loop' "$f" | sed "s|^|${f#"$dir"/}: |"
+	# that stalled with its vCPUs idle (lost wake-ups); one that spun only
+	# when l2-watch.sh's sample of its exits found the CPU faulting, again
+	# and again, in a walk of page tables outside the guest's RAM
+	# (exit-loop.awk: "a nested page fault loop"; ci25, 2026-12-02: 593,949
+	# such faults at one RIP)
+	l2='^l2 ((boot watchdog|guest reset|stalled): |stuck busy: .*: a nested page fault loop)'
+	if grep -aqE "$l2" "$f"; then
+		grep -aE -m1 "$l2" "$f" | sed "s|^|${f#"$dir"/}: |"
 		rc=0
 	fi
 	# L1 itself ended by itself while running its script, with no kernel

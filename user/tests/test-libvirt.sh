@@ -72,17 +72,19 @@ virt-xml-validate "$T/g1.xml" domain > "$T/v1" 2>&1 && virt-xml-validate "$T/g2.
 ok $? libvirt_virt_xml_validate "$(cat "$T/v1" "$T/v2")"
 
 # libvirt's embedded QEMU driver needs its state folder and the user it runs QEMU as
+native() {	# native XML G: libvirt's QEMU command line for the domain, in T/argvG (errors T/errG)
+	virsh -q -c "qemu:///embed?root=$T/libvirt" domxml-to-native qemu-argv "$1" \
+		> "$T/argv$2" 2> "$T/err$2"
+}
 for g in 1 2; do
 	if [ "$g" = 1 ]; then args=("${case1[@]}") cpus=2; else args=("${case2[@]}") cpus=3; fi
-	virsh -q -c "qemu:///embed?root=$T/libvirt" domxml-to-native qemu-argv "$T/g$g.xml" \
-		> "$T/argv$g" 2> "$T/err$g"
+	native "$T/g$g.xml" $g
 	rc=$?
 	# a machine without /dev/kvm: libvirt refuses a kvm domain; the ports
 	# do not depend on the accelerator, so the same domain under TCG
 	if [ $rc -ne 0 ] && grep -q "does not support virt type 'kvm'" "$T/err$g"; then
 		sed "s/<domain type='kvm'>/<domain type='qemu'>/" "$T/g$g.xml" > "$T/g$g-tcg.xml"
-		virsh -q -c "qemu:///embed?root=$T/libvirt" domxml-to-native qemu-argv \
-			"$T/g$g-tcg.xml" > "$T/argv$g" 2> "$T/err$g"
+		native "$T/g$g-tcg.xml" $g
 		rc=$?
 		echo "# libvirt_same_ports_as_qemu_args_$g: no KVM here (libvirt: \"does not support virt type 'kvm'\"): the domain as type qemu"
 	fi
