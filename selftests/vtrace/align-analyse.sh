@@ -215,15 +215,27 @@ if w:
 }
 
 # align_pid_args NAME GUESTS: ALIGN_PIDARGS, align_check.py's --pid gN=PID of
-# each guest, and --created-during gN for one whose boot the bed started
-# again (testbed/l2-watch.sh): its VM was made during the recording
+# each guest, and, from the VMs align-lib.sh's align_vms listed before
+# trace-cmd started (NAME/vms-before) and once it recorded
+# (NAME/vms-recording): --created-during gN for a guest whose last VM was in
+# neither (its boot began or the bed started it again during the
+# recording: the history starts with its creation records), --created-around
+# gN for one whose last VM came between the two (either form holds). Only
+# the events mode makes the lists (the other starts trace-cmd first).
 align_pid_args() {
-	local g
+	local g pid dir=$VTRACE_OUT/$1
 	ALIGN_PIDARGS=()
 	for ((g = 1; g <= $2; g++)); do
-		ALIGN_PIDARGS+=(--pid "g$g=$(cat "$VTRACE_OUT/$1-g$g/qemu.pid")")
-		! grep -q "^l2 boot watchdog: $VTRACE_OUT/$1-g$g:" "$VTRACE_OUT/l2-boot-watchdog.txt" \
-			2> /dev/null || ALIGN_PIDARGS+=(--created-during "g$g")
+		pid=$(cat "$VTRACE_OUT/$1-g$g/qemu.pid")
+		ALIGN_PIDARGS+=(--pid "g$g=$pid")
+		if [ -f "$dir/vms-before" ]; then
+			grep -qx "g$g $pid" "$dir/vms-before" && continue
+			if grep -qx "g$g $pid" "$dir/vms-recording"; then
+				ALIGN_PIDARGS+=(--created-around "g$g")
+			else
+				ALIGN_PIDARGS+=(--created-during "g$g")
+			fi
+		fi
 	done
 }
 

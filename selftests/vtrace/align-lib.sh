@@ -253,6 +253,7 @@ align_start_events() {
 		done
 	done
 	[ -z "${ALIGN_FULL_FIRST:-}" ] || align_wait_full "$name" "$#"
+	align_vms "$name" "$#" > "$VTRACE_OUT/$name/vms-before"
 	(cd /tmp && exec trace-cmd record -q -C x86-tsc -b 8192 -e vtrace_host -e kvm:kvm_hypercall \
 		-e sched:sched_switch -e kvm:kvm_entry -e kvm:kvm_exit "${ALIGN_IRQ_OPTS[@]}" \
 		-o "/tmp/$name-host.dat") > "$VTRACE_OUT/$name/trace-cmd.log" 2>&1 &
@@ -261,7 +262,23 @@ align_start_events() {
 		[ "$(cat /sys/kernel/tracing/events/vtrace_host/tsc_offset/enable)" = 1 ] && break
 		sleep 0.1
 	done
+	align_vms "$name" "$#" > "$VTRACE_OUT/$name/vms-recording"
 	ktap_diag "$name: the guests' VMs exist; trace-cmd recording $((w / 10)).$((w % 10)) s after its start"
+}
+
+# align_vms NAME GUESTS: "gN PID" for each guest whose VM exists now (KVM's
+# debugfs directory PID-FD); align-analyse.sh's align_pid_args compares the
+# lists taken before trace-cmd started and once it recorded with the VMs
+# the guests ended in, to tell a VM made before the recording from one the
+# boot watchdog made during it (ci28's align_unstable: its restart came
+# before the recording, which waits for "L2 up", and its VM was taken for one
+# made during it)
+align_vms() {
+	local g vm
+	for ((g = 1; g <= $2; g++)); do
+		vm=$(cat "$VTRACE_OUT/$1-g$g/qemu.pid" 2>/dev/null)
+		[ -n "$vm" ] && ls -d /sys/kernel/debug/kvm/"$vm"-* > /dev/null 2>&1 && echo "g$g $vm"
+	done
 }
 
 # align_vm_dropped PID STATS: the records vtrace_host dropped for the VM of

@@ -88,12 +88,14 @@ def events_history(records):
     return hist, recs
 
 
-def history_report(label, recs, pid, cpus, created_during=False):
+def history_report(label, recs, pid, cpus, created="before"):
     """One guest's history in the host trace: whole? (see the module docstring)
 
-    created_during: the bed restarted the guest's boot (testbed/l2-watch.sh), so
-    its VM was created during the recording: each vCPU's history then starts
-    with its creation records, whole from the VM's start, and has none later.
+    created: "before" the recording (no creation record), "during" it (the
+    guest's boot began, or the bed started it again, testbed/l2-watch.sh, once
+    trace-cmd recorded: each vCPU's history then starts with its creation
+    records, whole from the VM's start, and has none later) or "around" its
+    start (made while trace-cmd enabled its events: either form).
     A vCPU made on a host with an unstable TSC writes two (offset 0 while
     KVM creates it, vcpu_idx -1, then its real offset: ci12's align_unstable),
     on a stable one one.
@@ -107,19 +109,24 @@ def history_report(label, recs, pid, cpus, created_during=False):
     creation = sum(1 for v in mine.values() for r in v
                    if int(r["prev_offset"]) == 0 and int(r["kind"]) == 0)
     n = sum(len(v) for v in mine.values())
+    def leading(v):		# the creation records at the start of one vCPU's chain
+        n = 0
+        while n < len(v) and int(v[n]["prev_offset"]) == 0 and int(v[n]["kind"]) == 0:
+            n += 1
+        return n
+    lead = sum(leading(v) for v in mine.values())
+    whole_from_start = all(leading(v) > 0 for v in mine.values()) and creation == lead
+    ok = len(mine) == cpus and breaks == 0
     note = ""
-    if created_during:
-        def leading(v):		# the creation records at the start of one vCPU's chain
-            n = 0
-            while n < len(v) and int(v[n]["prev_offset"]) == 0 and int(v[n]["kind"]) == 0:
-                n += 1
-            return n
-        lead = sum(leading(v) for v in mine.values())
-        first = all(leading(v) > 0 for v in mine.values())
-        ok = len(mine) == cpus and breaks == 0 and first and creation == lead
-        note = " (its VM created during the recording: the bed restarted its boot)"
+    if created == "during":
+        ok = ok and whole_from_start
+        note = " (its VM made during the recording)"
+    elif created == "around":
+        ok = ok and (creation == 0 or whole_from_start)
+        note = " (its VM made while trace-cmd started: %s)" % (
+            "after the events were enabled" if creation else "before the events were enabled")
     else:
-        ok = len(mine) == cpus and breaks == 0 and creation == 0
+        ok = ok and creation == 0
     print("history: %s pid %d: %d records in the host trace, vCPUs %s, chain breaks %d, "
           "creation records %d%s: %s" % (label, pid, n, sorted(mine), breaks, creation, note,
                                          "ok" if ok else "FAIL"))
@@ -225,7 +232,9 @@ def main():
                     help="the history is the jsonl's vtrace_host:tsc_offset events")
     ap.add_argument("--khz", type=int, default=0)
     ap.add_argument("--created-during", action="append", default=[], metavar="gN",
-                    help="guest whose VM the bed started again during the recording")
+                    help="guest whose VM was made during the recording")
+    ap.add_argument("--created-around", action="append", default=[], metavar="gN",
+                    help="guest whose VM was made while trace-cmd started")
     ap.add_argument("--pid", action="append", default=[],
                     help="NAME=PID: the guest's QEMU pid in the offsets file")
     a = ap.parse_args()
@@ -242,8 +251,10 @@ def main():
         ok = report("g%d" % g, mine, a.samples * a.cpus, a.khz, hist, rng, pids) and ok
         if a.offset_events:
             # printed, asserted by the caller (its own KTAP result)
-            history_report("g%d" % g, recs, pids.get("g%d" % g, -1), a.cpus,
-                           "g%d" % g in a.created_during)
+            name = "g%d" % g
+            history_report(name, recs, pids.get(name, -1), a.cpus,
+                           "during" if name in a.created_during else
+                           "around" if name in a.created_around else "before")
     stray = [k for k in samples if k[0] not in ["g%d" % g for g in range(1, a.guests + 1)]]
     if stray:
         print("samples of unknown guests: %d, first: %s" % (len(stray), stray[:5]))

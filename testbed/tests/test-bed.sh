@@ -23,7 +23,7 @@ guest() {
 	log=$(cat "$d/watchdog.txt" 2>/dev/null)
 }
 
-ktap_header 23
+ktap_header 24
 
 # The cases that say "within its bound" tell a watchdog that acted (about 10
 # s: a 3 s watchdog, 5 s of CPU sampling, a restart) from one that did not
@@ -192,6 +192,28 @@ rc1=$?
 echo "l2 stuck busy: x: no heartbeat for 30s after \"L2 up\", its vCPU threads busy (4990 ms of CPU in 5 s); their exits: $r2; QEMU killed" > "$tmp/bg/l2-boot-watchdog.log"
 ! "$tb/bed-glitch.sh" "$tmp/bg" > /dev/null
 ktap_result $((rc1 | $?)) "bed_glitch_takes_a_busy_guest_only_in_a_nested_page_fault_loop"
+
+# align's history check: which guest's VM was made during the recording
+# comes from the VMs listed before trace-cmd started and once it recorded,
+# not from the boot watchdog's log (ci28: a boot restarted before the
+# recording), and align_check.py judges the history by it
+al=$tmp/al
+mkdir -p "$al/a" "$al/a-g1" "$al/a-g2" "$al/a-g3"
+echo 100 > "$al/a-g1/qemu.pid"; echo 200 > "$al/a-g2/qemu.pid"; echo 300 > "$al/a-g3/qemu.pid"
+printf 'g1 100\ng2 20\ng3 30\n' > "$al/a/vms-before"
+printf 'g1 100\ng2 200\ng3 30\n' > "$al/a/vms-recording"
+echo "l2 boot watchdog: $al/a-g1: QEMU ended (exit 0) in the guest's boot at 0 console bytes, no kernel report: a reset (attempt 1)" > "$al/l2-boot-watchdog.txt"
+pidargs=$(VTRACE_OUT=$al VTRACE_PROJ=$tb/.. bash -c '. "$1/selftests/vtrace/align-analyse.sh"; align_pid_args a 3; echo "${ALIGN_PIDARGS[*]}"' - "$tb/..")
+hist=$(cd "$tb/../selftests/vtrace" && python3 -c '
+import align_check as a
+def r(po, o): return dict(prev_offset=po, offset=o, kind=0)
+before = {(5, 0): [r(7, 8)], (5, 1): [r(7, 8)]}
+made = {(5, 0): [r(0, 0), r(0, 7), r(7, 8)], (5, 1): [r(0, 7), r(7, 8)]}
+print(*[a.history_report("g1", h, 5, 2, c) for h in (before, made)
+        for c in ("before", "during", "around")])' | grep -v '^history')
+[ "$pidargs" = "--pid g1=100 --pid g2=200 --created-around g2 --pid g3=300 --created-during g3" ] &&
+	[ "$hist" = "True False True False True True" ]
+ktap_result $? "align_history_vm_made_during_the_recording_from_the_lists" "$pidargs | $hist"
 
 # a KVM vCPU thread's stack end overwritten: the bed's, unless a vtrace frame is in the report
 mkdir -p "$tmp/se"
