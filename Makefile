@@ -68,8 +68,10 @@ check-vm: all
 	@./selftests/run_vm_tests.sh
 
 # the longer kernel matrix: make check's 6.12 entry plus the PREEMPT_RT pair
-# (Documentation/kernels.rst); installs the modules for those kernels first
+# (Documentation/kernels.rst); installs the RT kernels (packages-matrix.txt)
+# and the modules for those kernels first
 check-matrix: deps
+	@./scripts/install-deps.sh scripts/packages-matrix.txt
 	@CHECK_MATRIX=full ./scripts/check.sh install matrix
 
 # libFuzzer on every parser of guest input, FUZZ_SECONDS each: Documentation/fuzzing.rst

@@ -1,15 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the Debian packages listed in scripts/packages.txt that are missing.
+# Install the Debian packages listed in scripts/packages.txt (or in the
+# lists given, e.g. scripts/packages-matrix.txt for make check-matrix) that
+# are missing.
+#
+#   scripts/install-deps.sh [LIST...]
 set -eu
 
-list="$(dirname "$0")/packages.txt"
+[ $# -gt 0 ] || set -- "$(dirname "$0")/packages.txt"
 missing=()
-while read -r pkg; do
-	case "$pkg" in ''|'#'*) continue ;; esac
-	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
-		missing+=("$pkg")
-done < "$list"
+for list in "$@"; do
+	while read -r pkg; do
+		case "$pkg" in ''|'#'*) continue ;; esac
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+			missing+=("$pkg")
+	done < "$list"
+done
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
