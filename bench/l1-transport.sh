@@ -12,7 +12,7 @@
 # "vtg-bench-file:" lines: the trace data bytes (ring-buffer pages) of the
 # guest trace files L1 received, for the methods agent and net, and
 # "vtg-bench-port:" lines: the bytes the data ports' files (vtrace, splice)
-# grew by in L1 up to each job's end (see port_watch), and "vtg-bench-exits:"
+# grew by in L1 for each job (see job_end), and "vtg-bench-exits:"
 # lines: what each job's window (the guest marks it on bench.ctl) cost L1:
 # the VM's exits (kvm_exit events, by exit reason; KVM's debugfs counters,
 # summed over the vCPUs, which miss the exits KVM's fast path handles) and
@@ -64,14 +64,11 @@ tmo=$(( 300 + nmethods * (runs * count * 3 / rate + njobs * 90 + 30) ))
 for r in ${sweep//:/ }; do tmo=$(( tmo + nmethods * 3 * (r == 0 ? 4 * scount / 1000 : 2) )); done
 
 # port_watch: follow the guest's console; copy each of its "vtg-bench" lines
-# to $res as it comes (whole lines only: a row is there once its job ended);
-# at each "vtg-bench: method=M job=J" line, write how many bytes the data
-# ports' files in $pdir grew by since the previous such line, then punch out
-# what they hold (their size stays, their memory goes: L1 has 3 GB and one
-# 50 MB job moves ~57 MB).  Bytes still in flight at a job's line are
-# counted with the next; "method=rest" at the end.
+# to $res as it comes (whole lines only: a row is there once its job ended).
+# What the data ports carried for each job is counted at the job's end
+# mark, by ctl_watch (job_end).
 port_watch() {
-	local seen=0 last=0 tot over= line mj
+	local seen=0 over= line
 	while :; do
 		kill -0 "$L2_PID" 2>/dev/null || over=1
 		# (a here-string: L1 has no /dev/fd for a process substitution)
@@ -79,16 +76,10 @@ port_watch() {
 			[ -n "$line" ] || continue
 			seen=$((seen + 1))
 			echo "$line" >> "$res"
-			mj=$(sed -n 's/^vtg-bench: \(method=[^ ]* job=[^ ]*\) .*/\1/p' <<< "$line")
-			[ -n "$mj" ] || continue
-			tot=$(port_bytes 1)
-			echo "vtg-bench-port: $mj bytes=$((tot - last))" >> "$res"
-			last=$tot
 		done <<< "$(console_lines "$over" | tail -n +$((seen + 1)))"
 		[ -z "$over" ] || break
 		sleep 1
 	done
-	echo "vtg-bench-port: method=rest job=0 bytes=$(( $(port_bytes) - last ))" >> "$res"
 }
 
 # console_lines [END]: the guest's "vtg-bench" lines so far, without a last
@@ -151,6 +142,60 @@ l1_sample() {
 	echo "$out$((vcpu * 10000000)) $(((all - vcpu) * 10000000)) $((vhost * 10000000))"
 }
 
+# job_end M J SENT: the guest's mark after job J of method M, sent before its
+# next job begins (it waits for the answer): write "vtg-bench-port: method=M
+# job=J bytes=N", N what the data ports' files grew by since the previous
+# mark, once they have grown by SENT (the bytes the guest gave the ports;
+# what it gave is written by QEMU as it takes it, so wait at most 20 s), and
+# punch out what they hold (their size stays, their memory goes: L1 has 3 GB
+# and one 50 MB job moves ~57 MB).  Net: the trace-cmd listen files made
+# since are job J's (renamed net-J.*.dat: listen creates a connection's
+# file when the guest's trace-cmd record connects, and fills it once that
+# ends), counted when listen's process for it has closed it (net_file).
+job_end() {
+	local last=0 tot i f n=0
+	read -r last < $pdir.last 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		tot=$(port_bytes)
+		[ $((tot - last)) -lt "$3" ] || break
+		sleep 0.2
+	done
+	[ $((tot - last)) -ge "$3" ] ||
+		echo "# job_end $1 $2: the ports grew by $((tot - last)) of the $3 bytes the guest sent, after 20 s"
+	tot=$(port_bytes 1)
+	echo "$tot" > $pdir.last
+	echo "vtg-bench-port: method=$1 job=$2 bytes=$((tot - last))" >> "$res"
+	[ "$1" = net ] || return 0
+	for f in $ndir/trace.*.dat; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		mv "$f" "$ndir/net-$2.$n.dat"
+		net_file "$ndir/net-$2.$n.dat" $2 &
+	done
+	[ $n -gt 0 ] || echo "vtg-bench-file: method=net job=$2 bytes=0 files=0" >> "$res"
+}
+
+# net_file FILE J: once no process holds FILE open (trace-cmd listen's
+# process for the connection has written it: 1 s, stop its readers, 1 s,
+# the file; at most 10 minutes here), write its trace data bytes as job J's
+# "vtg-bench-file:" line, then remove it
+net_file() {
+	local i fd held
+	for ((i = 0; i < 1200; i++)); do
+		held=
+		for fd in /proc/[0-9]*/fd/*; do
+			# (-ef: the same file; no command started per descriptor)
+			[ ! "$fd" -ef "$1" ] || { held=1; break; }
+		done
+		[ -n "$held" ] || break
+		sleep 0.5
+	done
+	[ -z "$held" ] || echo "# net job $2: $1 still open after 10 minutes"
+	echo "vtg-bench-file: method=net job=$2 bytes=$(dat_bytes "$1") files=1 after_s=$((i / 2))" >> "$res"
+	ls -l "$1" >> "$VTRACE_OUT/listen.txt"
+	rm -f "$1"
+}
+
 # ctl_watch: read the guest's lines on bench.ctl: at "exits-begin M J" and
 # "exits-end M J" sample the counters (l1_sample), count L1's kvm_exit
 # events by exit reason in between (a hist trigger; with prof=1 by guest RIP
@@ -169,7 +214,7 @@ ctl_watch() {
 	# hottest path while a guest runs (the stale-text stalls of
 	# Documentation/testbed.rst); pause, continue and clear patch nothing.
 	echo "$key:pause" > $ev/trigger
-	while read -r w m j; do
+	while read -r w m j w2; do
 		case "$w" in
 		exits-begin)
 			echo "$key:clear" >> $ev/trigger
@@ -192,6 +237,9 @@ ctl_watch() {
 				i=$((i + 1))
 			done
 			echo "$out" >> "$res" ;;
+		job-end)
+			job_end $m $j ${w2:-0}
+			echo ack > $fifo.in ;;
 		kallsyms-begin)
 			sed '/^kallsyms-end/q' > "$VTRACE_OUT/kallsyms.txt" ;;
 		esac
@@ -269,12 +317,22 @@ case ":$methods:" in *:net:*)
 	ip link set lo up || echo "# cannot bring L1's lo up"
 	rm -rf $ndir
 	mkdir -p $ndir
-	trace-cmd listen -p $netport -d $ndir > "$VTRACE_OUT/listen.txt" 2>&1 &
+	# --debug: no time-out. Without it listen's process for a connection
+	# gives up on the guest's metadata (its trace.dat's headers, event
+	# formats, kallsyms: sent over the control connection before the
+	# recording starts) after 5 s without a message ("reading client
+	# -110"), throws the rest away, and writes a file with no headers,
+	# which has no trace data for trace-cmd dump. Under TCG the guest's
+	# trace-cmd pauses longer than that (2026-12-02: every job of a
+	# default run; one of two at 2 MB). --debug is also the only way to
+	# turn off that time-out in listen (it has no --notimeout): it
+	# serves one connection at a time then (no fork), as the jobs come.
+	trace-cmd listen --debug -p $netport -d $ndir > "$VTRACE_OUT/listen.txt" 2>&1 &
 	lpid=$!
 	;;
 esac
 pdir=/tmp/bench-ports
-rm -rf $pdir
+rm -rf $pdir $pdir.last
 echo "# L2 start $(date +%T)"
 l2_start $name /tests/bench_transport.sh --hostroot --vtrace-args --cpus 2 --timeout "$tmo" \
 	--data-dir $pdir --qemu "$qemu" --arg "$methods,$garg"
@@ -289,14 +347,17 @@ l2_wait || rc=$?
 for ((i = 0; i < 20; i++)); do kill -0 $drain 2>/dev/null || break; sleep 0.5; done
 kill $drain 2>/dev/null
 wait $pwatch
-rm -rf $pdir
+# what the ports carried after the guest's last job-end mark
+last=0
+read -r last < $pdir.last 2>/dev/null
+echo "vtg-bench-port: method=rest job=0 bytes=$(( $(port_bytes) - last ))" >> "$res"
+rm -rf $pdir $pdir.last
 echo "# L2 end $(date +%T), qemu exit $rc"
 if [ -n "$lpid" ]; then
-	# one file per guest recording, in the order the jobs ran
-	j=0
-	for f in $(ls -tr $ndir/*.dat 2>/dev/null); do
-		j=$((j + 1))
-		echo "vtg-bench-file: method=net job=$j bytes=$(dat_bytes "$f")" >> "$res"
+	# job_end's net_file writes each job's file line, then removes the file
+	for ((i = 0; i < 1200; i++)); do
+		ls $ndir/net-*.dat > /dev/null 2>&1 || break
+		sleep 0.5
 	done
 	ls -l $ndir >> "$VTRACE_OUT/listen.txt"
 	kill $lpid 2>/dev/null

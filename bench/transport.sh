@@ -153,7 +153,7 @@ import sys, statistics
 def med(v):
     return statistics.median(v) if v else 0
 path, runs, methods, xfail = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(','), sys.argv[4]
-rows, files, ports, exits, fails, orders, idle = {}, {}, {}, {}, [], [], []
+rows, files, ports, jports, exits, fails, orders, idle = {}, {}, {}, {}, {}, [], [], []
 for line in open(path):
     line = line.strip()
     kind, _, rest = line.partition(': ')
@@ -161,11 +161,13 @@ for line in open(path):
     if kind == 'vtg-bench':
         rows.setdefault(kv['method'], []).append(kv)
     elif kind == 'vtg-bench-file':
-        files[(kv['method'], kv['job'])] = int(kv['bytes'])
+        k = (kv['method'], kv['job'])
+        files[k] = files.get(k, 0) + int(kv['bytes'])
     elif kind == 'vtg-bench-exits':
         exits[(kv['method'], kv['job'])] = kv
     elif kind == 'vtg-bench-port':
         ports[kv['method']] = ports.get(kv['method'], 0) + int(kv['bytes'])
+        jports[(kv['method'], kv['job'])] = int(kv['bytes'])
     elif kind == 'vtg-bench-order':
         orders.append(rest)
     elif kind == 'vtg-bench-idle':
@@ -232,7 +234,8 @@ for m in methods:
         spread['l1'] = [(int(e['l1_qemu_ns']) + int(e['l1_vhost_ns'])) / 1e6 / x for e, x in zip(ex, mbs) if x]
         host['l1'] = med(spread['l1'])
     summary[m] = dict(spread=spread, host=host, wake=wake, kwork=kwork, guest=guest,mb=med(mbs), cpu=med(cpu), cpu_out=med(cpu_out),
-                      runs=' '.join('%.0f' % c for c in cpu), lost_runs=' '.join(str(x) for x in lost), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
+                      runs=' '.join('%.0f' % c for c in cpu), lost_runs=' '.join(str(x) for x in lost),
+                      gone=' '.join(k.get('kworker_gone', '-') for k in main), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
                       rate=med(rate), best=best, clean=clean and bool(sw), sweep=' '.join(steps))
 print()
 print('%-24s %6s %9s %7s %10s %9s %11s %8s %16s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace',
@@ -266,7 +269,8 @@ for m, s in list(summary.items()) + ([('none', base)] if base else []):
     if s['host']:
         print('exits/MB %-8s %s' % (m, s['host']['kinds']))
 for m, s in summary.items():
-    print('per run %-8s CPU ms/MB %s; lost %s' % (m, s['runs'], s['lost_runs']))
+    print('per run %-8s CPU ms/MB %s; lost %s; kworkers ended in the window %s' % (
+        m, s['runs'], s['lost_runs'], s['gone']))
 print()
 print('spread over the runs, min / median / max per MB of markers: guest = the method\'s threads')
 print('+ kworkers (ms), exits = L1\'s kvm_exit of the guest, L1 = QEMU\'s non-vCPU threads + vhost (ms)')
@@ -310,6 +314,20 @@ for m in ('vtrace', 'splice'):
             m, ports[m] / 1e6, (sum(int(k['moved']) for k in rows.get(m, [])) +
                                 (sum(int(k.get('moved', 0)) for k in idle) if m == 'vtrace' else 0)) / 1e6,
             ', and the idle phase' if m == 'vtrace' and idle else ''))
+# each job's bytes, bound to it by the guest's job-end mark: L1's against what
+# the guest gave the ports in that job (vtrace: and in its idle phase)
+for m in ('vtrace', 'splice'):
+    if m not in summary or not any(k[0] == m for k in jports):
+        continue
+    off = []
+    for kv in rows.get(m, []):
+        want = int(kv['moved']) + sum(int(i.get('moved', 0)) for i in idle
+                                      if m == 'vtrace' and i.get('job') == kv['job'])
+        got = jports.get((m, kv['job']))
+        if got != want:
+            off.append('job %s: L1 %s, guest %d' % (kv['job'], got, want))
+    print('data ports %-6s per job: L1 received what the guest moved in %d of %d jobs%s' % (
+        m, len(rows.get(m, [])) - len(off), len(rows.get(m, [])), ('; ' + '; '.join(off)) if off else ''))
 if ref and ref['drain']:
     print('vtrace_guest: drain threads (vtrace-cpuK) %.2f CPU ms/MB, control thread (vtrace-ctl) %.2f' % (
         ref['drain'], ref['ctl']))

@@ -25,11 +25,16 @@
 #   end; drain_ns, for vtrace, that of the drain threads alone (not vtrace-ctl),
 #   ctl_switches the times vtrace-ctl was scheduled in during that time,
 #   drain_switches those of the method's threads (the drain threads for
-#   vtrace); kworker_ns the CPU time of kworker and ksoftirqd threads,
+#   vtrace); kworker_ns the CPU time of kworker and ksoftirqd threads
+#   (per thread: a thread's time at the end minus its time at the start,
+#   one born inside counted whole), kworker_gone those that ended inside
+#   the window (see cpu_ns),
 #   busy_ns the guest's whole busy time (/proc/stat) and load_ns the load's
 #   own CPU time (bench_load) over the same window.
 # Around that same window the guest writes "exits-begin M J" and "exits-end
-# M J" on bench.ctl: L1 reads its VM's exit counters then (l1-transport.sh).
+# M J" on bench.ctl: L1 reads its VM's exit counters then (l1-transport.sh);
+# after the method's tear-down, "job-end M J SENT" (SENT: the bytes it gave
+# the data ports): L1 binds what came for job J to it, then answers.
 # "vtg-bench-irq: method=M job=J NAME=N..." lines: the guest's interrupts
 # (/proc/interrupts, both CPUs) in that window. With PROF (seventh field, 1),
 # the guest's /proc/kallsyms goes to bench.ctl at the end, between
@@ -99,12 +104,19 @@ stop_pid() {
 #     matches (schedstat: live threads only)
 #   2 that of the ones SUB_PATTERN matches too
 #   3 that of the kernel's helper threads (kworker, ksoftirqd), which do
-#     some methods' sending (vsock's transmit work runs in a kworker)
+#     some methods' sending (vsock's transmit work runs in a kworker), per
+#     thread since the pass that printed $kprev (8 below; a thread born
+#     since counts whole; without $kprev, the plain sum)
 #   4 the guest's busy time (/proc/stat, both CPUs, 10 ms units, in ns)
 #   5 the times the threads of 1 were scheduled in (schedstat), i.e. their
 #     wake-ups and preemptions; 6 the same for the threads of 2
+#   7 the helper threads of $kprev gone since (a kworker that exited: the
+#     workqueue's idle timer destroys a worker only after it stayed idle
+#     IDLE_WORKER_TIMEOUT, 300 s, longer than any window, so what it ran
+#     in the window is its exit alone, not counted)
+#   8 TID:NS,... of every helper thread now, for the next pass's $kprev
 cpu_ns() {
-	s=0 s2=0 k=0 n=0 n2=0
+	s=0 s2=0 k=0 n=0 n2=0 kl=, gone=0
 	for p in /proc/[0-9]*; do
 		read -r c < "$p/comm" 2>/dev/null || continue
 		case "$c" in
@@ -114,11 +126,24 @@ cpu_ns() {
 			case "$c" in ${2:-}) s2=$((s2 + ns)) n2=$((n2 + sl)) ;; esac
 		    done ;;
 		kworker/*|ksoftirqd/*)
-			read -r ns _ < "$p/schedstat" 2>/dev/null && k=$((k + ns)) ;;
+			read -r ns _ < "$p/schedstat" 2>/dev/null || continue
+			t=${p#/proc/}
+			kl="$kl$t:$ns,"
+			case "${kprev:-}" in
+			*",$t:"*) v=${kprev#*,$t:}; k=$((k + ns - ${v%%,*})) ;;
+			*) k=$((k + ns)) ;;
+			esac ;;
 		esac
 	done
+	# the threads of $kprev not seen in this pass
+	v=${kprev:-,}
+	while [ -n "${v#,}" ]; do
+		v=${v#,}
+		case "$kl" in *",${v%%:*}:"*) ;; *) gone=$((gone + 1)) ;; esac
+		v=,${v#*,}
+	done
 	read -r _ u ni sy _ _ hi si _ < /proc/stat
-	echo $s $s2 $k $(( (u + ni + sy + hi + si) * 10000000 )) $n $n2
+	echo $s $s2 $k $(( (u + ni + sy + hi + si) * 10000000 )) $n $n2 $gone $kl
 }
 
 # irqs: one line, NAME=COUNT (both CPUs) of every /proc/interrupts line
@@ -199,8 +224,9 @@ idle_switches() {
 	set -- $(cpu_ns 'vtrace-*' 'vtrace-cpu*')
 	# moved: after the stop, which sends each CPU's last partial page
 	echo 0 > $D/enable
-	echo "vtg-bench-idle: method=vtrace s=5 ctl_switches=$(($5 - $6 - i0 + i1)) drain_switches=$(($6 - i1)) ctl_ns=$(($1 - $2 - i2))" \
-		"moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)"
+	idle_moved=$(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status)
+	echo "vtg-bench-idle: method=vtrace job=$j s=5 ctl_switches=$(($5 - $6 - i0 + i1)) drain_switches=$(($6 - i1)) ctl_ns=$(($1 - $2 - i2))" \
+		"moved=$idle_moved"
 }
 
 # watch_start / watch_end: with PROF 2 (bench/transport.sh --watch), where
@@ -376,7 +402,8 @@ setup_method() {
 # threads over it.  Sets c0/c1 (the CPU of the threads COMM_PATTERN
 # matches), d0/d1 (of those SUB_PATTERN matches too), s0/s1 (the switches
 # of the SUB_PATTERN threads, or of all when there is none), w0/w1 (those of
-# the others, with SUB_PATTERN), k0/k1, b0/b1 (kworkers, busy), i0/i1 and
+# the others, with SUB_PATTERN), k0/k1, b0/b1 (kworkers, busy), kg (kworkers
+# gone), i0/i1 and
 # lf (the load did not end within the job's bound)
 window() {
 	local pat=$1 sub=${2:-}
@@ -384,14 +411,14 @@ window() {
 	mark exits-begin $method $j
 	i0=$(irqs)
 	set -- $(cpu_ns "$pat" "$sub")
-	c0=$1 d0=$2 k0=$3 b0=$4 w0=$(($5 - $6)) s0=$6
+	c0=$1 d0=$2 k0=0 b0=$4 w0=$(($5 - $6)) s0=$6 kl0=$8
 	[ -n "$sub" ] || w0=0 s0=$5
 	watch_start
 	load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
 	sleep "$settle"
 	watch_end
-	set -- $(cpu_ns "$pat" "$sub")
-	c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6
+	set -- $(kprev=$kl0; cpu_ns "$pat" "$sub")
+	c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6 kg=$7
 	[ -n "$sub" ] || w1=0 s1=$5
 	i1=$(irqs)
 	mark exits-end $method $j
@@ -403,7 +430,7 @@ run_job() {
 	rate=${1%x*}
 	count=${1#*x}
 	jb=$(job_bound "$method" "$rate" "$count")
-	lf= moved=0 d0=0 d1=0 w0=0 w1=0 s0=0 s1=0 k0=0 k1=0 b0=0 b1=0 c0=0 c1=0 lost=0
+	lf= kg=0 moved=0 d0=0 d1=0 w0=0 w1=0 s0=0 s1=0 k0=0 k1=0 b0=0 b1=0 c0=0 c1=0 lost=0
 	case "$method" in
 	vtrace)
 		echo 1 > $D/enable || { echo "vtg-bench-error: enable"; exit 1; }
@@ -482,7 +509,7 @@ run_job() {
 		[ -z "$lf" ] || return 1
 		;;
 	esac
-	say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) drain_switches=$((s1 - s0)) kworker_ns=$((k1 - k0)) busy_ns=$((b1 - b0)) load_ns=$load_ns lost=$lost moved=$moved"
+	say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) drain_switches=$((s1 - s0)) kworker_ns=$((k1 - k0)) kworker_gone=$kg busy_ns=$((b1 - b0)) load_ns=$load_ns lost=$lost moved=$moved"
 	echo "vtg-bench-irq: method=$method job=$j $(irq_delta "$i0" "$i1")"
 	if [ "$method" = agent ]; then echo 0 > $T/tracing_on; echo "vtg-bench-done: $aj"; fi
 }
@@ -495,12 +522,18 @@ agent_alone() {
 	done
 }
 
-# teardown_method: undo setup_method
+# teardown_method: undo setup_method; sets sent, the bytes the method gave
+# its data ports since its set-up (vtrace: the idle phase's too)
 teardown_method() {
+	sent=0
 	case "$method" in
 	vtrace)	sed 's/^/vtg-bench-status: /' $D/status
+		sent=$(( ${idle_moved:-0} + $(awk '$2 == "yes" { s += $5 } END { print s + 0 }' $D/status) ))
+		idle_moved=0
 		rmmod vtrace_guest ;;
-	splice|none|stuck)	rmdir $I ;;
+	splice)	rmdir $I
+		sent=$(awk -F'[ =]' '/^splice cpu/ { s += $5 } END { print s + 0 }' /tmp/splice.out) ;;
+	none|stuck)	rmdir $I ;;
 	agent)	sed 's/^/vtg-bench-agent-log: /' /tmp/agent.log
 		# the session (a child of the agent, with its recorders) ends
 		# when L1's trace-cmd record has taken the data and closed
@@ -531,6 +564,10 @@ for job in $jobs; do
 			failed="$failed $method"
 		fi
 		teardown_method
+		# the job's end for L1 (before the next job begins): it counts
+		# what the data ports' files grew by, once they hold the SENT
+		# bytes, and which trace-cmd listen files came (net)
+		mark job-end $method $j $sent
 		read -r up _ < /proc/uptime
 		echo "vtg-bench-time: method=$method job=$j s=${upm%.*}..${up%.*} (guest uptime)"
 	done
