@@ -16,6 +16,7 @@ set -u
 only=" $* "
 cd "$(dirname "$0")/.."
 mkdir -p build
+. scripts/python3-path.sh
 pass=0 fail=0 skip=0
 times=()
 
