@@ -75,11 +75,9 @@ stopped() {	# stopped PID: the process is stopped (SIGSTOP by a test)
 # threads (a tracing instance of its own, filtered to those threads), read
 # by exit-loop.awk: one line
 exit_sample() {
-	local i=/sys/kernel/tracing/instances/l2-watch-$1 t tids=
+	local i=/sys/kernel/tracing/instances/l2-watch-$1 tids
 	[ -d /sys/kernel/tracing/events/kvm/kvm_exit ] || { echo "no kvm:kvm_exit event in L1"; return; }
-	for t in /proc/"$1"/task/*; do
-		[[ $(cat "$t/comm" 2> /dev/null) == "CPU "*/KVM ]] && tids+=" ${t##*/}"
-	done
+	tids=$(threads "$1" "CPU */KVM" | tr "\n" " ")
 	[ -n "$tids" ] || { echo "no vCPU thread"; return; }
 	mkdir "$i" 2> /dev/null || { echo "no tracing instance for the sample"; return; }
 	echo "$tids" > "$i/set_event_pid" &&

@@ -2,12 +2,19 @@
 # ticks.sh: the CPU time a QEMU uses, and the slow-boot rule the bed's boot
 # watchdogs share (sourced by run-l1.sh for L1 and l2-watch.sh for L2).
 
-ticks() {	# ticks PID [COMM]: user + system clock ticks of PID's threads (named COMM, a glob)
-	local t sum=0 f
+threads() {	# threads PID [COMM]: the thread ids of PID's threads (named COMM, a glob)
+	local t
 	for t in /proc/"$1"/task/*; do
 		[ -z "${2:-}" ] || [[ $(cat "$t/comm" 2>/dev/null) == $2 ]] || continue
+		echo "${t##*/}"
+	done
+}
+
+ticks() {	# ticks PID [COMM]: user + system clock ticks of PID's threads (named COMM, a glob)
+	local t sum=0 f
+	for t in $(threads "$@"); do
 		# comm may hold spaces: count the fields from the end of "(comm)"
-		read -ra f <<< "$(sed 's/^.*) //' "$t/stat" 2>/dev/null)"
+		read -ra f <<< "$(sed 's/^.*) //' "/proc/$1/task/$t/stat" 2>/dev/null)"
 		[ ${#f[@]} -gt 12 ] || continue
 		sum=$((sum + f[11] + f[12]))
 	done
