@@ -14,9 +14,15 @@
 # wake-ups' and the summary's modes are checked; the reasons' names are read
 # here from kvm_exit's print format (fixtures/debian-6.1, the one gen.py
 # writes), not from vtrace-merge.  With the host's irq_vectors:local_timer_entry,
-# a stretch of a window of 12 ms or more in which neither the host cpu nor
-# the guest cpu recorded any event is host_not_running.  Prints KTAP-free lines: "ok"/"FAIL ..."
-# and exits 1 on a difference.
+# a stretch of a window of 3 ticks of the host cpu or more (its tick: the
+# median of its first 256 intervals between local_timer_entry events while
+# busy, as src/merge/ticks.c measures it; at least 3 ms; none when fewer
+# than 16 or over 15 ms) in which neither the host cpu nor the guest cpu
+# recorded any event is host_not_running, and the summary's host_cpu lines
+# are checked against it.  A wake-up may end in a timer that fired into
+# the task itself (hrtimer_expire_entry in its context) instead of a
+# sched_switch to it.  Prints KTAP-free lines: "ok"/"FAIL ..." and exits 1
+# on a difference.
 import json
 import os
 import re
@@ -49,13 +55,48 @@ def exit_names():
 
 
 NAMES = exit_names() if have_modes else {}
-QUIET_NS = 12_000_000       # classify.c's QUIET_NS
 have_ticks = any(e['event'] == 'local_timer_entry' for e in host_evs)
 
 
+def tick_thresholds():
+    """{host cpu: (quiet threshold ns or 0, median, intervals, ticks, why)}, as ticks.c
+    reads them: busy intervals between a cpu's local_timer_entry events from the host
+    trace's start, until every cpu has 256 or 60 s in"""
+    cpus = sorted({e['cpu'] for e in host_evs})
+    st = {c: {'last': 0, 'busy': False, 'pid': -1, 'ticks': 0, 'iv': []} for c in cpus}
+    first = host_evs[0]['host_ns'] if host_evs else 0
+    for e in host_evs:
+        c = st[e['cpu']]
+        if e['host_ns'] - first > 60_000_000_000 or all(len(x['iv']) == 256 for x in st.values()):
+            break
+        if e['event'] == 'sched_switch':
+            c['pid'] = e['fields']['next_pid']
+            if not c['pid']:
+                c['busy'] = False
+        elif e['event'] == 'local_timer_entry':
+            c['ticks'] += 1
+            if c['last'] and c['busy'] and e['host_ns'] > c['last'] and len(c['iv']) < 256:
+                c['iv'].append(e['host_ns'] - c['last'])
+            c['last'] = e['host_ns']
+            c['busy'] = c['pid'] != 0
+    out = {}
+    for cpu, c in st.items():
+        iv = sorted(c['iv'])
+        med = iv[(len(iv) - 1) // 2] if iv else 0
+        why = ('no_tick' if not c['ticks'] else 'too_few_ticks' if len(iv) < 16 else
+               'no_regular_tick' if med > 15_000_000 else '')
+        out[cpu] = (0 if why else max(3 * med, 3_000_000), med, len(iv), c['ticks'], why)
+    return out
+
+
+TICKS = tick_thresholds() if have_ticks else {}
+
+
 def quiet(gcpu, hcpu, a, b):
-    """[(from, to)] of [a, b), QUIET_NS or longer, no event of host cpu hcpu nor guest cpu gcpu"""
-    if not have_ticks or hcpu < 0:
+    """[(from, to)] of [a, b), 3 of host cpu hcpu's ticks or longer, no event of it nor of
+    guest cpu gcpu"""
+    QUIET_NS = TICKS.get(hcpu, (0,))[0]
+    if not have_ticks or hcpu < 0 or not QUIET_NS:
         return []
     ts = sorted(e['host_ns'] for e in evs if e['cpu'] == (hcpu if e['machine'] == 'host' else gcpu)
                 and e['machine'] in ('host', summary_guest))
@@ -187,6 +228,8 @@ def cut(gcpu, pid, a, b):
             add(('guest_' + gs[1], ''), n)
         elif gs and gs[2] and gs[2] != pid:
             add(('guest_task', gs[3]), n)
+        elif gs and gs[2] and gs[2] == pid:
+            add(('guest_self', ''), n)
         elif mode == 'guest':
             add(('vcpu_guest', ''), n)
         else:
@@ -210,11 +253,12 @@ total = {}
 mode_total = {}
 for w in late:
     ran = [e for e in evs if e['machine'] == w['guest'] and e['cpu'] == w['cpu'] and
-           e['host_ns'] == w['running_ns'] and e['event'] == 'sched_switch' and
-           e['fields']['next_pid'] == w['pid']]
+           e['host_ns'] == w['running_ns'] and
+           ((e['event'] == 'sched_switch' and e['fields']['next_pid'] == w['pid']) or
+            (e['event'] == 'hrtimer_expire_entry' and e['pid'] == w['pid']))]
     if not ran:
-        fails.append('rank %d: no sched_switch to pid %d at %d' % (w['rank'], w['pid'],
-                                                                    w['running_ns']))
+        fails.append('rank %d: no sched_switch to pid %d, nor its timer firing into it, at %d'
+                     % (w['rank'], w['pid'], w['running_ns']))
     parts, modes = cut(w['cpu'], w['pid'], w['expected_ns'], w['running_ns'])
     got = {(p['cause'], p['task']): p['ns'] for p in w['parts']}
     if got != parts:
@@ -249,6 +293,17 @@ if got != mode_total:
 if have_modes != (summary['kvm_exits'] > 0 and summary['kvm_entries'] > 0):
     fails.append('kvm_exits %d, kvm_entries %d in the summary' % (summary['kvm_exits'],
                                                                   summary['kvm_entries']))
+windows = sorted({w['host_cpu'] for w in late if w['host_cpu'] >= 0}) if have_ticks else []
+got = {o['cpu']: (o['quiet_ns'], o['tick_ns'], o['intervals'], o['ticks'], o['not_told_apart'])
+       for o in out if o['type'] == 'host_cpu'}
+want = {cpu: TICKS.get(cpu, (0, 0, 0, 0, 'no_tick')) for cpu in windows}
+if got != want:
+    fails.append('host_cpu lines: C %s, here %s' % (sorted(got.items()), sorted(want.items())))
+not_told = ','.join(str(cpu) for cpu in windows if not want[cpu][0])
+if have_ticks and not_told and not summary['not_told_apart'].endswith('host not running on cpu '
+                                                                       + not_told):
+    fails.append('not_told_apart %r, host cpus not told apart here: %s' %
+                 (summary['not_told_apart'], not_told))
 for c in causes:
     if abs(c['share'] - c['total_ns'] / delay) > 0.00006:
         fails.append('share of %s: %s' % (c['cause'], c['share']))

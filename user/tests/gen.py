@@ -631,6 +631,107 @@ def scenario(name, rng, nev):
             host.events[0].append((tick, ev_tick(899), '', 0))
             if not any(a <= tick < b for a, b in quiet):
                 he.append((tick, ev_tick(900), '', 0))
+    elif name in ('explain_quiet_hz100', 'explain_quiet_cpu_noticks'):
+        # as 'explain_quiet', the host's local timer interrupts every 10 ms on both cpus
+        # (HZ 100; explain_quiet_cpu_noticks: every 4 ms on host cpu 0, none on host cpu 1),
+        # cyclictest's wake-ups later than 100 us (ms from the due time):
+        #   STOP: host cpu 1 and guest cpu 1 record nothing from -0.5 to +40 (4 ticks at HZ 100);
+        #         the tick at +40, the timer fires at +40.03
+        #   GAP:  host cpu 1 and guest cpu 1 record nothing from -1 to +20 (2 ticks at HZ 100,
+        #         more than 12 ms); the timer fires at +20.03
+        stop, gap = (10, 30), (20, 40)
+        hz100 = name == 'explain_quiet_hz100'
+        g = explain_guest()
+        ms = lambda n: tsc(int(n * 1_000_000))
+        he = host.events[1]
+        ev = g.events[1]
+        quiet = []      # host cpu 1's stretches without ticks
+        t = base + ms(1)
+        for i in range(nev):
+            due = timer_sleep(ev, t)
+            fire = due + ms(0.02)
+            if i in stop:
+                quiet.append((due - ms(0.5), due + ms(40)))
+                if hz100:
+                    he.append((due + ms(40), ev_tick(900), '', 0))
+                fire = due + ms(40.03)
+            elif i in gap:
+                quiet.append((due - ms(1), due + ms(20)))
+                fire = due + ms(20.03)
+            t = timer_wake(ev, fire, timer, wake) + ms(0.003)
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+        period = 10 if hz100 else 4
+        for k in range(1, (t - base) // ms(period) + 1):
+            tick = base + k * ms(period)
+            host.events[0].append((tick, ev_tick(899), '', 0))
+            if hz100 and not any(a <= tick < b for a, b in quiet):
+                he.append((tick, ev_tick(900), '', 0))
+    elif name == 'explain_quiet_nohz':
+        # host cpu 0 takes its tick every 4 ms; host cpu 1 is nohz_full-like: vCPU 1's thread
+        # (tid 900) runs on it in guest mode all along (a kvm_entry at the start, the
+        # kvm_exit at the end) and it takes a local timer interrupt every 20 ms only, none
+        # in these stretches (ms from cyclictest's due time):
+        #   SPIN: the guest runs spin (600) from -0.5, interrupts off, recording nothing; the
+        #         timer fires at +30.03 and cyclictest preempts spin (host and guest cpu 1
+        #         silent for 30 ms: the vCPU ran)
+        spin = (10, 30, 50)
+        g = explain_guest()
+        ms = lambda n: tsc(int(n * 1_000_000))
+        he = host.events[1]
+        he.append((base + 1, ev_kvm_entry(900, 1), '', 0))
+        ev = g.events[1]
+        quiet = []
+        t = base + ms(1)
+        for i in range(nev):
+            due = timer_sleep(ev, t)
+            if i not in spin:
+                t = timer_wake(ev, due + ms(0.02), timer, wake) + ms(0.003)
+                continue
+            quiet.append((due - ms(0.5), due + ms(30.03)))
+            ev.append((due - ms(0.5), ev_switch(b'swapper/1', 0, b'spin', 600), '', 0))
+            fire = due + ms(30.03)
+            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+            ev.append((fire + ms(0.005), ev_wakeup(500, b'cyclictest', 1), '', 0))
+            run = fire + ms(0.012)
+            ev.append((run, ev_switch(b'spin', 600, b'cyclictest', 500), '', 0))
+            t = run + ms(0.003)
+        he.append((t, ev_kvm_exit(900, 1, 0x78, 2), '', 0))
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+        for k in range(1, (t - base) // ms(4) + 1):
+            host.events[0].append((base + k * ms(4), ev_tick(899), '', 0))
+        for k in range(1, (t - base) // ms(20) + 1):
+            tick = base + k * ms(20)
+            if not any(a <= tick < b for a, b in quiet):
+                he.append((tick, ev_tick(900), '', 0))
+    elif name == 'explain_self':
+        # cyclictest (pid 500, guest cpu 1) wakes every ms; in some periods it has not slept
+        # yet when its next period falls due: the timer it then arms, for a time already
+        # past, fires into it at once (hrtimer_expire_entry and sched_wakeup in its own
+        # context) and no sched_switch follows (ms from the due time):
+        #   HOG:  e2e_hog (777) holds host cpu 1 from -0.5 to +2.5 while cyclictest runs in the
+        #         guest; it arms its timer at +2.51, which fires at +2.52
+        #   SELF: cyclictest runs on in the guest; it arms at +0.81, the timer fires at +0.82
+        hog, own = (10, 30, 50), (20, 40)
+        g = explain_guest()
+        ms = lambda n: tsc(int(n * 1_000_000))
+        he = host.events[1]
+        ev = g.events[1]
+        t = base + ms(1)
+        for i in range(nev):
+            if i not in hog and i not in own:
+                t = timer_wake(ev, timer_sleep(ev, t) + ms(0.02), timer, wake) + ms(0.003)
+                continue
+            due = t + ms(1)
+            arm = due + ms(2.51 if i in hog else 0.81)
+            if i in hog:
+                he.append((due - ms(0.5), ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
+                he.append((due + ms(2.5), ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
+            ev.append((arm, ev_hrtimer_start(500, timer, wake, mono(due)), '', 0))
+            fire = arm + ms(0.01)
+            ev.append((fire, ev_hrtimer_entry(500, timer, mono(fire), wake), '', 0))
+            ev.append((fire + ms(0.005), ev_wakeup(500, b'cyclictest', 1, waker=500), '', 0))
+            t = fire + ms(0.008)
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name in ('explain_exits', 'explain_exits_vmx'):
         # as 'explain_mix', the host recording kvm_entry/kvm_exit of tid 900 (vCPU 1, host
         # cpu 1), which is in guest mode but for these exits inside the late windows

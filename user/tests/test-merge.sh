@@ -847,6 +847,97 @@ grep -qE '^  vCPU thread running, guest idle \(guest mode or exits\) +3 +60\.126
 	! grep -q 'host cpu not running' "$T/out" &&
 	grep -q '^Not told apart: the host trace has no irq_vectors:local_timer_entry events, so a host cpu that did not run (stopped below the host) counts as what it last did (idle, a task, the vCPU).$' "$T/out"
 ok $? explain_host_not_running_needs_the_ticks "$(sed -n 3,9p "$T/out" | tr '\n' '|')"
+# the quiet threshold is 3 of the host cpu's own ticks (the median of its intervals between
+# local_timer_entry events while busy): explain_quiet's host cpu 1 takes its tick every 4 ms,
+# 12 ms; gen.py explain_quiet_hz100's every 10 ms (HZ 100), 30 ms: its 2 stops of 40 ms are
+# the host not running, its 2 silences of 20 ms (2 ticks, more than 12 ms) are not
+run "${QUIET[@]}" --explain --worst 0
+grep -qxF 'Host not running: told apart on cpu 1: a silence of 12.000 ms or more (3 ticks of 4.000 ms: the median of 26 intervals while busy).' "$T/out"
+ok $? explain_quiet_threshold_is_3_ticks_of_4ms "$(grep '^Host not running' "$T/out")"
+XH=$T/explain-hz100
+$GEN make "$XH" explain_quiet_hz100 --events 300
+HZ100=(--host "$XH/host" --guest g1="$XH/g1" --offsets "$XH/tsc_offsets" --task cyclictest)
+run "${HZ100[@]}" --explain --worst 0
+grep -q '^Late wake-ups of cyclictest (later than 0.100 ms): 4 of 300, 120.168 ms of delay' "$T/out" &&
+	grep -qE '^  host cpu not running \(stopped below the host\) +2 +80\.084 +40\.042 +66\.6%$' "$T/out" &&
+	grep -qE '^  vCPU thread running, guest idle \(guest mode or exits\) +2 +40\.084 +20\.042 +33\.4%$' "$T/out" &&
+	[ "$(sed -n '3,/^Host not/p' "$T/out" | grep -c '^  [a-zA-Z]')" -eq 2 ] &&
+	grep -qxF 'Host not running: told apart on cpu 1: a silence of 30.000 ms or more (3 ticks of 10.000 ms: the median of 32 intervals while busy).' "$T/out" &&
+	! grep -q '^Not told apart: .*local_timer_entry' "$T/out"
+ok $? explain_host_not_running_hz100_3_ticks_of_10ms "$(sed -n 3,6p "$T/out" | tr '\n' '|')"
+run "${HZ100[@]}" --explain --worst 1000 --format jsonl
+cp "$T/out" "$T/hz100-explain.jsonl"
+head -1 "$T/out" | grep -q '"late":4,"delay_ns":120168000,.*"ticks":76,"not_told_apart":"guest mode, exit handling"}' &&
+	grep -qx '{"type":"host_cpu","cpu":1,"ticks":33,"intervals":32,"tick_ns":10000000,"quiet_ns":30000000,"not_told_apart":""}' "$T/out" &&
+	[ "$(grep -c '"parts":\[{"cause":"host_not_running","task":"","ns":40000000},{"cause":"vcpu_running","task":"","ns":42000}\]' "$T/out")" -eq 2 ] &&
+	[ "$(grep -c '"delay_ns":20042000,"host_cpu":1,"parts":\[{"cause":"vcpu_running","task":"","ns":20042000}\]' "$T/out")" -eq 2 ]
+ok $? explain_host_not_running_hz100_jsonl "$(grep host_cpu "$T/out")"
+run "${HZ100[@]}" --format jsonl
+python3 explain-check.py "$T/out" "$T/hz100-explain.jsonl" "host_not_running=2,vcpu_running=2"
+ok $? explain_host_not_running_hz100_recomputed_from_the_events
+# a host cpu that recorded no tick (gen.py explain_quiet_cpu_noticks: host cpu 0 every 4 ms,
+# host cpu 1 none) is not told apart, and the summary says so: the same stops and silences
+# are what host cpu 1 last did (the vCPU thread ran)
+XC=$T/explain-cpu-noticks
+$GEN make "$XC" explain_quiet_cpu_noticks --events 100
+CN=(--host "$XC/host" --guest g1="$XC/g1" --offsets "$XC/tsc_offsets" --task cyclictest)
+run "${CN[@]}" --explain --worst 0
+grep -qE '^  vCPU thread running, guest idle \(guest mode or exits\) +4 +120\.168 +40\.042 +100\.0%$' "$T/out" &&
+	! grep -q 'host cpu not running' "$T/out" &&
+	grep -qxF 'Host not running: not told apart on cpu 1: no tick recorded.' "$T/out" &&
+	! grep -q '^Not told apart: .*local_timer_entry' "$T/out"
+ok $? explain_host_cpu_without_tick_not_told_apart "$(sed -n 3,5p "$T/out" | tr '\n' '|')"
+run "${CN[@]}" --explain --worst 1000 --format jsonl
+cp "$T/out" "$T/cn-explain.jsonl"
+head -1 "$T/out" | grep -q '"ticks":[1-9][0-9]*,"not_told_apart":"guest mode, exit handling; host not running on cpu 1"}' &&
+	grep -qx '{"type":"host_cpu","cpu":1,"ticks":0,"intervals":0,"tick_ns":0,"quiet_ns":0,"not_told_apart":"no_tick"}' "$T/out"
+ok $? explain_host_cpu_without_tick_jsonl "$(head -1 "$T/out")"
+run "${CN[@]}" --format jsonl
+python3 explain-check.py "$T/out" "$T/cn-explain.jsonl" "vcpu_running=4"
+ok $? explain_host_cpu_without_tick_recomputed_from_the_events
+# a nohz_full-like host cpu (gen.py explain_quiet_nohz: vCPU 1's thread in guest mode on host
+# cpu 1 all along, a local timer interrupt there every 20 ms only, none for 30 ms while the
+# guest spins with its interrupts off): no regular tick, so its silences are not told
+# apart: 3 wake-ups of 30.042 ms under the guest task that ran, none "not running"
+XZ=$T/explain-nohz
+$GEN make "$XZ" explain_quiet_nohz --events 500
+NZ=(--host "$XZ/host" --guest g1="$XZ/g1" --offsets "$XZ/tsc_offsets" --task cyclictest)
+run "${NZ[@]}" --explain --worst 0
+grep -qE '^  guest task spin +3 +90\.126 +30\.042 +100\.0%$' "$T/out" &&
+	! grep -q 'host cpu not running' "$T/out" &&
+	grep -qxF 'Host not running: not told apart on cpu 1: no regular tick while busy (nohz_full?): 25 local_timer_entry, 24 intervals while busy, median 20.000 ms.' "$T/out"
+ok $? explain_nohz_full_cpu_not_told_apart "$(sed -n 3,5p "$T/out" | tr '\n' '|')"
+run "${NZ[@]}" --explain --worst 1000 --format jsonl
+cp "$T/out" "$T/nz-explain.jsonl"
+head -1 "$T/out" | grep -q '"kvm_exits":1,"kvm_entries":1,"ticks":[1-9][0-9]*,"not_told_apart":"host not running on cpu 1"}' &&
+	grep -qx '{"type":"host_cpu","cpu":1,"ticks":25,"intervals":24,"tick_ns":20000000,"quiet_ns":0,"not_told_apart":"no_regular_tick"}' "$T/out"
+ok $? explain_nohz_full_cpu_jsonl "$(grep host_cpu "$T/out")"
+run "${NZ[@]}" --format jsonl
+python3 explain-check.py "$T/out" "$T/nz-explain.jsonl" "guest_task:spin=3"
+ok $? explain_nohz_full_cpu_recomputed_from_the_events
+# a timer that fires into the task that armed it, before it slept (gen.py explain_self:
+# cyclictest still running when its next period falls due, 3 times under e2e_hog on the
+# vCPU's host cpu, twice on its own): no sched_switch follows, the wake-up is over there,
+# and the time the task itself ran is its own
+XS=$T/explain-self
+$GEN make "$XS" explain_self --events 100
+SELF=(--host "$XS/host" --guest g1="$XS/g1" --offsets "$XS/tsc_offsets" --task cyclictest)
+run "${SELF[@]}" --explain --worst 1
+grep -q '^Late wake-ups of cyclictest (later than 0.100 ms): 5 of 100, 9.200 ms of delay' "$T/out" &&
+	grep -qE "^  host task e2e_hog on the vCPU's host cpu +3 +7\.560 +2\.520 +82\.2%$" "$T/out" &&
+	grep -qE '^  the task itself, running past its due time +2 +1\.640 +0\.820 +17\.8%$' "$T/out" &&
+	grep -qxF '  running    4.014870000  the timer fired into the task: it had not slept (no sched_switch)' "$T/out" &&
+	! grep -q '^  woken ' "$T/out" &&
+	grep -qxF "Causes: host task e2e_hog on the vCPU's host cpu 2.500 ms; the task itself, running past its due time 0.020 ms." "$T/out"
+ok $? explain_timer_fired_into_the_running_task "$(sed -n 3,4p "$T/out" | tr '\n' '|')"
+run "${SELF[@]}" --explain --worst 1000 --format jsonl
+cp "$T/out" "$T/self-explain.jsonl"
+[ "$(grep -c '"delay_ns":2520000,"host_cpu":1,"parts":\[{"cause":"host_task","task":"e2e_hog","ns":2500000},{"cause":"guest_self","task":"","ns":20000}\]' "$T/out")" -eq 3 ] &&
+	[ "$(grep -c '"delay_ns":820000,"host_cpu":1,"parts":\[{"cause":"guest_self","task":"","ns":820000}\]' "$T/out")" -eq 2 ]
+ok $? explain_timer_fired_into_the_running_task_jsonl "$(grep -c '"type":"late"' "$T/out")"
+run "${SELF[@]}" --format jsonl
+python3 explain-check.py "$T/out" "$T/self-explain.jsonl" "host_task:e2e_hog=3,guest_self=2"
+ok $? explain_timer_fired_into_the_running_task_recomputed_from_the_events
 # the same on VMX: the names come from kvm_exit's print format, by its isa field
 $GEN make "$XE-vmx" explain_exits_vmx --events 100
 run --host "$XE-vmx/host" --guest g1="$XE-vmx/g1" --offsets "$XE-vmx/tsc_offsets" --task cyclictest \

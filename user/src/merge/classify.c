@@ -11,7 +11,7 @@
  * on, and each piece goes to one cause:
  *
  *   host cpu ran                 guest cpu ran           cause
- *   nothing recorded, QUIET_NS   nothing recorded        host_not_running
+ *   nothing recorded, 3 ticks    nothing recorded        host_not_running
  *   an interrupt / softirq       -                       host_irq / host_softirq
  *   ksoftirqd/N                  -                       host_softirq (ksoftirqd/N)
  *   another task                 -                       host_task (its name)
@@ -22,6 +22,7 @@
  *   the vCPU thread, in an exit  -                       vcpu_exit (its reason)
  *   the vCPU thread              an irq / softirq        guest_irq / guest_softirq
  *   the vCPU thread              another task            guest_task (its name)
+ *   the vCPU thread              the task itself         guest_self
  *   the vCPU thread, guest mode  idle (or nothing seen)  vcpu_guest
  *   the vCPU thread              idle (or nothing seen)  vcpu_running (no kvm_exit)
  *   (not in the host trace)                              unknown
@@ -33,14 +34,17 @@
  * expiry) at least every tick while busy, and, idle, when the guest's timer
  * falls due (KVM's hrtimer for the guest's APIC timer; the window begins
  * there).  So when the host recorded that event, a stretch of the window of
- * QUIET_NS or more in which neither the host cpu nor the guest cpu recorded
- * any event is host_not_running: the host cpu was stopped below the host (a
- * hypervisor, firmware, an SMI).  Each CPU of each machine keeps its last
- * QUIET_RING silences of QUIET_NS or more (classify_event), the window takes
- * the pieces where a host silence and a guest silence overlap.  Without the
- * tick event a silent host cpu may be a busy one (a task that never
- * switches records nothing): the stretch goes to what the host cpu last did,
- * and the summary says so.
+ * 3 of the host cpu's ticks or more (ticks.c measures them per host cpu,
+ * before this pass) in which neither the host cpu nor the guest cpu
+ * recorded any event is host_not_running: the host cpu was stopped below
+ * the host (a hypervisor, firmware, an SMI).  Each CPU of each machine
+ * keeps its last QUIET_RING silences of QUIET_MIN_NS or more
+ * (classify_event), the window takes the pieces where a host silence and a
+ * guest silence overlap.  Without the tick event, or on a host cpu whose
+ * tick is not known (none recorded there, too few, or none regular while
+ * busy: nohz_full), a silent host cpu may be a busy one (a task that never
+ * switches records nothing): the stretch goes to what the host cpu last
+ * did, and the summary says so, per host cpu of the late wake-ups.
  *
  * Exits: when the host recorded kvm:kvm_entry and kvm:kvm_exit, each vCPU
  * thread keeps a ring of its last EXIT_RING changes of mode (kvm_entry:
@@ -73,16 +77,8 @@
 #define EXIT_RING	8192	/* changes of mode kept per vCPU thread */
 #define MAX_XTHREADS	256	/* vCPU threads whose exits are kept */
 #define REASON_LEN	32
-#define QUIET_RING	64	/* silences kept per CPU */
-/*
- * A host cpu silent this long after the guest's timer fell due did not run:
- * 3 ticks at HZ=250 (a busy host cpu of the test bed's L1 took its tick every
- * 4.27 ms, median, in align's capture of 2026-12-02 05:24; 11.5% of its
- * intervals were over 12 ms there, on a machine loaded 9 deep: L0 not running
- * L1's vCPU, which is the host not running too, as Documentation/vtrace-merge.rst says).
- */
-#define QUIET_NS	12000000
-#define MAX_QUIET	8	/* silent stretches kept per window */
+#define QUIET_RING	256	/* silences of QUIET_MIN_NS or more kept per CPU */
+#define MAX_QUIET	64	/* silent stretches kept per window: the newest */
 
 enum slice_kind { SL_TASK, SL_IRQ, SL_SOFTIRQ };
 
@@ -116,7 +112,7 @@ struct span {
 	uint64_t	to;
 };
 
-/* a CPU's last event, and its last silences of QUIET_NS or more */
+/* a CPU's last event, and its last silences of QUIET_MIN_NS or more */
 struct quiet {
 	uint64_t	last;
 	size_t		n;		/* ever pushed: the newest is s[(n - 1) % QUIET_RING] */
@@ -177,6 +173,8 @@ struct classify {
 	struct ring		***rings;	/* [machine][cpu], allocated on first use */
 	struct quiet		**quiet;	/* [machine][cpu] */
 	uint64_t		ticks;		/* local_timer_entry events in the host trace */
+	struct ticks		*tk;		/* each host cpu's tick (ticks.c), NULL none */
+	bool			*in_window;	/* [host cpu]: a late wake-up's vCPU ran there */
 	struct vcpu_loc		vcpus[MAX_VCPUS];
 	uint64_t		exits;		/* kvm_exit events seen in the host trace */
 	uint64_t		entries;	/* kvm_entry events */
@@ -200,7 +198,8 @@ static const char *const kind_key[] = {
 	[C_VCPU_BLOCKED] = "vcpu_blocked", [C_VCPU_RUNNING] = "vcpu_running",
 	[C_VCPU_EXIT] = "vcpu_exit", [C_VCPU_GUEST] = "vcpu_guest",
 	[C_GUEST_IRQ] = "guest_irq", [C_GUEST_SOFTIRQ] = "guest_softirq",
-	[C_GUEST_TASK] = "guest_task", [C_UNKNOWN] = "unknown", [C_OTHER] = "other",
+	[C_GUEST_TASK] = "guest_task", [C_GUEST_SELF] = "guest_self", [C_UNKNOWN] = "unknown",
+	[C_OTHER] = "other",
 };
 
 static const char *const kind_text[] = {
@@ -216,6 +215,7 @@ static const char *const kind_text[] = {
 	[C_GUEST_IRQ] = "guest interrupts",
 	[C_GUEST_SOFTIRQ] = "guest softirq work",
 	[C_GUEST_TASK] = "guest task %s",
+	[C_GUEST_SELF] = "the task itself, running past its due time",
 	[C_UNKNOWN] = "not covered by the host trace",
 	[C_OTHER] = "other causes (past 31 in one window)",
 };
@@ -257,7 +257,7 @@ static int64_t num(const struct cl_fields *f, struct tep_format_field *field,
 	return vtrace_field_num(f->native, field, rec);
 }
 
-struct classify *classify_open(struct machine **machines, int nr)
+struct classify *classify_open(struct machine **machines, int nr, struct ticks *ticks)
 {
 	struct classify *c = calloc(1, sizeof(*c));
 
@@ -266,6 +266,7 @@ struct classify *classify_open(struct machine **machines, int nr)
 	c->machines = machines;
 	c->nr = nr;
 	c->host = -1;
+	c->tk = ticks;
 	c->fields = calloc(nr, sizeof(*c->fields));
 	c->rings = calloc(nr, sizeof(*c->rings));
 	c->quiet = calloc(nr, sizeof(*c->quiet));
@@ -282,6 +283,11 @@ struct classify *classify_open(struct machine **machines, int nr)
 			goto error;
 		if (!machines[i]->guest && c->host < 0)
 			c->host = i;
+	}
+	if (c->host >= 0) {
+		c->in_window = calloc(c->nr_cpus[c->host], sizeof(*c->in_window));
+		if (!c->in_window)
+			goto error;
 	}
 	return c;
 error:
@@ -302,6 +308,7 @@ void classify_close(struct classify *c)
 	for (int i = 0; c->quiet && i < c->nr; i++)
 		free(c->quiet[i]);
 	free(c->quiet);
+	free(c->in_window);
 	free(c->nr_cpus);
 	free(c->fields);
 	for (int i = 0; i < c->nr_xr; i++)
@@ -325,12 +332,12 @@ static struct ring *ring_of(struct classify *c, int mi, int cpu, bool create)
 	return *r;
 }
 
-/* an event of a CPU at @ns: a silence of QUIET_NS or more since its last one is kept */
+/* an event of a CPU at @ns: a silence of QUIET_MIN_NS or more since its last one is kept */
 static void quiet_note(struct quiet *q, uint64_t ns)
 {
 	if (ns <= q->last)
 		return;
-	if (ns - q->last >= QUIET_NS)
+	if (ns - q->last >= QUIET_MIN_NS)
 		q->s[q->n++ % QUIET_RING] = (struct span){ q->last, ns };
 	q->last = ns;
 }
@@ -618,10 +625,12 @@ static int xstate(struct walk *w, uint64_t t)
 }
 
 /*
- * The silences of @q that overlap [@a, @b), the one since its last event
- * included, each cut to [@a, @b), oldest first; @q NULL: one, all of it
+ * The silences of @q of @thr or more that overlap [@a, @b), the one since
+ * its last event included, each cut to [@a, @b), oldest first; @q NULL:
+ * one, all of it
  */
-static int silences(const struct quiet *q, uint64_t a, uint64_t b, struct span *out)
+static int silences(const struct quiet *q, uint64_t a, uint64_t b, uint64_t thr,
+		    struct span *out)
 {
 	struct span tmp[MAX_QUIET];
 	int n = 0;
@@ -638,7 +647,7 @@ static int silences(const struct quiet *q, uint64_t a, uint64_t b, struct span *
 
 		if (x->to <= a)
 			break;
-		if (x->from < b)
+		if (x->from < b && x->to - x->from >= thr)
 			tmp[n++] = *x;
 	}
 	for (int i = 0; i < n; i++) {
@@ -652,26 +661,33 @@ static int silences(const struct quiet *q, uint64_t a, uint64_t b, struct span *
 }
 
 /*
- * The stretches of the window, QUIET_NS or longer, in which neither host cpu
- * @hcpu nor the guest's cpu recorded an event: the host not running
+ * The stretches of the window, as long as host cpu @hcpu's quiet threshold
+ * (ticks.c) or longer, in which neither it nor the guest's cpu recorded an
+ * event: the host not running
  */
 static void quiet_window(struct classify *c, struct walk *w, int mi, int gcpu, int hcpu,
 			 uint64_t a, uint64_t b)
 {
 	struct span hs[MAX_QUIET], gs[MAX_QUIET];
+	uint64_t thr;
 	int nh, ng;
 
 	w->nr_quiet = 0;
-	if (!c->ticks || hcpu < 0)
+	if (hcpu < 0 || hcpu >= c->nr_cpus[c->host])
 		return;
-	nh = silences(&c->quiet[c->host][hcpu], a, b, hs);
-	ng = silences(gcpu >= 0 && gcpu < c->nr_cpus[mi] ? &c->quiet[mi][gcpu] : NULL, a, b, gs);
+	c->in_window[hcpu] = true;
+	thr = ticks_quiet_ns(c->tk, hcpu);
+	if (!c->ticks || !thr)
+		return;
+	nh = silences(&c->quiet[c->host][hcpu], a, b, thr, hs);
+	ng = silences(gcpu >= 0 && gcpu < c->nr_cpus[mi] ? &c->quiet[mi][gcpu] : NULL, a, b, thr,
+		      gs);
 	for (int i = 0; i < nh; i++) {
 		for (int k = 0; k < ng && w->nr_quiet < MAX_QUIET; k++) {
 			uint64_t from = hs[i].from > gs[k].from ? hs[i].from : gs[k].from;
 			uint64_t to = hs[i].to < gs[k].to ? hs[i].to : gs[k].to;
 
-			if (to > from && to - from >= QUIET_NS)
+			if (to > from && to - from >= thr)
 				w->quiet[w->nr_quiet++] = (struct span){ from, to };
 		}
 	}
@@ -716,6 +732,8 @@ static int piece_cause(struct classify *c, struct walk *w, uint64_t t, const cha
 		*task = gs->comm;
 		return C_GUEST_TASK;
 	}
+	if (gs && gs->pid && gs->pid == w->target)
+		return C_GUEST_SELF;	/* it had not slept yet: explain.c */
 	if (mode == X_GUEST)
 		return C_VCPU_GUEST;
 	return w->host_known ? C_VCPU_RUNNING : C_UNKNOWN;
@@ -1007,6 +1025,64 @@ static bool have_modes(const struct classify *c)
 	return c->exits && c->entries;
 }
 
+/* the host cpus of the late wake-ups' vCPUs whose silences are not told apart: "1,3" */
+static void cpus_not_told(const struct classify *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; c->in_window && i < c->nr_cpus[c->host] && n < len; i++)
+		if (c->in_window[i] && !ticks_quiet_ns(c->tk, i))
+			n += snprintf(buf + n, len - n, "%s%d", n ? "," : "", i);
+}
+
+/* a host cpu's line: its silences told apart as the host not running, or why not */
+static void print_text_tick(const struct classify *c, FILE *out, int cpu)
+{
+	uint64_t median, ticks, thr = ticks_quiet_ns(c->tk, cpu);
+	const char *key, *why = ticks_why(c->tk, cpu, &key);
+	int n;
+
+	ticks_cpu(c->tk, cpu, &median, &n, &ticks);
+	if (!thr) {
+		fprintf(out, "Host not running: not told apart on cpu %d: %s", cpu, why);
+		if (ticks) {
+			fprintf(out, ": %" PRIu64 " local_timer_entry, %d intervals while busy, median ",
+				ticks, n);
+			print_ms(out, median, 0);
+			fputs(" ms", out);
+		}
+		fputs(".\n", out);
+		return;
+	}
+	fprintf(out, "Host not running: told apart on cpu %d: a silence of ", cpu);
+	print_ms(out, thr, 0);
+	fputs(" ms or more (", out);
+	if (thr == QUIET_TICKS * median)
+		fputs("3 ticks of ", out);
+	else
+		fputs("3 ms at the least; its tick ", out);
+	print_ms(out, median, 0);
+	fprintf(out, " ms: the median of %d intervals while busy).\n", n);
+}
+
+static void print_jsonl_ticks(const struct classify *c, FILE *out)
+{
+	for (int i = 0; c->in_window && i < c->nr_cpus[c->host]; i++) {
+		uint64_t median, ticks;
+		const char *key;
+		int n;
+
+		if (!c->in_window[i])
+			continue;
+		ticks_cpu(c->tk, i, &median, &n, &ticks);
+		ticks_why(c->tk, i, &key);
+		fprintf(out, "{\"type\":\"host_cpu\",\"cpu\":%d,\"ticks\":%" PRIu64 ",\"intervals\":%d"
+			",\"tick_ns\":%" PRIu64 ",\"quiet_ns\":%" PRIu64 ",\"not_told_apart\":\"%s\"}\n",
+			i, ticks, n, median, ticks_quiet_ns(c->tk, i), key);
+	}
+}
+
 /**
  * classify_mode_name - "guest mode", an exit's reason ("hlt", "io"), "not recorded"
  */
@@ -1148,6 +1224,9 @@ static void print_text(struct classify *c, FILE *out, const int *o)
 	}
 	if (!c->ticks)
 		fprintf(out, "Not told apart: %s.\n", no_ticks);
+	for (int i = 0; c->ticks && c->in_window && i < c->nr_cpus[c->host]; i++)
+		if (c->in_window[i])
+			print_text_tick(c, out, i);
 	if (!have_modes(c))
 		fprintf(out, "Not told apart: %s.\n", c->exits || c->entries ? half_exits : no_exits);
 	else
@@ -1196,22 +1275,28 @@ int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 		   uint64_t threshold, uint64_t wakeups)
 {
 	int *o = ordered(c);
+	char cpus[64] = "";
 
 	if (!o)
 		return -1;
 	if (jsonl) {
+		if (c->host >= 0 && c->ticks)
+			cpus_not_told(c, cpus, sizeof(cpus));
 		fprintf(out, "{\"type\":\"summary\",\"task\":\"");
 		classify_json(out, what);
 		fprintf(out, "\",\"threshold_ns\":%" PRIu64 ",\"wakeups\":%" PRIu64
 			",\"late\":%" PRIu64 ",\"delay_ns\":%" PRIu64 ",\"host\":%s"
 			",\"kvm_exits\":%" PRIu64 ",\"kvm_entries\":%" PRIu64 ",\"ticks\":%" PRIu64
-			",\"not_told_apart\":\"%s%s%s\"}\n",
+			",\"not_told_apart\":\"%s%s%s%s\"}\n",
 			threshold, wakeups, c->late, c->delay, c->host >= 0 ? "true" : "false",
 			c->exits, c->entries, c->ticks, c->host < 0 ? "host causes (no --host)" :
 			have_modes(c) ? "" : "guest mode, exit handling",
-			c->host < 0 || c->ticks ? "" : have_modes(c) ? "" : "; ",
-			c->host < 0 || c->ticks ? "" : "host not running");
+			c->host < 0 || (c->ticks && !cpus[0]) || have_modes(c) ? "" : "; ",
+			c->host < 0 || (c->ticks && !cpus[0]) ? "" : c->ticks ?
+			"host not running on cpu " : "host not running", cpus);
 		print_jsonl(c, out, o);
+		if (c->host >= 0 && c->ticks)
+			print_jsonl_ticks(c, out);
 		free(o);
 		return 0;
 	}

@@ -17,6 +17,15 @@
  *   sched_switch(next_pid == pid)                    running: delay = running -
  *                                                    expected
  *
+ * A timer that fires in the context of the task that armed it (the
+ * hrtimer_expire_entry's pid is the task's) fired before the task slept: it
+ * had armed it for a time already past (cyclictest, held between reading
+ * the clock and clock_nanosleep() past its next period), or was held between
+ * arming it and schedule().  hrtimer_wakeup() then clears the sleeper and
+ * do_nanosleep() does not call schedule(): no sched_switch to the task
+ * follows, it runs on when the interrupt returns.  The wake-up is over
+ * there: running = the hrtimer_expire_entry's time.
+ *
  * and keeps the worst.  Guest clock differences over a few milliseconds are
  * taken as host nanoseconds (the guest TSC runs at the host's rate, or at a
  * known ratio that changes these figures by parts per million).
@@ -131,6 +140,7 @@ struct pending {
 	uint64_t	woken;
 	int64_t		late;
 	int		by_timer;
+	int		self;		/* the timer fired into the task: it had not slept */
 };
 
 /* one late wake-up kept for its story */
@@ -383,7 +393,8 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 
 		str(wakeup ? f->wake_comm : f->waking_comm, rec, comm);
 		learn_comm(x, mi, pid, comm);
-		if (!task_wanted(x, mi, pid))
+		/* a task woken in its own context is running: no sched_switch to it follows */
+		if (!task_wanted(x, mi, pid) || pid == tep_data_pid(s->m->tep, s->rec))
 			return;
 		p = umap_get(&x->pending, key(mi, pid), true);
 		if (p && !p->expected)
@@ -427,6 +438,9 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		p->late = late;
 		p->by_timer = 1;
 		p->woken = 0;
+		p->self = tep_data_pid(s->m->tep, s->rec) == t->pid;
+		if (p->self)
+			task_ran(x, s, mi, t->pid, ns);
 	}
 }
 
@@ -567,7 +581,8 @@ static void print_guest_side(struct explain *x, FILE *out)
 	}
 	fputs("  running    ", out);
 	print_ns(out, x->running);
-	fputs("  sched_switch to the task\n\n", out);
+	fputs(w->self ? "  the timer fired into the task: it had not slept (no sched_switch)\n\n" :
+	      "  sched_switch to the task\n\n", out);
 }
 
 /* The window's causes, from classify.c, largest first */
@@ -860,7 +875,7 @@ static int explain_summary(struct explain *x, FILE *out)
  * number of stories to tell (explain_pass2), -1 on error
  */
 int explain_pass1(struct machine **machines, int nr, const struct merge_opts *opts,
-		  void **state, FILE *out)
+		  struct ticks *ticks, void **state, FILE *out)
 {
 	struct merge_opts o = *opts;
 	struct explain *x = calloc(1, sizeof(*x));
@@ -877,7 +892,7 @@ int explain_pass1(struct machine **machines, int nr, const struct merge_opts *op
 	x->nr = nr;
 	x->fields = calloc(nr, sizeof(*x->fields));
 	x->top = calloc(opts->worst + 1, sizeof(*x->top));
-	x->cl = classify_open(machines, nr);
+	x->cl = classify_open(machines, nr, ticks);
 	if (!x->fields || !x->top || !x->cl)
 		return -1;
 	for (int i = 0; i < nr; i++)

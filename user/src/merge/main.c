@@ -395,23 +395,47 @@ static int explain_check_open(struct cmdline *c, struct machine **ms, int nr,
 	return 0;
 }
 
-/* --explain: two passes, each over freshly opened inputs (explain.c) */
+/*
+ * Each host cpu's tick, read from the start of the host trace (ticks.c) on
+ * inputs of its own; NULL when not known: pass 1 then opens them again and
+ * says what went wrong, if anything did
+ */
+static struct ticks *explain_ticks(struct cmdline *c, int *ret)
+{
+	struct vtrace_offsets *offsets = NULL;
+	struct machine **ms = NULL;
+	struct ticks *t = NULL;
+	bool quiet = vtrace_set_quiet(true), err = false;
+	int nr = 0;
+
+	if (!open_all(c, &ms, &nr, &offsets))
+		t = ticks_measure(ms, nr, &c->opts, &err);
+	close_all(ms, nr, offsets);
+	vtrace_set_quiet(quiet);
+	*ret = err ? -1 : 0;
+	return t;
+}
+
+/* --explain: the hosts' ticks, then two passes, each over freshly opened inputs (explain.c) */
 static int explain_main(struct cmdline *c, FILE *out, bool check)
 {
 	struct vtrace_offsets *offsets = NULL;
 	struct machine **ms = NULL;
 	struct check *chk = NULL;
+	struct ticks *ticks;
 	void *state = NULL;
 	int nr = 0, ret;
 	bool quiet;
 
 	c->opts.stats = false;
 	c->opts.progress = false;
-	ret = open_all(c, &ms, &nr, &offsets);
+	ticks = explain_ticks(c, &ret);
+	if (!ret)
+		ret = open_all(c, &ms, &nr, &offsets);
 	if (!ret)
 		ret = explain_check_open(c, ms, nr, offsets, check, &chk);
 	if (!ret)
-		ret = explain_pass1(ms, nr, &c->opts, &state, out);
+		ret = explain_pass1(ms, nr, &c->opts, ticks, &state, out);
 	if (ret >= 0)
 		check_explain_report(chk, c->opts.format == MERGE_JSONL ? out : stderr,
 				     c->opts.format == MERGE_JSONL);
@@ -436,6 +460,7 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 	}
 	vtrace_set_quiet(quiet);
 	explain_free(state);
+	ticks_free(ticks);
 	if (ret >= 0 && check && getenv("VTRACE_MERGE_NO_SELF_CHECK"))
 		fprintf(stderr, "vtrace-merge: self-check: not run (VTRACE_MERGE_NO_SELF_CHECK is"
 			" set): the timeline is unverified\n");

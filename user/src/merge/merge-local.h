@@ -58,6 +58,7 @@ struct merge_opts {
 	/* instead of printing: called for every event in range (--explain) */
 	void			(*hook)(void *priv, struct source *s, uint64_t ns);
 	void			*hook_priv;
+	bool			*stop;		/* set by the hook: the merge stops there */
 };
 
 struct machine;
@@ -158,11 +159,12 @@ void output_event(struct output *o, struct source *s, uint64_t ns);
 void output_stats(FILE *out, struct machine **machines, int nr, const struct merge_opts *opts);
 
 /* explain.c */
+struct ticks;
 #define EXPLAIN_THRESHOLD_NS	100000	/* --threshold's default: 100 us */
 #define EXPLAIN_WORST		3	/* --worst's default */
 int explain_parse_duration(const char *arg, uint64_t *ns);
 int explain_pass1(struct machine **machines, int nr, const struct merge_opts *opts,
-		  void **state, FILE *out);
+		  struct ticks *ticks, void **state, FILE *out);
 int explain_pass2(struct machine **machines, int nr, const struct merge_opts *opts,
 		  void *state, int rank, FILE *out);
 void explain_free(void *state);
@@ -171,7 +173,7 @@ void explain_free(void *state);
 enum cause_kind {
 	C_HOST_TASK, C_HOST_IRQ, C_HOST_SOFTIRQ, C_HOST_IDLE, C_HOST_NOT_RUNNING, C_VCPU_BLOCKED,
 	C_VCPU_RUNNING, C_VCPU_EXIT, C_VCPU_GUEST, C_GUEST_IRQ, C_GUEST_SOFTIRQ, C_GUEST_TASK,
-	C_UNKNOWN, C_OTHER,
+	C_GUEST_SELF, C_UNKNOWN, C_OTHER,
 };
 /* a vCPU's mode (kvm_entry/kvm_exit): not known, guest mode, or reason r + 1 */
 #define X_UNKNOWN	(-1)
@@ -198,7 +200,8 @@ struct late_parts {
 	}		mode[LATE_EXITS];	/* most time first */
 };
 struct classify;
-struct classify *classify_open(struct machine **machines, int nr);
+struct ticks;
+struct classify *classify_open(struct machine **machines, int nr, struct ticks *ticks);
 void classify_close(struct classify *c);
 void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns);
 void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
@@ -213,6 +216,17 @@ void classify_print_modes(struct classify *c, FILE *out, const struct late_parts
 void classify_json_modes(struct classify *c, FILE *out, const struct late_parts *p);
 void classify_exit_name(struct trace_seq *seq, struct tep_handle *tep, struct tep_record *rec,
 			uint64_t key, char *name, size_t len);
+
+/* ticks.c: each host cpu's tick, from the host trace's first local_timer_entry events */
+#define QUIET_TICKS	3		/* a silence of this many ticks: the host not running */
+#define QUIET_MIN_NS	3000000		/* and at least this long: 3 ticks at HZ 1000 */
+struct ticks *ticks_measure(struct machine **machines, int nr, const struct merge_opts *opts,
+			    bool *err);
+void ticks_free(struct ticks *t);
+uint64_t ticks_quiet_ns(const struct ticks *t, int cpu);
+void ticks_cpu(const struct ticks *t, int cpu, uint64_t *median, int *intervals,
+	       uint64_t *ticks);
+const char *ticks_why(const struct ticks *t, int cpu, const char **key);
 
 /* main.c: the command line, exit status as returned */
 int vtrace_merge_main(int argc, char **argv);

@@ -161,7 +161,7 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 	}
 	if (fill_heap(&h, machines, nr, opts))
 		goto error;
-	while (h.nr) {
+	while (h.nr && !(opts->stop && *opts->stop)) {
 		struct source *s = h.s[0];
 		uint64_t ns = opts->khz ? vtrace_tsc_to_ns(s->host_tsc, opts->khz) : s->host_tsc;
 		int r;
