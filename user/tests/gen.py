@@ -325,6 +325,7 @@ def scenario(name, rng, nev):
     # from the host's TSC, cyclictest's timer
     khz = host.khz
     tsc = lambda ns: ns * khz // 1000000
+    ms = lambda n: tsc(int(n * 1_000_000))
     mono = lambda h: h * 1000000 // khz - 3_000_000_000
     wake, timer = sym('hrtimer_wakeup'), 0xff73fcb84039bc60
 
@@ -591,7 +592,6 @@ def scenario(name, rng, nev):
         #         runs rt-hog (600) from +0.026 to +15.05 and prints every 2 ms
         stop, idle, hog, busy = (10, 30, 50), (20, 40), (60,), (70, 80)
         g = explain_guest()
-        ms = lambda n: tsc(int(n * 1_000_000))
         he = host.events[1]
         switch = lambda t, a, ap, b, bp: he.append((t, ev_switch(a, ap, b, bp), '', 0))
         ev = g.events[1]
@@ -642,7 +642,6 @@ def scenario(name, rng, nev):
         stop, gap = (10, 30), (20, 40)
         hz100 = name == 'explain_quiet_hz100'
         g = explain_guest()
-        ms = lambda n: tsc(int(n * 1_000_000))
         he = host.events[1]
         ev = g.events[1]
         quiet = []      # host cpu 1's stretches without ticks
@@ -676,7 +675,6 @@ def scenario(name, rng, nev):
         #         silent for 30 ms: the vCPU ran)
         spin = (10, 30, 50)
         g = explain_guest()
-        ms = lambda n: tsc(int(n * 1_000_000))
         he = host.events[1]
         he.append((base + 1, ev_kvm_entry(900, 1), '', 0))
         ev = g.events[1]
@@ -713,7 +711,6 @@ def scenario(name, rng, nev):
         #   SELF: cyclictest runs on in the guest; it arms at +0.81, the timer fires at +0.82
         hog, own = (10, 30, 50), (20, 40)
         g = explain_guest()
-        ms = lambda n: tsc(int(n * 1_000_000))
         he = host.events[1]
         ev = g.events[1]
         t = base + ms(1)
