@@ -20,12 +20,15 @@ attempt() {
 	return "$rc"
 }
 run() {	# run NAME PATTERNS CMD...: each of PATTERNS (';'-separated) must appear in the output
-	local name=$1 log=build/bench-$1.log
+	local name=$1 log=build/bench-$1.log start=$SECONDS rc
 	shift
 	# the test bed's own failure (testbed/bed-glitch.sh): at most four attempts
 	bed_retry 4 "build/bench/check/$name" "$log" attempt "$@" ||
 		{ sed 's/^/# /' "$log" | tail -20; false; }
-	ktap_result $? "$name"
+	rc=$?
+	# where a slow part's time went, in CI's output too
+	echo "# $name: $((SECONDS - start)) s, $BED_RETRY_TRIES attempt(s)"
+	ktap_result $rc "$name"
 }
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
