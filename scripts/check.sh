@@ -133,6 +133,18 @@ for m in $matrix; do
 done
 
 echo
+# what the bed's own failures cost, where the end of the output is all one sees
+# (CI): each suite or benchmark run again and each guest its boot watchdog restarted
+glitches=$(cat build/check-*.log 2>/dev/null | awk '
+	/# bed glitch: / { sub(/.*# bed glitch: [^ ]+ /, ""); sub(/\/[^ ]*\/build\/(testbed|bench)\//, ""); why = substr($0, 1, 90) }
+	/: the test bed failed, not vtrace/ { sub(/^ *# /, ""); sub(/:.*/, ""); print $0 " run again: " why }
+	/# *l2 boot watchdog: / { sub(/.*\/build\/(testbed|bench)\//, ""); print substr($0, 1, 100) }')
+if [ -n "$glitches" ]; then
+	echo "# the bed's own failures, $(wc -l <<< "$glitches") (Documentation/testbed.rst):"
+	sed 's/^/#   /' <<< "$glitches"
+else
+	echo "# the bed's own failures: none"
+fi
 echo "# time per part: ${times[*]}; in all $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "check: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

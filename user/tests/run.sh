@@ -35,7 +35,12 @@ for t in "${tests[@]}"; do
 	*.sh)	cmd=(bash "$t") ;;
 	*)	cmd=("$t") ;;
 	esac
-	{ "${cmd[@]}" > "$out/$i.out" 2>&1; echo $? > "$out/$i.rc"; } &
+	{
+		start=$EPOCHREALTIME
+		"${cmd[@]}" > "$out/$i.out" 2>&1
+		echo $? > "$out/$i.rc"
+		echo "$start $EPOCHREALTIME" > "$out/$i.time"
+	} &
 	i=$((i + 1))
 done
 wait
@@ -44,7 +49,9 @@ echo "KTAP version 1"
 i=0
 for t in "${tests[@]}"; do
 	name=$(basename "$t")
-	echo "# $name"
+	# with its wall time, beside the others running at once (where a slow run went)
+	read -r t0 t1 < "$out/$i.time" 2> /dev/null
+	echo "# $name${t1:+ ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s)}"
 	while IFS= read -r line; do
 		case $line in
 		"ok "*)		passed=$((passed + 1)); echo "    $line" ;;
