@@ -6,7 +6,8 @@
 #   make user            only the host tools (vtrace-merge, vtrace)
 #   make check           every test: unit tests, module build, VM selftests
 #                        (CHECK_PARTS="unit docs ...": only these parts, scripts/check.sh)
-#   make check-matrix    the longer kernel matrix: 6.12 and the PREEMPT_RT pair
+#   make check-matrix    the longer check: the benchmarks that boot the test bed,
+#                        the kernel matrix with 6.12 and the PREEMPT_RT pair
 #   make demo            the main job, on the test bed
 #   make KDIR=/path      build for another kernel's build tree
 #   make check KVER=...  run the VM tests on another installed kernel
@@ -67,12 +68,13 @@ check-unit: user
 check-vm: all
 	@./selftests/run_vm_tests.sh
 
-# the longer kernel matrix: make check's 6.12 entry plus the PREEMPT_RT pair
-# (Documentation/kernels.rst); installs the RT kernels (packages-matrix.txt)
-# and the modules for those kernels first
+# the longer check: the transport and probe benchmarks at a tiny size (they
+# boot the test bed: Documentation/benchmarks.rst), make check's 6.12 entry
+# plus the PREEMPT_RT pair (Documentation/kernels.rst); installs the RT
+# kernels (packages-matrix.txt) and the modules for those kernels first
 check-matrix: deps
 	@./scripts/install-deps.sh scripts/packages-matrix.txt
-	@CHECK_MATRIX=full ./scripts/check.sh install matrix
+	@CHECK_MATRIX=full ./scripts/check.sh install bench-vm matrix
 
 # libFuzzer on every parser of guest input, FUZZ_SECONDS each: Documentation/fuzzing.rst
 FUZZ_SECONDS ?= 60

@@ -15,6 +15,7 @@ ktap_n=0
 ktap_pass=0
 ktap_fail=0
 ktap_skip=0
+ktap_t=$SECONDS
 ktap_on_fail=${ktap_on_fail:-}
 
 ktap_header() {	# ktap_header PLAN
@@ -27,6 +28,8 @@ ktap_result() {	# ktap_result 0|1 NAME [DIAG...]: 0 = ok; DIAG lines only on fai
 	local rc=$1 name=$2
 	shift 2
 	ktap_n=$((ktap_n + 1))
+	# KTAP_TIMES=1 (the L1 suites): the seconds since the previous result
+	[ -n "${KTAP_TIMES:-}" ] && echo "# $name: $((SECONDS - ktap_t)) s" && ktap_t=$SECONDS
 	if [ "$rc" -eq 0 ]; then
 		ktap_pass=$((ktap_pass + 1))
 		echo "ok $ktap_n $name"

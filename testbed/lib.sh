@@ -29,6 +29,7 @@ fi
 
 # testbed/ktap.sh; a failed suite ends with every guest's console tail
 ktap_on_fail=l2_console_tails
+KTAP_TIMES=1	# each result with its seconds: where a suite's time goes
 . "$VTRACE_PROJ/testbed/ktap.sh"
 
 # l2_console_tails: the last lines of every guest's console and QEMU log, so
