@@ -237,7 +237,7 @@ align_start_file() {
 # ALIGN_DELAY s before tracing), then, once their VMs exist, trace-cmd with
 # -e vtrace_host; vtrace_host stays as the suite loaded it
 align_start_events() {
-	local name=$1 count=$2 g w vm
+	local name=$1 count=$2 g w
 	shift 2
 	grep -q '^vtrace_host ' /proc/modules || { ktap_diag "vtrace_host is not loaded"; return 1; }
 	for ((g = 1; g <= $#; g++)); do
@@ -245,10 +245,9 @@ align_start_events() {
 			--arg "$count,$g,${!g},${ALIGN_DELAY:-30},$([ "${ALIGN_LATENCY:-}" = $g ] && echo 1 || echo 0)"
 		pids+=("$L2_PID")
 	done
-	for ((g = 1; g <= $#; g++)); do	# each guest's VM exists: KVM's debugfs PID-FD
+	for ((g = 1; g <= $#; g++)); do	# each guest's VM exists
 		for ((w = 0; w < 600; w++)); do
-			vm=$(cat "$VTRACE_OUT/$name-g$g/qemu.pid" 2>/dev/null)
-			[ -n "$vm" ] && ls -d /sys/kernel/debug/kvm/"$vm"-* > /dev/null 2>&1 && break
+			align_vm "$name" "$g" > /dev/null && break
 			sleep 0.1
 		done
 	done
@@ -276,9 +275,16 @@ align_start_events() {
 align_vms() {
 	local g vm
 	for ((g = 1; g <= $2; g++)); do
-		vm=$(cat "$VTRACE_OUT/$1-g$g/qemu.pid" 2>/dev/null)
-		[ -n "$vm" ] && ls -d /sys/kernel/debug/kvm/"$vm"-* > /dev/null 2>&1 && echo "g$g $vm"
+		vm=$(align_vm "$1" "$g") && echo "g$g $vm"
 	done
+}
+
+# align_vm NAME G: the QEMU pid of guest gG if its VM exists now (KVM's
+# debugfs directory PID-FD), else fails
+align_vm() {
+	local vm
+	vm=$(cat "$VTRACE_OUT/$1-g$2/qemu.pid" 2>/dev/null)
+	[ -n "$vm" ] && ls -d /sys/kernel/debug/kvm/"$vm"-* > /dev/null 2>&1 && echo "$vm"
 }
 
 # align_vm_dropped PID STATS: the records vtrace_host dropped for the VM of
