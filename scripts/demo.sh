@@ -42,11 +42,24 @@ merge=(user/vtrace-merge --host "$out/host.dat" --guest "guest=$out/guest")
 "${merge[@]}" > "$out/merged.txt"
 "${merge[@]}" --stats > "$out/stats.txt"
 "${merge[@]}" --explain --task cyclictest > "$out/explain.txt"
+"${merge[@]}" --explain --task cyclictest --worst 1 --format jsonl > "$out/explain.jsonl"
 "${merge[@]}" --explain --task cyclictest --format svg > "$out/explain.svg"
 "${merge[@]}" --explain --task cyclictest --format perfetto > "$out/explain.json"
 rsvg-convert -o "$out/explain.png" "$out/explain.svg" || true
 echo
 cat "$out/explain.txt"
+echo
+# cyclictest's own figures beside vtrace-merge's: --task cyclictest explains its measuring
+# (SCHED_FIFO) threads, whose wake-ups are the cycles cyclictest counts (C:), not its main thread
+cyc=$(grep -a '^demo: guest cyclictest: T:' "$out/l1-script.out" |
+      sed 's/.*T: *[0-9]* *( *\([0-9]*\)).* C: *\([0-9]*\).* Max: *\([0-9]*\).*/tid \1: C: \2, Max: \3 us/' |
+      paste -sd ';' - | sed 's/;/; /g') || true
+sum=$(head -1 "$out/explain.jsonl")
+wakeups=$(sed -n 's/.*"threshold_ns":[0-9]*,"wakeups":\([0-9]*\).*/\1/p' <<< "$sum")
+tids=$(sed -n 's/.*"tids":\[\([0-9,]*\)\].*/\1/p' <<< "$sum")
+worst=$(grep -m1 '"type":"late"' "$out/explain.jsonl" | sed -n 's/.*"delay_ns":\([0-9]*\).*/\1/p') || true
+echo "vtrace demo: cyclictest counted ${cyc:-nothing (no T: line in l1-script.out)}"
+echo "vtrace demo: vtrace-merge --explain --task cyclictest: ${wakeups:-0} wake-ups of tid ${tids:-none}, the worst $(awk -v n="${worst:-0}" 'BEGIN { printf "%d.%03d", int(n / 1000000), int(n % 1000000 / 1000) }') ms late"
 echo
 echo "vtrace demo: files in $out:"
 echo "  host.dat           the host's trace (trace-cmd record -C x86-tsc), kvm_entry/kvm_exit and"
@@ -56,5 +69,6 @@ echo "  guest/ctl, cpuK    what the guest's vtrace ports carried (vtrace_guest)"
 echo "  merged.txt         host and guest on one timeline (vtrace-merge)"
 echo "  stats.txt          events, losses and offset intervals per machine and CPU"
 echo "  explain.txt        the explanation above: late wake-ups per cause and exit reason, the worst"
+echo "  explain.jsonl      its summary and the worst as JSON lines (which threads, counts, causes)"
 echo "  explain.svg, .png  the same as a picture: host CPUs and guest vCPUs around the delay"
 echo "  explain.json       for ui.perfetto.dev: every late wake-up, its causes, what ran around it"

@@ -90,10 +90,10 @@ def ev_function(pid, ip, parent):
     return common('function', pid) + struct.pack('<QQ', ip, parent)
 
 
-def ev_switch(prev, prev_pid, nxt, nxt_pid):
+def ev_switch(prev, prev_pid, nxt, nxt_pid, prev_prio=120, nxt_prio=120):
     return (common('sched_switch', prev_pid) + prev.ljust(16, b'\0') +
-            struct.pack('<iiq', prev_pid, 120, 1) + nxt.ljust(16, b'\0') +
-            struct.pack('<ii', nxt_pid, 120))
+            struct.pack('<iiq', prev_pid, prev_prio, 1) + nxt.ljust(16, b'\0') +
+            struct.pack('<ii', nxt_pid, nxt_prio))
 
 
 def ev_kvm_entry(tid, vcpu):
@@ -119,8 +119,8 @@ def ev_tsc_offset(t, pid, vm, vcpu_id, idx, prev, offset, mult, frac, kind, snap
         vm.encode().ljust(24, b'\0')
 
 
-def ev_wakeup(pid, comm, target_cpu, waker=0):
-    return common('sched_wakeup', waker) + comm.ljust(16, b'\0') + struct.pack('<iii', pid, 120,
+def ev_wakeup(pid, comm, target_cpu, waker=0, prio=120):
+    return common('sched_wakeup', waker) + comm.ljust(16, b'\0') + struct.pack('<iii', pid, prio,
                                                                            target_cpu)
 
 
@@ -579,6 +579,38 @@ def scenario(name, rng, nev):
                 ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
             t = run + tsc(3_000)
         # the host trace covers the whole guest capture
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+    elif name in ('explain_rt', 'explain_rt_other'):
+        # cyclictest -t 2 -p 80 on guest cpu 1: its main thread (pid 129, SCHED_OTHER,
+        # prio 120) sleeps on a timer every 10th period, its measuring threads 159 and 160
+        # (SCHED_FIFO 80: prio 19; explain_rt_other: cyclictest without -p, prio 120) take
+        # the others in turn (159 the odd ones, 160 the even ones); wake-ups 37 us late, but
+        # under host task e2e_hog (777) holding host cpu 1 from the due time:
+        #   period 10 (129): 3 ms, 3.042 ms late   period 21 (159): 2 ms, 2.042 ms late
+        #   period 32 (160): 1 ms, 1.042 ms late   period 41 (159): 1 ms, 1.042 ms late
+        rt = 19 if name == 'explain_rt' else 120
+        hogs = {10: 3_000_000, 21: 2_000_000, 32: 1_000_000, 41: 1_000_000}
+        g = explain_guest()
+        he = host.events[1]
+        ev = g.events[1]
+        t = base + ms(1)
+        for i in range(nev):
+            pid, prio = (129, 120) if i % 10 == 0 else (159, rt) if i % 2 else (160, rt)
+            tmr = timer + pid * 64
+            ev.append((t, ev_hrtimer_start(pid, tmr, wake, mono(t) + 1_000_000), '', 0))
+            ev.append((t + 2, ev_switch(b'cyclictest', pid, b'swapper/1', 0, prio, 120), '', 0))
+            due = t + ms(1)
+            fire = due + tsc(20_000)
+            if i in hogs:
+                he.append((due - tsc(1_000), ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
+                he.append((due + tsc(hogs[i]), ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900),
+                           '', 0))
+                fire = due + tsc(hogs[i] + 30_000)
+            ev.append((fire, ev_hrtimer_entry(0, tmr, mono(fire), wake), '', 0))
+            ev.append((fire + tsc(5_000), ev_wakeup(pid, b'cyclictest', 1, 0, prio), '', 0))
+            run = fire + tsc(12_000)
+            ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', pid, 120, prio), '', 0))
+            t = run + tsc(3_000)
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name in ('explain_quiet', 'explain_quiet_noticks'):
         # as 'explain_mix', the host recording its local timer interrupts

@@ -756,6 +756,57 @@ run "${MIX[@]}" --format jsonl
 python3 explain-check.py "$T/out" "$T/mix-explain.jsonl" \
 	"host_task:e2e_hog=5,host_idle=4,guest_task:rt-hog=3,host_softirq:ksoftirqd/1=1"
 ok $? explain_mix_recomputed_from_the_events
+# explain_mix's threads are all SCHED_OTHER: no selection line, the jsonl says "all"
+run "${MIX[@]}" --explain --worst 1 --format jsonl
+head -1 "$T/out" | grep -q '^{"type":"summary","task":"cyclictest","selection":"all","tids":\[500\],"tids_left_out":\[\],"threshold_ns":100000,"wakeups":100,"late":13,'
+ok $? explain_no_rt_thread_selects_all "$(head -1 "$T/out")"
+# cyclictest -t 2 -p 80 (gen.py explain_rt): its main thread 129 (prio 120) 1 of 10 wake-ups
+# 3.042 ms late, measuring threads 159 (50 wake-ups: 2.042, 1.042 ms late) and 160 (40:
+# 1.042 ms late) at prio 19: --task cyclictest explains the real-time ones only
+XR=$T/explain-rt
+$GEN make "$XR" explain_rt --events 100
+RT=(--host "$XR/host" --guest g1="$XR/g1" --offsets "$XR/tsc_offsets")
+run "${RT[@]}" --explain --task cyclictest --worst 2
+[ $rc -eq 0 ] &&
+	[ "$(sed -n 1p "$T/out")" = "Threads of cyclictest: 3 woke; explained: the real-time ones, tid 159 (prio 19), tid 160 (prio 19); left out: tid 129 (prio 120, 10 wake-ups); all of them: --tid 129,159,160" ] &&
+	[ "$(sed -n 2p "$T/out")" = "Late wake-ups of cyclictest (later than 0.100 ms): 3 of 90, 4.126 ms of delay in all, each counted under the cause that took most of it:" ] &&
+	grep -qE "^  host task e2e_hog on the vCPU's host cpu +3 +4\.126 +2\.042 +100\.0%$" "$T/out" &&
+	[ "$(grep -A1 '^Worst wake-up' "$T/out" | tr '\n' '|')" = "Worst wake-up of cyclictest in guest g1: 2.042 ms|  task       cyclictest (pid 159) on guest cpu 1|" ] &&
+	[ "$(grep -A1 '^Wake-up #2' "$T/out" | tr '\n' '|')" = "Wake-up #2 by delay of cyclictest in guest g1: 1.042 ms|  task       cyclictest (pid 160) on guest cpu 1|" ] &&
+	! grep -q 'pid 129' "$T/out"
+ok $? explain_task_real_time_threads_only "$(head -3 "$T/out" | tr '\n' '|')"
+run "${RT[@]}" --explain --task cyclictest --worst 1000 --format jsonl
+cp "$T/out" "$T/rt-explain.jsonl"
+head -1 "$T/out" | grep -q '^{"type":"summary","task":"cyclictest","selection":"real-time","tids":\[159,160\],"tids_left_out":\[{"guest":"g1","tid":129,"prio":120,"wakeups":10}\],"threshold_ns":100000,"wakeups":90,"late":3,"delay_ns":4126000,' &&
+	[ "$(grep '"type":"late"' "$T/out" | sed 's/.*"pid":\([0-9]*\),.*"delay_ns":\([0-9]*\),.*/\1:\2/' | tr '\n' ' ')" = "159:2042000 160:1042000 159:1042000 " ]
+ok $? explain_task_real_time_jsonl_selection "$(head -2 "$T/out" | tr '\n' '|')"
+run "${RT[@]}" --format jsonl
+python3 explain-check.py "$T/out" "$T/rt-explain.jsonl" "host_task:e2e_hog=3"
+ok $? explain_task_real_time_recomputed_from_the_events
+# --tid: these threads, of any priority; with --task, both must match
+run "${RT[@]}" --explain --task cyclictest --tid 129 --worst 1
+[ $rc -eq 0 ] && ! grep -q '^Threads of' "$T/out" &&
+	[ "$(sed -n 1p "$T/out")" = "Late wake-ups of cyclictest tid 129 (later than 0.100 ms): 1 of 10, 3.042 ms of delay in all, each counted under the cause that took most of it:" ] &&
+	[ "$(grep -A1 '^Worst wake-up' "$T/out" | tr '\n' '|')" = "Worst wake-up of cyclictest tid 129 in guest g1: 3.042 ms|  task       cyclictest (pid 129) on guest cpu 1|" ]
+ok $? explain_tid_main_thread "$(head -2 "$T/out" | tr '\n' '|')"
+run "${RT[@]}" --explain --tid 129,159 --tid 160 --worst 1 --format jsonl
+head -1 "$T/out" | grep -q '^{"type":"summary","task":"tid 129,159,160","selection":"tid","tids":\[129,159,160\],"tids_left_out":\[\],"threshold_ns":100000,"wakeups":100,"late":4,"delay_ns":7168000,' &&
+	grep -q '^{"type":"late","rank":1,"guest":"g1","cpu":1,"pid":129,.*"delay_ns":3042000,' "$T/out"
+ok $? explain_tid_all_threads_jsonl "$(head -2 "$T/out" | tr '\n' '|')"
+run "${RT[@]}" --explain --task nosuch --tid 160
+[ $rc -eq 0 ] && grep -q '^No wake-up of nosuch tid 160 found in the guests' "$T/out"
+ok $? explain_tid_and_task_both_match "rc $rc $(head -c 300 "$T/out")"
+run "${RT[@]}" --explain --tid 159x
+[ $rc -eq 2 ] && grep -q -- '--tid 159x: expected thread ids' "$T/err"
+ok $? explain_tid_bad_is_usage_error "rc $rc $(head -c 300 "$T/err")"
+# the same capture, cyclictest without -p (its threads at prio 120): all its threads, as before
+$GEN make "$T/explain-rt-other" explain_rt_other --events 100
+run --host "$T/explain-rt-other/host" --guest g1="$T/explain-rt-other/g1" \
+	--offsets "$T/explain-rt-other/tsc_offsets" --explain --task cyclictest --worst 1
+[ $rc -eq 0 ] && ! grep -q '^Threads of' "$T/out" &&
+	[ "$(sed -n 1p "$T/out")" = "Late wake-ups of cyclictest (later than 0.100 ms): 4 of 100, 7.168 ms of delay in all, each counted under the cause that took most of it:" ] &&
+	[ "$(grep -A1 '^Worst wake-up' "$T/out" | tr '\n' '|')" = "Worst wake-up of cyclictest in guest g1: 3.042 ms|  task       cyclictest (pid 129) on guest cpu 1|" ]
+ok $? explain_task_no_real_time_thread_all "$(head -2 "$T/out" | tr '\n' '|')"
 # the real L2 capture: the host trace covers 0.35 s of it, no kvm_exit recorded
 R=fixtures/real-l2
 REAL=(--host $R/host.dat --guest l2=$R --offsets $R/tsc_offsets)

@@ -157,6 +157,7 @@ struct vcpu_loc {
 
 struct cause {
 	int		kind;
+	int		group;		/* explain.c's: real-time wake-ups or the others */
 	char		task[REASON_LEN];	/* a task's name, or an exit's reason */
 	uint64_t	count;
 	uint64_t	total;
@@ -174,7 +175,8 @@ struct classify {
 	struct quiet		**quiet;	/* [machine][cpu] */
 	uint64_t		ticks;		/* local_timer_entry events in the host trace */
 	struct ticks		*tk;		/* each host cpu's tick (ticks.c), NULL none */
-	bool			*in_window;	/* [host cpu]: a late wake-up's vCPU ran there */
+	unsigned char		*in_window;	/* [host cpu]: a late wake-up's vCPU ran there,
+						 * 1 << its group */
 	struct vcpu_loc		vcpus[MAX_VCPUS];
 	uint64_t		exits;		/* kvm_exit events seen in the host trace */
 	uint64_t		entries;	/* kvm_entry events */
@@ -187,7 +189,11 @@ struct classify {
 	uint64_t		host_last;	/* the host's last event so far */
 	struct cause		*causes;
 	int			nr_causes;
-	uint64_t		late;
+	int			group;		/* the wake-up's, while classify_wakeup() runs */
+	int			sel;		/* the group summed up (classify_select()) */
+	uint64_t		late_g[2];	/* per group */
+	uint64_t		delay_g[2];
+	uint64_t		late;		/* the selected group's */
 	uint64_t		delay;
 };
 
@@ -527,7 +533,8 @@ static int cause_index(struct classify *c, int kind, const char *task)
 	struct cause *n;
 
 	for (int i = 0; i < c->nr_causes; i++)
-		if (c->causes[i].kind == kind && !strcmp(c->causes[i].task, task))
+		if (c->causes[i].kind == kind && c->causes[i].group == c->group &&
+		    !strcmp(c->causes[i].task, task))
 			return i;
 	n = realloc(c->causes, (c->nr_causes + 1) * sizeof(*n));
 	if (!n)
@@ -535,6 +542,7 @@ static int cause_index(struct classify *c, int kind, const char *task)
 	c->causes = n;
 	memset(&n[c->nr_causes], 0, sizeof(*n));
 	n[c->nr_causes].kind = kind;
+	n[c->nr_causes].group = c->group;
 	snprintf(n[c->nr_causes].task, sizeof(n->task), "%s", task);
 	return c->nr_causes++;
 }
@@ -675,7 +683,7 @@ static void quiet_window(struct classify *c, struct walk *w, int mi, int gcpu, i
 	w->nr_quiet = 0;
 	if (hcpu < 0 || hcpu >= c->nr_cpus[c->host])
 		return;
-	c->in_window[hcpu] = true;
+	c->in_window[hcpu] |= 1 << c->group;
 	thr = ticks_quiet_ns(c->tk, hcpu);
 	if (!c->ticks || !thr)
 		return;
@@ -904,10 +912,11 @@ static void add_modes(struct cause *cz, const struct late_parts *p)
  * @s:		the guest CPU the task ran on (its source)
  * @mi:		the guest's machine index
  * @pid:	the task
+ * @group:	0 or 1: the summary of which (classify_select()) it counts in
  * @expected, @running:	the window, host ns
  * @p:		filled with the window's pieces per cause, the main one first
  */
-void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
+void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int group,
 		     uint64_t expected, uint64_t running, struct late_parts *p)
 {
 	const struct vtrace_vcpu_history *h = s->map.hist;
@@ -917,6 +926,7 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
 	struct cause *cz;
 
 	memset(p, 0, sizeof(*p));
+	c->group = group;
 	w.g = ring_of(c, mi, s->cpu, false);
 	if (c->host >= 0) {
 		w.host_known = true;
@@ -933,8 +943,8 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
 	sort_late(p);
 	if (!p->nr)
 		add_part(c, p, C_UNKNOWN, "", 0);
-	c->late++;
-	c->delay += delay;
+	c->late_g[group]++;
+	c->delay_g[group] += delay;
 	if (!p->nr)
 		return;
 	cz = &c->causes[p->part[0].cause];
@@ -944,6 +954,16 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
 		cz->max = delay;
 	if (p->exits)
 		add_modes(cz, p);
+}
+
+/**
+ * classify_select - the summary counts the late wake-ups of @group only
+ */
+void classify_select(struct classify *c, int group)
+{
+	c->sel = group;
+	c->late = c->late_g[group];
+	c->delay = c->delay_g[group];
 }
 
 /**
@@ -987,7 +1007,7 @@ static int *ordered(struct classify *c)
 	for (int i = 0; o && i < c->nr_causes; i++) {
 		int j;
 
-		if (!c->causes[i].count)
+		if (!c->causes[i].count || c->causes[i].group != c->sel)
 			continue;
 		for (j = n++; j > 0; j--) {
 			const struct cause *x = &c->causes[o[j - 1]], *y = &c->causes[i];
@@ -1032,7 +1052,7 @@ static void cpus_not_told(const struct classify *c, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (int i = 0; c->in_window && i < c->nr_cpus[c->host] && n < len; i++)
-		if (c->in_window[i] && !ticks_quiet_ns(c->tk, i))
+		if ((c->in_window[i] & 1 << c->sel) && !ticks_quiet_ns(c->tk, i))
 			n += snprintf(buf + n, len - n, "%s%d", n ? "," : "", i);
 }
 
@@ -1073,7 +1093,7 @@ static void print_jsonl_ticks(const struct classify *c, FILE *out)
 		const char *key;
 		int n;
 
-		if (!c->in_window[i])
+		if (!(c->in_window[i] & 1 << c->sel))
 			continue;
 		ticks_cpu(c->tk, i, &median, &n, &ticks);
 		ticks_why(c->tk, i, &key);
@@ -1225,7 +1245,7 @@ static void print_text(struct classify *c, FILE *out, const int *o)
 	if (!c->ticks)
 		fprintf(out, "Not told apart: %s.\n", no_ticks);
 	for (int i = 0; c->ticks && c->in_window && i < c->nr_cpus[c->host]; i++)
-		if (c->in_window[i])
+		if (c->in_window[i] & 1 << c->sel)
 			print_text_tick(c, out, i);
 	if (!have_modes(c))
 		fprintf(out, "Not told apart: %s.\n", c->exits || c->entries ? half_exits : no_exits);
@@ -1270,9 +1290,10 @@ static void print_jsonl(struct classify *c, FILE *out, const int *o)
 /**
  * classify_print - the summary: late wake-ups per cause, most delay first
  * @what:	the tasks ("cyclictest", "a guest task")
+ * @json_more:	more of the jsonl summary's fields (",\"selection\":...")
  */
 int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
-		   uint64_t threshold, uint64_t wakeups)
+		   uint64_t threshold, uint64_t wakeups, const char *json_more)
 {
 	int *o = ordered(c);
 	char cpus[64] = "";
@@ -1284,11 +1305,11 @@ int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 			cpus_not_told(c, cpus, sizeof(cpus));
 		fprintf(out, "{\"type\":\"summary\",\"task\":\"");
 		classify_json(out, what);
-		fprintf(out, "\",\"threshold_ns\":%" PRIu64 ",\"wakeups\":%" PRIu64
+		fprintf(out, "\"%s,\"threshold_ns\":%" PRIu64 ",\"wakeups\":%" PRIu64
 			",\"late\":%" PRIu64 ",\"delay_ns\":%" PRIu64 ",\"host\":%s"
 			",\"kvm_exits\":%" PRIu64 ",\"kvm_entries\":%" PRIu64 ",\"ticks\":%" PRIu64
 			",\"not_told_apart\":\"%s%s%s%s\"}\n",
-			threshold, wakeups, c->late, c->delay, c->host >= 0 ? "true" : "false",
+			json_more, threshold, wakeups, c->late, c->delay, c->host >= 0 ? "true" : "false",
 			c->exits, c->entries, c->ticks, c->host < 0 ? "host causes (no --host)" :
 			have_modes(c) ? "" : "guest mode, exit handling",
 			c->host < 0 || (c->ticks && !cpus[0]) || have_modes(c) ? "" : "; ",

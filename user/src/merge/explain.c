@@ -6,7 +6,7 @@
  * summary); pass 2 runs once for each of the worst --worst wake-ups and
  * tells its story.
  *
- * Pass 1 (guests): for every task (or those matching --task), each
+ * Pass 1 (guests): for every task (or those matching --task, or --tid), each
  * wake-up's expected time and the time the task actually ran:
  *
  *   hrtimer_start(hrtimer, expires) by the task      the timer it sleeps on
@@ -26,7 +26,15 @@
  * follows, it runs on when the interrupt returns.  The wake-up is over
  * there: running = the hrtimer_expire_entry's time.
  *
- * and keeps the worst.  Guest clock differences over a few milliseconds are
+ * and keeps the worst.  With --task (and no --tid), the wake-ups of
+ * real-time threads (kernel prio < 100 in the guest's sched_switch and
+ * sched_wakeup events, as the thread had it at that wake-up) are counted
+ * apart from the others: when there are some, the summary and the stories
+ * are theirs, and a line names the threads left out.  cyclictest's main
+ * thread (SCHED_OTHER, prio 120) only sleeps and prints: it is not what
+ * its latencies measure; its measuring threads are SCHED_FIFO.
+ *
+ * Guest clock differences over a few milliseconds are
  * taken as host nanoseconds (the guest TSC runs at the host's rate, or at a
  * known ratio that changes these figures by parts per million).
  *
@@ -124,6 +132,7 @@ struct ev_fields {
 	bool			native;		/* the trace's byte order is ours */
 	int			switch_id, wakeup_id, waking_id, start_id, entry_id;
 	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
+	struct tep_format_field	*prev_prio, *next_prio, *wake_prio, *waking_prio;
 	struct tep_format_field	*wake_pid, *wake_comm, *waking_pid, *waking_comm;
 	struct tep_format_field	*start_timer, *start_expires, *start_function;
 	struct tep_format_field	*entry_timer, *entry_now;
@@ -143,6 +152,20 @@ struct pending {
 	int		self;		/* the timer fired into the task: it had not slept */
 };
 
+/* a guest thread: its priority, its wake-ups per group (real-time or not) */
+struct thread {
+	int		prio;		/* the last seen + 1, 0: not seen */
+	int		at[2];		/* + 1, at its last wake-up of each group */
+	uint64_t	wakeups[2];
+};
+
+/* the worst late wake-ups of a group */
+struct worst {
+	struct late	*l;		/* most delay first once sorted */
+	int		nr;
+	bool		sorted;
+};
+
 /* one late wake-up kept for its story */
 struct late {
 	int			gmi;
@@ -159,11 +182,15 @@ struct late {
 struct explain {
 	const struct merge_opts	*opts;
 	const char		*task;
+	char			*what;		/* the tasks selected, in words */
+	bool			by_prio;	/* --task without --tid: group 1 real-time */
+	int			sel;		/* the group explained */
 	struct classify		*cl;
-	struct late		*top;		/* the worst, most delay first once sorted */
+	struct worst		worst_of[2];	/* per group */
+	struct late		*top;		/* the selected group's, sorted */
 	int			nr_top;
-	bool			top_sorted;
 	uint64_t		nr_late;
+	struct umap		threads;	/* (machine, pid) -> struct thread */
 	/* pass 1 */
 	struct umap		comms;		/* (machine, pid) -> comm */
 	struct umap		timers;		/* (machine, hrtimer) -> struct timer_val */
@@ -177,7 +204,7 @@ struct explain {
 	struct pending		worst;
 	uint64_t		running;
 	uint64_t		delay;
-	uint64_t		wakeups;
+	uint64_t		wakeups[2];	/* per group */
 	const struct late_parts	*parts;		/* the story's */
 	int			rank;
 	/* pass 2 */
@@ -234,12 +261,16 @@ static void lookup_fields(struct ev_fields *f, struct tep_handle *tep)
 	f->prev_comm = field(ev, "prev_comm");
 	f->next_pid = field(ev, "next_pid");
 	f->next_comm = field(ev, "next_comm");
+	f->prev_prio = field(ev, "prev_prio");
+	f->next_prio = field(ev, "next_prio");
 	f->wakeup_id = event_id(tep, "sched", "sched_wakeup", &ev);
 	f->wake_pid = field(ev, "pid");
 	f->wake_comm = field(ev, "comm");
+	f->wake_prio = field(ev, "prio");
 	f->waking_id = event_id(tep, "sched", "sched_waking", &ev);
 	f->waking_pid = field(ev, "pid");
 	f->waking_comm = field(ev, "comm");
+	f->waking_prio = field(ev, "prio");
 	f->start_id = event_id(tep, "timer", "hrtimer_start", &ev);
 	f->start_timer = field(ev, "hrtimer");
 	f->start_expires = field(ev, "expires");
@@ -309,7 +340,24 @@ static const char *comm_of(struct explain *x, int mi, int pid)
 
 static bool task_wanted(struct explain *x, int mi, int pid)
 {
-	return pid > 0 && (!x->task || !fnmatch(x->task, comm_of(x, mi, pid), 0));
+	bool tid = !x->opts->nr_tids;
+
+	for (int i = 0; i < x->opts->nr_tids && !tid; i++)
+		tid = x->opts->tids[i] == pid;
+	return pid > 0 && tid && (!x->task || !fnmatch(x->task, comm_of(x, mi, pid), 0));
+}
+
+/* a guest thread's priority as its sched events give it */
+static void learn_prio(struct explain *x, int mi, int pid, const struct ev_fields *f,
+		       struct tep_format_field *field, const struct tep_record *rec)
+{
+	struct thread *t;
+
+	if (pid <= 0 || !field || !x->by_prio)
+		return;
+	t = umap_get(&x->threads, key(mi, pid), true);
+	if (t)
+		t->prio = num(f, field, rec) + 1;
 }
 
 static int late_cmp(const void *a, const void *b)
@@ -321,11 +369,11 @@ static int late_cmp(const void *a, const void *b)
 	return l->seq < r->seq ? -1 : l->seq > r->seq;
 }
 
-static void top_sort(struct explain *x)
+static void top_sort(struct worst *w)
 {
-	if (!x->top_sorted)
-		qsort(x->top, x->nr_top, sizeof(*x->top), late_cmp);
-	x->top_sorted = true;
+	if (!w->sorted)
+		qsort(w->l, w->nr, sizeof(*w->l), late_cmp);
+	w->sorted = true;
 }
 
 /*
@@ -333,32 +381,41 @@ static void top_sort(struct explain *x)
  * are kept as found and sorted once (--explain --format perfetto keeps
  * 100000: one insertion each into a sorted array was quadratic).
  */
-static void keep_late(struct explain *x, struct late *l)
+static void keep_late(struct explain *x, struct worst *w, struct late *l)
 {
-	int n = x->nr_top, i;
+	int n = w->nr, i;
 
 	l->seq = x->nr_late++;
 	if (n < x->opts->worst) {
-		x->top[x->nr_top++] = *l;
-		x->top_sorted = false;
+		w->l[w->nr++] = *l;
+		w->sorted = false;
 		return;
 	}
-	top_sort(x);
-	if (!n || x->top[n - 1].delay >= l->delay)
+	top_sort(w);
+	if (!n || w->l[n - 1].delay >= l->delay)
 		return;
-	for (i = n - 1; i > 0 && x->top[i - 1].delay < l->delay; i--)
-		x->top[i] = x->top[i - 1];
-	x->top[i] = *l;
+	for (i = n - 1; i > 0 && w->l[i - 1].delay < l->delay; i--)
+		w->l[i] = w->l[i - 1];
+	w->l[i] = *l;
 }
 
 static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint64_t ns)
 {
 	struct pending *p = umap_get(&x->pending, key(mi, pid), false);
+	struct thread *t;
 	struct late l;
+	int g = 0;
 
 	if (!p || !p->expected)
 		return;
-	x->wakeups++;
+	t = x->by_prio ? umap_get(&x->threads, key(mi, pid), true) : NULL;
+	if (t) {
+		/* real-time: kernel prio 0..99 (SCHED_FIFO/RR 99..1), not known: not */
+		g = t->prio > 0 && t->prio <= 100;
+		t->wakeups[g]++;
+		t->at[g] = t->prio;
+	}
+	x->wakeups[g]++;
 	if (ns >= p->expected && ns - p->expected > x->opts->threshold_ns) {
 		l.gmi = mi;
 		l.gcpu = s->cpu;
@@ -367,8 +424,8 @@ static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint6
 		l.p = *p;
 		l.running = ns;
 		l.delay = ns - p->expected;
-		classify_wakeup(x->cl, s, mi, pid, p->expected, ns, &l.parts);
-		keep_late(x, &l);
+		classify_wakeup(x->cl, s, mi, pid, g, p->expected, ns, &l.parts);
+		keep_late(x, &x->worst_of[g], &l);
 	}
 	memset(p, 0, sizeof(*p));
 }
@@ -385,6 +442,8 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		learn_comm(x, mi, num(f, f->prev_pid, rec), comm);
 		str(f->next_comm, rec, comm);
 		learn_comm(x, mi, num(f, f->next_pid, rec), comm);
+		learn_prio(x, mi, num(f, f->prev_pid, rec), f, f->prev_prio, rec);
+		learn_prio(x, mi, num(f, f->next_pid, rec), f, f->next_prio, rec);
 		task_ran(x, s, mi, num(f, f->next_pid, rec), ns);
 	} else if (id == f->wakeup_id || id == f->waking_id) {
 		bool wakeup = id == f->wakeup_id;
@@ -393,6 +452,7 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 
 		str(wakeup ? f->wake_comm : f->waking_comm, rec, comm);
 		learn_comm(x, mi, pid, comm);
+		learn_prio(x, mi, pid, f, wakeup ? f->wake_prio : f->waking_prio, rec);
 		/* a task woken in its own context is running: no sched_switch to it follows */
 		if (!task_wanted(x, mi, pid) || pid == tep_data_pid(s->m->tep, s->rec))
 			return;
@@ -557,9 +617,9 @@ static void print_guest_side(struct explain *x, FILE *out)
 
 	if (x->rank)
 		fprintf(out, "Wake-up #%d by delay of %s in guest %s: ", x->rank + 1,
-			x->task ? x->task : "a guest task", x->gm->name);
+			x->what ? x->what : "a guest task", x->gm->name);
 	else
-		fprintf(out, "Worst wake-up of %s in guest %s: ", x->task ? x->task : "a guest task",
+		fprintf(out, "Worst wake-up of %s in guest %s: ", x->what ? x->what : "a guest task",
 			x->gm->name);
 	print_ms(out, x->delay);
 	fprintf(out, "\n  task       %s (pid %d) on guest cpu %d\n", x->comm, x->pid, x->gcpu);
@@ -838,26 +898,190 @@ static void print_history_starts(const struct explain *x, FILE *out, bool jsonl)
 	}
 }
 
+/* a thread that woke, for the selection's line */
+struct woke {
+	int		mi;
+	int		pid;
+	struct thread	*t;
+};
+
+static int woke_cmp(const void *a, const void *b)
+{
+	const struct woke *l = a, *r = b;
+
+	if (l->mi != r->mi)
+		return l->mi - r->mi;
+	return l->pid - r->pid;
+}
+
+/* the threads that woke (--task, no --tid), by guest and tid; their number */
+static int threads_woke(struct explain *x, struct woke **list)
+{
+	struct umap *m = &x->threads;
+	int n = 0;
+
+	*list = calloc(m->nr + 1, sizeof(**list));
+	for (size_t i = 0; *list && i < m->size; i++) {
+		struct thread *t = (struct thread *)(m->vals + i * m->vsize);
+
+		if (!m->used[i] || !(t->wakeups[0] + t->wakeups[1]))
+			continue;
+		(*list)[n++] = (struct woke){ m->keys[i] % 64, m->keys[i] / 64, t };
+	}
+	if (*list)
+		qsort(*list, n, sizeof(**list), woke_cmp);
+	return *list ? n : -1;
+}
+
+static int nr_guests(const struct explain *x)
+{
+	int n = 0;
+
+	for (int i = 0; i < x->nr; i++)
+		n += x->machines[i]->guest;
+	return n;
+}
+
+static void print_tid(struct explain *x, FILE *out, const struct woke *w, bool guest)
+{
+	fputs(guest ? "" : "tid ", out);
+	if (guest)
+		fprintf(out, "%s:", x->machines[w->mi]->name);
+	fprintf(out, "%d", w->pid);
+}
+
+/*
+ * The line that says which threads the real-time rule left out:
+ * "Threads of cyclictest: 3 woke; explained: the real-time ones, tid 159
+ * (prio 19), tid 160 (prio 19); left out: tid 129 (prio 120, 412 wake-ups);
+ * all of them: --tid 129,159,160"
+ */
+static void print_selection(struct explain *x, FILE *out, const struct woke *w, int n)
+{
+	bool guest = nr_guests(x) > 1, any = false;
+
+	fprintf(out, "Threads of %s: %d woke; explained: the real-time ones, ", x->task, n);
+	for (int i = 0, k = 0; i < n; i++) {
+		if (!w[i].t->wakeups[1])
+			continue;
+		fputs(k++ ? ", " : "", out);
+		print_tid(x, out, &w[i], guest);
+		fprintf(out, " (prio %d)", w[i].t->at[1] - 1);
+	}
+	fputs("; left out: ", out);
+	for (int i = 0; i < n; i++) {
+		if (!w[i].t->wakeups[0])
+			continue;
+		fputs(any ? ", " : "", out);
+		print_tid(x, out, &w[i], guest);
+		if (w[i].t->at[0])
+			fprintf(out, " (prio %d, ", w[i].t->at[0] - 1);
+		else
+			fputs(" (prio not seen, ", out);
+		fprintf(out, "%" PRIu64 " wake-up%s)", w[i].t->wakeups[0],
+			w[i].t->wakeups[0] == 1 ? "" : "s");
+		any = true;
+	}
+	fputs(any ? "" : "none", out);
+	if (any) {
+		fputs("; all of them: --tid ", out);
+		for (int i = 0; i < n; i++)
+			fprintf(out, "%s%d", i ? "," : "", w[i].pid);
+	}
+	fputs("\n", out);
+}
+
+static const char *const selection_key[] = { "all", "real-time", "tid" };
+
+/* the jsonl summary's fields of the selection: which rule, the threads in, those left out */
+static char *selection_json(struct explain *x, const struct woke *w, int n)
+{
+	int rule = x->opts->nr_tids ? 2 : x->sel;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool first = true;
+
+	if (!f)
+		return NULL;
+	fprintf(f, ",\"selection\":\"%s\",\"tids\":[", selection_key[rule]);
+	for (int i = 0; i < x->opts->nr_tids; i++)
+		fprintf(f, "%s%d", i ? "," : "", x->opts->tids[i]);
+	for (int i = 0; i < n; i++) {
+		if (!w[i].t->wakeups[x->sel])
+			continue;
+		fprintf(f, "%s%d", first ? "" : ",", w[i].pid);
+		first = false;
+	}
+	fputs("],\"tids_left_out\":[", f);
+	first = true;
+	for (int i = 0; x->sel && i < n; i++) {
+		if (!w[i].t->wakeups[0])
+			continue;
+		fprintf(f, "%s{\"guest\":\"", first ? "" : ",");
+		classify_json(f, x->machines[w[i].mi]->name);
+		fprintf(f, "\",\"tid\":%d,\"prio\":%d,\"wakeups\":%" PRIu64 "}", w[i].pid,
+			w[i].t->at[0] - 1, w[i].t->wakeups[0]);
+		first = false;
+	}
+	fputs("]", f);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Which wake-ups the summary and the stories are of: with --task (no --tid),
+ * the real-time threads' when some woke, else all.  Then the selection line
+ * (text) or fields (jsonl).
+ */
+static int explain_select(struct explain *x, FILE *out, bool jsonl, char **json)
+{
+	struct woke *w = NULL;
+	int n = 0;
+
+	x->sel = x->by_prio && x->wakeups[1];
+	x->top = x->worst_of[x->sel].l;
+	x->nr_top = x->worst_of[x->sel].nr;
+	top_sort(&x->worst_of[x->sel]);
+	classify_select(x->cl, x->sel);
+	if (x->by_prio && (n = threads_woke(x, &w)) < 0)
+		return -1;
+	if (x->sel && !jsonl)
+		print_selection(x, out, w, n);
+	*json = selection_json(x, w, n);
+	free(w);
+	return *json ? 0 : -1;
+}
+
 /* The summary, then (jsonl) the worst; returns the number of stories pass 2 tells */
 static int explain_summary(struct explain *x, FILE *out)
 {
 	bool jsonl = x->opts->format == MERGE_JSONL;
-	const char *what = x->task ? x->task : "the guest tasks";
+	const char *what = x->what ? x->what : "the guest tasks";
+	uint64_t wakeups;
+	char *json;
+	int ret;
 
-	if (!x->wakeups && jsonl) {
+	if (explain_select(x, out, jsonl, &json))
+		return -1;
+	wakeups = x->wakeups[x->sel];
+	if (!wakeups && jsonl) {
+		free(json);
 		print_history_starts(x, out, jsonl);
 		return 0;
 	}
-	if (!x->wakeups) {
+	if (!wakeups) {
+		free(json);
 		fprintf(out, "No wake-up of %s found in the guests: --explain needs the guests'"
 			" sched:sched_switch and sched:sched_wakeup events (and timer:hrtimer_start,"
 			" timer:hrtimer_expire_entry for timer wake-ups)\n",
-			x->task ? x->task : "any task");
+			x->what ? x->what : "any task");
 		print_history_starts(x, out, jsonl);
 		return 0;
 	}
-	top_sort(x);
-	if (classify_print(x->cl, out, jsonl, what, x->opts->threshold_ns, x->wakeups))
+	ret = classify_print(x->cl, out, jsonl, what, x->opts->threshold_ns, wakeups, json);
+	free(json);
+	if (ret)
 		return -1;
 	print_history_starts(x, out, jsonl);
 	if (jsonl) {
@@ -868,6 +1092,25 @@ static int explain_summary(struct explain *x, FILE *out)
 	if (x->nr_top)
 		fputc('\n', out);
 	return x->nr_top;
+}
+
+/* "cyclictest", "tid 159,160", "cyclictest tid 159", or NULL: all tasks */
+static char *what_text(const struct merge_opts *opts)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!opts->nr_tids)
+		return opts->task ? strdup(opts->task) : NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "%s%stid ", opts->task ? opts->task : "", opts->task ? " " : "");
+	for (int i = 0; i < opts->nr_tids; i++)
+		fprintf(f, "%s%d", i ? "," : "", opts->tids[i]);
+	fclose(f);
+	return buf;
 }
 
 /**
@@ -885,15 +1128,20 @@ int explain_pass1(struct machine **machines, int nr, const struct merge_opts *op
 		return -1;
 	x->opts = opts;
 	x->task = opts->task;
+	x->what = what_text(opts);
+	x->by_prio = opts->task && !opts->nr_tids;
+	x->threads.vsize = sizeof(struct thread);
 	x->comms.vsize = COMM_LEN + 1;
 	x->timers.vsize = sizeof(struct timer_val);
 	x->pending.vsize = sizeof(struct pending);
 	x->machines = machines;
 	x->nr = nr;
 	x->fields = calloc(nr, sizeof(*x->fields));
-	x->top = calloc(opts->worst + 1, sizeof(*x->top));
+	x->worst_of[0].l = calloc(opts->worst + 1, sizeof(struct late));
+	x->worst_of[1].l = calloc(opts->worst + 1, sizeof(struct late));
 	x->cl = classify_open(machines, nr, ticks);
-	if (!x->fields || !x->top || !x->cl)
+	if (!x->fields || !x->worst_of[0].l || !x->worst_of[1].l || !x->cl ||
+	    (opts->task && !x->what))
 		return -1;
 	for (int i = 0; i < nr; i++)
 		lookup_fields(&x->fields[i], machines[i]->tep);
@@ -998,8 +1246,11 @@ void explain_free(void *state)
 	umap_free(&x->comms);
 	umap_free(&x->timers);
 	umap_free(&x->pending);
+	umap_free(&x->threads);
 	classify_close(x->cl);
-	free(x->top);
+	free(x->worst_of[0].l);
+	free(x->worst_of[1].l);
+	free(x->what);
 	free(x->fields);
 	free(x);
 }

@@ -47,7 +47,12 @@ static const char usage_text[] =
 "  --threshold DUR          with --explain: late means later than DUR (default 100us;\n"
 "                           ns, us, ms or s, a bare number is us)\n"
 "  --worst N                with --explain: tell the story of the worst N (default 3)\n"
-"  --task COMM              with --explain: only wake-ups of guest tasks named COMM (glob)\n"
+"  --task COMM              with --explain: only wake-ups of guest tasks named COMM (glob);\n"
+"                           when some of them are real-time (prio < 100 in the guest's\n"
+"                           sched events), only those (cyclictest's measuring threads,\n"
+"                           not its main thread): a line says which were left out\n"
+"  --tid TID[,TID...]       with --explain: only wake-ups of these guest threads, of any\n"
+"                           priority (cyclictest prints its threads' tids: T: 0 ( 159))\n"
 "  --assume-constant-offset convert guest events the offset history does not cover\n"
 "                           (before it, or after a history cut by dropped records) with\n"
 "                           the nearest offset known (an approximation; warns)\n"
@@ -62,7 +67,7 @@ enum {
 	OPT_HOST = 256, OPT_GUEST, OPT_OFFSETS, OPT_KHZ, OPT_FORMAT, OPT_RAW, OPT_STATS,
 	OPT_FROM, OPT_TO, OPT_MACHINE, OPT_EVENT, OPT_VMLINUX, OPT_ASSUME, OPT_SKIP,
 	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXPLAIN, OPT_TASK, OPT_THRESHOLD, OPT_WORST,
-	OPT_FORCE,
+	OPT_FORCE, OPT_TID,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +91,7 @@ static const struct option long_opts[] = {
 	{ "threshold",			required_argument, NULL, OPT_THRESHOLD },
 	{ "worst",			required_argument, NULL, OPT_WORST },
 	{ "task",			required_argument, NULL, OPT_TASK },
+	{ "tid",			required_argument, NULL, OPT_TID },
 	{ "force",			no_argument,	   NULL, OPT_FORCE },
 	{ "quiet",			no_argument,	   NULL, 'q' },
 	{ "help",			no_argument,	   NULL, 'h' },
@@ -130,6 +136,28 @@ static int add_list(char ***list, int *nr, const char *arg)
 		n[*nr] = NULL;
 	}
 	free(copy);
+	return 0;
+}
+
+/* --tid 159,160: appended to o->tids (repeatable) */
+static int add_tids(struct merge_opts *o, const char *arg)
+{
+	const char *p = arg;
+
+	do {
+		char *end;
+		long v = strtol(p, &end, 10);
+		int *n;
+
+		if (end == p || v <= 0 || v > INT_MAX || (*end && *end != ','))
+			return -1;
+		n = realloc(o->tids, (o->nr_tids + 1) * sizeof(*n));
+		if (!n)
+			return -1;
+		o->tids = n;
+		o->tids[o->nr_tids++] = v;
+		p = *end ? end + 1 : end;
+	} while (*p);
 	return 0;
 }
 
@@ -218,6 +246,11 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 			o->worst = atoi(optarg);
 			if (o->worst < 0 || o->worst > 100000)
 				return die_usage("--worst %s: expected 0 to 100000", optarg);
+			break;
+		case OPT_TID:
+			if (add_tids(o, optarg))
+				return die_usage("--tid %s: expected thread ids, comma-separated",
+						 optarg);
 			break;
 		case OPT_FROM:
 			if (parse_time(optarg, &o->from_ns))
@@ -521,6 +554,7 @@ static void free_cmdline(struct cmdline *c)
 	free_list(c->opts.machines);
 	free_list(c->opts.events);
 	free(c->opts.explain_text);
+	free(c->opts.tids);
 }
 
 /*

@@ -48,6 +48,8 @@ struct merge_opts {
 	char			**machines;
 	char			**events;
 	const char		*task;
+	int			*tids;		/* --tid: these guest threads only */
+	int			nr_tids;
 	bool			explain;
 	const char		*host_dat;	/* the host trace.dat read for offsets, or NULL */
 	const char		*offsets_src;	/* where the offset history was read */
@@ -204,12 +206,13 @@ struct ticks;
 struct classify *classify_open(struct machine **machines, int nr, struct ticks *ticks);
 void classify_close(struct classify *c);
 void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns);
-void classify_wakeup(struct classify *c, struct source *s, int mi, int pid,
+void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int group,
 		     uint64_t expected, uint64_t running, struct late_parts *p);
+void classify_select(struct classify *c, int group);
 void classify_cause_text(struct classify *c, int ci, char *buf, size_t len);
 const char *classify_cause_key(struct classify *c, int ci, const char **task);
 int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
-		   uint64_t threshold, uint64_t wakeups);
+		   uint64_t threshold, uint64_t wakeups, const char *json_more);
 void classify_json(FILE *out, const char *s);
 const char *classify_mode_name(struct classify *c, int state);
 void classify_print_modes(struct classify *c, FILE *out, const struct late_parts *p);
