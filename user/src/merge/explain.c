@@ -27,10 +27,12 @@
  * there: running = the hrtimer_expire_entry's time.
  *
  * and keeps the worst.  With --task (and no --tid), the wake-ups of
- * real-time threads (kernel prio < 100 in the guest's sched_switch and
- * sched_wakeup events, as the thread had it at that wake-up) are counted
+ * real-time threads (kernel prio < 100 in the guest's sched_switch to the
+ * thread, as it had it at that wake-up) are counted
  * apart from the others: when there are some, the summary and the stories
- * are theirs, and a line names the threads left out.  cyclictest's main
+ * are theirs, and a line names the threads left out.  The priority of a
+ * wake-up is the sched_switch's next_prio that ends it (a timer that fires
+ * into the task: the thread's at its wake-up before).  cyclictest's main
  * thread (SCHED_OTHER, prio 120) only sleeps and prints: it is not what
  * its latencies measure; its measuring threads are SCHED_FIFO.
  *
@@ -132,7 +134,7 @@ struct ev_fields {
 	bool			native;		/* the trace's byte order is ours */
 	int			switch_id, wakeup_id, waking_id, start_id, entry_id;
 	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
-	struct tep_format_field	*prev_prio, *next_prio, *wake_prio, *waking_prio;
+	struct tep_format_field	*next_prio;
 	struct tep_format_field	*wake_pid, *wake_comm, *waking_pid, *waking_comm;
 	struct tep_format_field	*start_timer, *start_expires, *start_function;
 	struct tep_format_field	*entry_timer, *entry_now;
@@ -154,7 +156,7 @@ struct pending {
 
 /* a guest thread: its priority, its wake-ups per group (real-time or not) */
 struct thread {
-	int		prio;		/* the last seen + 1, 0: not seen */
+	int		prio;		/* at its last wake-up + 1, 0: not known */
 	int		at[2];		/* + 1, at its last wake-up of each group */
 	uint64_t	wakeups[2];
 };
@@ -261,16 +263,13 @@ static void lookup_fields(struct ev_fields *f, struct tep_handle *tep)
 	f->prev_comm = field(ev, "prev_comm");
 	f->next_pid = field(ev, "next_pid");
 	f->next_comm = field(ev, "next_comm");
-	f->prev_prio = field(ev, "prev_prio");
 	f->next_prio = field(ev, "next_prio");
 	f->wakeup_id = event_id(tep, "sched", "sched_wakeup", &ev);
 	f->wake_pid = field(ev, "pid");
 	f->wake_comm = field(ev, "comm");
-	f->wake_prio = field(ev, "prio");
 	f->waking_id = event_id(tep, "sched", "sched_waking", &ev);
 	f->waking_pid = field(ev, "pid");
 	f->waking_comm = field(ev, "comm");
-	f->waking_prio = field(ev, "prio");
 	f->start_id = event_id(tep, "timer", "hrtimer_start", &ev);
 	f->start_timer = field(ev, "hrtimer");
 	f->start_expires = field(ev, "expires");
@@ -347,18 +346,6 @@ static bool task_wanted(struct explain *x, int mi, int pid)
 	return pid > 0 && tid && (!x->task || !fnmatch(x->task, comm_of(x, mi, pid), 0));
 }
 
-/* a guest thread's priority as its sched events give it */
-static void learn_prio(struct explain *x, int mi, int pid, const struct ev_fields *f,
-		       struct tep_format_field *field, const struct tep_record *rec)
-{
-	struct thread *t;
-
-	if (pid <= 0 || !field || !x->by_prio)
-		return;
-	t = umap_get(&x->threads, key(mi, pid), true);
-	if (t)
-		t->prio = num(f, field, rec) + 1;
-}
 
 static int late_cmp(const void *a, const void *b)
 {
@@ -399,7 +386,8 @@ static void keep_late(struct explain *x, struct worst *w, struct late *l)
 	w->l[i] = *l;
 }
 
-static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint64_t ns)
+/* @pid runs at @ns with priority @prio1 - 1 (sched_switch's next_prio; 0: not known) */
+static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint64_t ns, int prio1)
 {
 	struct pending *p = umap_get(&x->pending, key(mi, pid), false);
 	struct thread *t;
@@ -410,7 +398,8 @@ static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint6
 		return;
 	t = x->by_prio ? umap_get(&x->threads, key(mi, pid), true) : NULL;
 	if (t) {
-		/* real-time: kernel prio 0..99 (SCHED_FIFO/RR 99..1), not known: not */
+		/* real-time: kernel prio 0..99 (SCHED_FIFO/RR 99..1); not known: as before */
+		t->prio = prio1 ? prio1 : t->prio;
 		g = t->prio > 0 && t->prio <= 100;
 		t->wakeups[g]++;
 		t->at[g] = t->prio;
@@ -442,9 +431,8 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		learn_comm(x, mi, num(f, f->prev_pid, rec), comm);
 		str(f->next_comm, rec, comm);
 		learn_comm(x, mi, num(f, f->next_pid, rec), comm);
-		learn_prio(x, mi, num(f, f->prev_pid, rec), f, f->prev_prio, rec);
-		learn_prio(x, mi, num(f, f->next_pid, rec), f, f->next_prio, rec);
-		task_ran(x, s, mi, num(f, f->next_pid, rec), ns);
+		task_ran(x, s, mi, num(f, f->next_pid, rec), ns,
+			 f->next_prio ? num(f, f->next_prio, rec) + 1 : 0);
 	} else if (id == f->wakeup_id || id == f->waking_id) {
 		bool wakeup = id == f->wakeup_id;
 		int pid = num(f, wakeup ? f->wake_pid : f->waking_pid, rec);
@@ -452,7 +440,6 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 
 		str(wakeup ? f->wake_comm : f->waking_comm, rec, comm);
 		learn_comm(x, mi, pid, comm);
-		learn_prio(x, mi, pid, f, wakeup ? f->wake_prio : f->waking_prio, rec);
 		/* a task woken in its own context is running: no sched_switch to it follows */
 		if (!task_wanted(x, mi, pid) || pid == tep_data_pid(s->m->tep, s->rec))
 			return;
@@ -500,7 +487,7 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		p->woken = 0;
 		p->self = tep_data_pid(s->m->tep, s->rec) == t->pid;
 		if (p->self)
-			task_ran(x, s, mi, t->pid, ns);
+			task_ran(x, s, mi, t->pid, ns, 0);	/* the thread's last known */
 	}
 }
 
