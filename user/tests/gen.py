@@ -580,15 +580,16 @@ def scenario(name, rng, nev):
             t = run + tsc(3_000)
         # the host trace covers the whole guest capture
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
-    elif name in ('explain_rt', 'explain_rt_other'):
+    elif name in ('explain_rt', 'explain_rt_other', 'explain_rt_dl'):
         # cyclictest -t 2 -p 80 on guest cpu 1: its main thread (pid 129, SCHED_OTHER,
         # prio 120) sleeps on a timer every 10th period, its measuring threads 159 and 160
-        # (SCHED_FIFO 80: prio 19; explain_rt_other: cyclictest without -p, prio 120) take
+        # (SCHED_FIFO 80: prio 19; explain_rt_other: cyclictest without -p, prio 120;
+        # explain_rt_dl: 160 a SCHED_DEADLINE thread, prio -1) take
         # the others in turn (159 the odd ones, 160 the even ones); wake-ups 37 us late, but
         # under host task e2e_hog (777) holding host cpu 1 from the due time:
         #   period 10 (129): 3 ms, 3.042 ms late   period 21 (159): 2 ms, 2.042 ms late
         #   period 32 (160): 1 ms, 1.042 ms late   period 41 (159): 1 ms, 1.042 ms late
-        rt = 19 if name == 'explain_rt' else 120
+        rt = 120 if name == 'explain_rt_other' else 19
         hogs = {10: 3_000_000, 21: 2_000_000, 32: 1_000_000, 41: 1_000_000}
         g = explain_guest()
         he = host.events[1]
@@ -596,6 +597,7 @@ def scenario(name, rng, nev):
         t = base + ms(1)
         for i in range(nev):
             pid, prio = (129, 120) if i % 10 == 0 else (159, rt) if i % 2 else (160, rt)
+            prio = -1 if pid == 160 and name == 'explain_rt_dl' else prio
             tmr = timer + pid * 64
             ev.append((t, ev_hrtimer_start(pid, tmr, wake, mono(t) + 1_000_000), '', 0))
             ev.append((t + 2, ev_switch(b'cyclictest', pid, b'swapper/1', 0, prio, 120), '', 0))

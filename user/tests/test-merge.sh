@@ -807,6 +807,14 @@ run --host "$T/explain-rt-other/host" --guest g1="$T/explain-rt-other/g1" \
 	[ "$(sed -n 1p "$T/out")" = "Late wake-ups of cyclictest (later than 0.100 ms): 4 of 100, 7.168 ms of delay in all, each counted under the cause that took most of it:" ] &&
 	[ "$(grep -A1 '^Worst wake-up' "$T/out" | tr '\n' '|')" = "Worst wake-up of cyclictest in guest g1: 3.042 ms|  task       cyclictest (pid 129) on guest cpu 1|" ]
 ok $? explain_task_no_real_time_thread_all "$(head -2 "$T/out" | tr '\n' '|')"
+# a SCHED_DEADLINE thread (prio -1) is real-time too
+$GEN make "$T/explain-rt-dl" explain_rt_dl --events 100
+run --host "$T/explain-rt-dl/host" --guest g1="$T/explain-rt-dl/g1" \
+	--offsets "$T/explain-rt-dl/tsc_offsets" --explain --task cyclictest --worst 0
+[ $rc -eq 0 ] &&
+	[ "$(sed -n 1p "$T/out")" = "Threads of cyclictest: 3 woke; explained: the real-time ones, tid 159 (prio 19), tid 160 (prio -1); left out: tid 129 (prio 120, 10 wake-ups); all of them: --tid 129,159,160" ] &&
+	[ "$(sed -n 2p "$T/out")" = "Late wake-ups of cyclictest (later than 0.100 ms): 3 of 90, 4.126 ms of delay in all, each counted under the cause that took most of it:" ]
+ok $? explain_task_deadline_thread_is_real_time "$(head -2 "$T/out" | tr '\n' '|')"
 # the real L2 capture: the host trace covers 0.35 s of it, no kvm_exit recorded
 R=fixtures/real-l2
 REAL=(--host $R/host.dat --guest l2=$R --offsets $R/tsc_offsets)

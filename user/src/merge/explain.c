@@ -50,6 +50,7 @@
 #define _GNU_SOURCE
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,10 +155,15 @@ struct pending {
 	int		self;		/* the timer fired into the task: it had not slept */
 };
 
-/* a guest thread: its priority, its wake-ups per group (real-time or not) */
+/*
+ * A guest thread: its priority, its wake-ups per group (real-time or not).
+ * Priorities are kept + PRIO_KNOWN, 0: not known (a deadline task's is -1).
+ */
+#define PRIO_KNOWN	1000
+#define PRIO_NONE	INT_MIN		/* task_ran(): no priority in the event */
 struct thread {
-	int		prio;		/* at its last wake-up + 1, 0: not known */
-	int		at[2];		/* + 1, at its last wake-up of each group */
+	int		prio;		/* at its last wake-up */
+	int		at[2];		/* at its last wake-up of each group */
 	uint64_t	wakeups[2];
 };
 
@@ -386,8 +392,8 @@ static void keep_late(struct explain *x, struct worst *w, struct late *l)
 	w->l[i] = *l;
 }
 
-/* @pid runs at @ns with priority @prio1 - 1 (sched_switch's next_prio; 0: not known) */
-static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint64_t ns, int prio1)
+/* @pid runs at @ns with priority @prio (sched_switch's next_prio, or PRIO_NONE) */
+static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint64_t ns, int prio)
 {
 	struct pending *p = umap_get(&x->pending, key(mi, pid), false);
 	struct thread *t;
@@ -399,8 +405,8 @@ static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint6
 	t = x->by_prio ? umap_get(&x->threads, key(mi, pid), true) : NULL;
 	if (t) {
 		/* real-time: kernel prio 0..99 (SCHED_FIFO/RR 99..1); not known: as before */
-		t->prio = prio1 ? prio1 : t->prio;
-		g = t->prio > 0 && t->prio <= 100;
+		t->prio = prio != PRIO_NONE ? prio + PRIO_KNOWN : t->prio;
+		g = t->prio && t->prio - PRIO_KNOWN < 100;
 		t->wakeups[g]++;
 		t->at[g] = t->prio;
 	}
@@ -432,7 +438,7 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		str(f->next_comm, rec, comm);
 		learn_comm(x, mi, num(f, f->next_pid, rec), comm);
 		task_ran(x, s, mi, num(f, f->next_pid, rec), ns,
-			 f->next_prio ? num(f, f->next_prio, rec) + 1 : 0);
+			 f->next_prio ? (int)num(f, f->next_prio, rec) : PRIO_NONE);
 	} else if (id == f->wakeup_id || id == f->waking_id) {
 		bool wakeup = id == f->wakeup_id;
 		int pid = num(f, wakeup ? f->wake_pid : f->waking_pid, rec);
@@ -487,7 +493,7 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		p->woken = 0;
 		p->self = tep_data_pid(s->m->tep, s->rec) == t->pid;
 		if (p->self)
-			task_ran(x, s, mi, t->pid, ns, 0);	/* the thread's last known */
+			task_ran(x, s, mi, t->pid, ns, PRIO_NONE);	/* its last known */
 	}
 }
 
@@ -953,7 +959,7 @@ static void print_selection(struct explain *x, FILE *out, const struct woke *w, 
 			continue;
 		fputs(k++ ? ", " : "", out);
 		print_tid(x, out, &w[i], guest);
-		fprintf(out, " (prio %d)", w[i].t->at[1] - 1);
+		fprintf(out, " (prio %d)", w[i].t->at[1] - PRIO_KNOWN);
 	}
 	fputs("; left out: ", out);
 	for (int i = 0; i < n; i++) {
@@ -962,7 +968,7 @@ static void print_selection(struct explain *x, FILE *out, const struct woke *w, 
 		fputs(any ? ", " : "", out);
 		print_tid(x, out, &w[i], guest);
 		if (w[i].t->at[0])
-			fprintf(out, " (prio %d, ", w[i].t->at[0] - 1);
+			fprintf(out, " (prio %d, ", w[i].t->at[0] - PRIO_KNOWN);
 		else
 			fputs(" (prio not seen, ", out);
 		fprintf(out, "%" PRIu64 " wake-up%s)", w[i].t->wakeups[0],
@@ -1007,8 +1013,12 @@ static char *selection_json(struct explain *x, const struct woke *w, int n)
 			continue;
 		fprintf(f, "%s{\"guest\":\"", first ? "" : ",");
 		classify_json(f, x->machines[w[i].mi]->name);
-		fprintf(f, "\",\"tid\":%d,\"prio\":%d,\"wakeups\":%" PRIu64 "}", w[i].pid,
-			w[i].t->at[0] - 1, w[i].t->wakeups[0]);
+		fprintf(f, "\",\"tid\":%d,\"prio\":", w[i].pid);
+		if (w[i].t->at[0])
+			fprintf(f, "%d", w[i].t->at[0] - PRIO_KNOWN);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"wakeups\":%" PRIu64 "}", w[i].t->wakeups[0]);
 		first = false;
 	}
 	fputs("]", f);
