@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 mkdir -p build
 . scripts/python3-path.sh
 pass=0 fail=0 skip=0
-times=()
+times=() logs=()
 
 count() {	# count LOGFILE: add the "N passed, N failed[, N skipped]" line of a part
 	local line p f s
@@ -44,6 +44,7 @@ part() {	# part NAME CMD...: run one part, tee its log, count its results
 	local t0=$SECONDS
 	"$@" 2>&1 | tee "build/check-$name.log"
 	local rc=${PIPESTATUS[0]}
+	logs+=("build/check-$name.log")
 	times+=("$name $((SECONDS - t0))s")
 	if ! count "build/check-$name.log"; then
 		# a part that printed no summary line counts once, by exit code
@@ -146,7 +147,7 @@ done
 echo
 # what the bed's own failures cost, where the end of the output is all one sees
 # (CI): each suite or benchmark run again and each guest its boot watchdog restarted
-glitches=$(cat build/check-*.log 2>/dev/null | awk '
+glitches=$(cat "${logs[@]}" /dev/null 2>/dev/null | awk '
 	/# bed glitch: / { sub(/.*# bed glitch: [^ ]+ /, ""); sub(/\/[^ ]*\/build\/(testbed|bench)\//, ""); why = substr($0, 1, 90) }
 	/: the test bed failed, not vtrace/ { sub(/^ *# /, ""); sub(/:.*/, ""); print $0 " run again: " why }
 	/# *l2 boot watchdog: / { sub(/.*\/build\/(testbed|bench)\//, ""); print substr($0, 1, 100) }')
