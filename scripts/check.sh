@@ -148,9 +148,9 @@ echo
 # what the bed's own failures cost, where the end of the output is all one sees
 # (CI): each suite or benchmark run again and each guest its boot watchdog restarted
 glitches=$(cat "${logs[@]}" /dev/null 2>/dev/null | awk '
-	/# bed glitch: / { sub(/.*# bed glitch: [^ ]+ /, ""); sub(/\/[^ ]*\/build\/(testbed|bench)\//, ""); why = substr($0, 1, 90) }
+	/# bed glitch: / { sub(/.*# bed glitch: [^ ]+ /, ""); sub(/\/[^ ]*\/build\/(testbed|bench)\//, ""); why = substr($0, 1, 130) }
 	/: the test bed failed, not vtrace/ { sub(/^ *# /, ""); sub(/:.*/, ""); print $0 " run again: " why }
-	/# *l2 boot watchdog: / { sub(/.*\/build\/(testbed|bench)\//, ""); print substr($0, 1, 100) }')
+	/# *l2 boot watchdog: / { sub(/.*\/build\/(testbed|bench)\//, ""); sub(/, no kernel report: /, ": "); print substr($0, 1, 150) }')
 if [ -n "$glitches" ]; then
 	echo "# the bed's own failures, $(wc -l <<< "$glitches") (Documentation/testbed.rst):"
 	sed 's/^/#   /' <<< "$glitches"
