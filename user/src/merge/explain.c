@@ -352,7 +352,6 @@ static bool task_wanted(struct explain *x, int mi, int pid)
 	return pid > 0 && tid && (!x->task || !fnmatch(x->task, comm_of(x, mi, pid), 0));
 }
 
-
 static int late_cmp(const void *a, const void *b)
 {
 	const struct late *l = a, *r = b;
