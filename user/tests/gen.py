@@ -536,6 +536,33 @@ def scenario(name, rng, nev):
             fire = due + tsc(20_000) if not hog_from <= due < hog_to else hog_to + tsc(30_000)
             run = timer_wake(ev, fire, timer, wake)
             t = run + tsc(3_000)
+    elif name in ('explain_two_vms', 'explain_two_vms_tie'):
+        # as 'explain', with another VM's "CPU 1/KVM" (tid 950, not traced) on host cpu 0
+        # too; explain_two_vms: it runs 0.3 ms of every ms, so g1's events fit only tid
+        # 900; _tie: it runs from the start but for the hog's 5 ms, so both fit as well
+        g = explain_guest()
+        hog_from, hog_to = base + tsc(40_000_000), base + tsc(45_000_000)
+        host.events[1].append((hog_from, ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
+        host.events[1].append((hog_to, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
+        other = host.events[0]
+        if name == 'explain_two_vms':
+            for k in range(150):
+                t = base + tsc(k * 1_000_000 + 500_000)
+                other.append((t, ev_switch(b'CPU 0/KVM', 899, b'CPU 1/KVM', 950), '', 0))
+                other.append((t + tsc(300_000), ev_switch(b'CPU 1/KVM', 950, b'CPU 0/KVM', 899),
+                              '', 0))
+        else:
+            for t, a, b in ((base + 1, 899, 950), (hog_from, 950, 899), (hog_to, 899, 950)):
+                other.append((t, ev_switch(b'CPU %d/KVM' % (a == 950), a,
+                                           b'CPU %d/KVM' % (b == 950), b), '', 0))
+        ev = g.events[1]
+        t = base + tsc(1_000_000)
+        for i in range(nev):
+            ev.append((t, ev_hrtimer_start(500, timer, wake, mono(t) + 1_000_000), '', 0))
+            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
+            due = t + tsc(1_000_000)
+            fire = due + tsc(20_000) if not hog_from <= due < hog_to else hog_to + tsc(30_000)
+            t = timer_wake(ev, fire, timer, wake) + tsc(3_000)
     elif name == 'explain_mix':
         # as 'explain', with a known mix of late wake-ups of cyclictest (pid 500,
         # guest cpu 1 = vCPU 1, host thread tid 900 on host cpu 1), the others

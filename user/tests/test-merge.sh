@@ -733,6 +733,33 @@ ok $? explain_no_late_wakeup_says_so "rc $rc $(head -c 300 "$T/out")"
 run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --threshold 5parsecs
 [ $rc -eq 2 ] && grep -q -- "--threshold 5parsecs: expected a duration" "$T/err"
 ok $? explain_threshold_bad_is_usage_error "rc $rc $(head -c 300 "$T/err")"
+# two VMs: another VM's "CPU 1/KVM" (tid 950) on host cpu 0 too.  g1's events fit only
+# tid 900, whose host cpu e2e_hog took; the thread switched in last by that name is the
+# other's (the classifier took it until 2026-12-02, blaming "CPU 0/KVM" on host cpu 0)
+X2=$T/explain-two-vms
+$GEN make "$X2" explain_two_vms --events 100
+run --host "$X2/host" --guest g1="$X2/g1" --offsets "$X2/tsc_offsets" --explain --task cyclictest
+[ $rc -eq 0 ] && grep -qE "^  host task e2e_hog on the vCPU's host cpu +1 +4\.747 +4\.747 +100\.0%$" "$T/out" &&
+	grep -q 'host thread "CPU 1/KVM" (tid 900), on host cpu 1\.$' "$T/out" &&
+	grep -q '^Verdict: host task e2e_hog (pid 777) took host cpu 1 from the vCPU for 4.705 ms.$' "$T/out" &&
+	grep -q 'guest g1 cpu 1: 502 checked, 0 outside.*host tid 900 "CPU 1/KVM", the best fit of 2 threads' "$T/err"
+ok $? explain_two_vms_takes_the_fitting_thread "rc $rc $(grep -E '^  [a-z]|host thread|Verdict' "$T/out" | tr '\n' '|')"
+# both threads fit g1's events as well: no guess, the delay under its own cause
+X2=$T/explain-two-vms-tie
+$GEN make "$X2" explain_two_vms_tie --events 100
+run --host "$X2/host" --guest g1="$X2/g1" --offsets "$X2/tsc_offsets" --explain --task cyclictest
+[ $rc -eq 0 ] && grep -qE "^  vCPU's host thread not told apart +1 +4\.747 +4\.747 +100\.0%$" "$T/out" &&
+	[ "$(sed -n '3,/^Not told/p' "$T/out" | grep -c '^  [a-z]')" -eq 1 ] &&
+	grep -q 'host thread "CPU 1/KVM": which host thread it is was not told apart' "$T/out" &&
+	grep -q '^Causes: vCPU.s host thread not told apart 4.747 ms.$' "$T/out" &&
+	grep -q 'guest g1 cpu 1: .*another fits as well: ambiguous' "$T/err"
+ok $? explain_two_vms_tie_says_not_told_apart "rc $rc $(grep -E '^  [a-z]|host thread|Causes' "$T/out" | tr '\n' '|')"
+run --host "$X2/host" --guest g1="$X2/g1" --offsets "$X2/tsc_offsets" --explain --task cyclictest \
+	--format jsonl
+[ $rc -eq 0 ] && grep -q '^{"type":"cause","cause":"vcpu_thread_unknown","task":"","wakeups":1,"total_ns":4747000,' "$T/out" &&
+	grep -q '^{"type":"late",.*"delay_ns":4747000,"host_cpu":-1,"parts":\[{"cause":"vcpu_thread_unknown","task":"","ns":4747000}\]}$' "$T/out"
+ok $? explain_two_vms_tie_jsonl "rc $rc $(grep -E 'vcpu_thread|"late"' "$T/out" | head -c 400)"
+
 # a known mix (gen.py explain_mix): 5 x 2.042 ms under a host hog, 4 x 1.042 ms of host
 # cpu idle, 3 x 1.526 ms behind a guest task, 1 x 0.542 ms under ksoftirqd/1; the other
 # 87 wake-ups are 0.037 ms late

@@ -208,6 +208,25 @@ void check_event(struct check_cpu *cc, uint64_t t)
 }
 
 /**
+ * check_vcpu_tid - the host thread of a guest CPU's vCPU, as its events so far tell
+ *
+ * The thread named after the vCPU whose spans hold the guest CPU's events
+ * read so far (vtrace_vcpu_fit_best()).  Returns -1 when that is not
+ * known: no check, no thread of that name in the host trace, or several
+ * threads of that name (several VMs) that fit as well.
+ */
+int check_vcpu_tid(const struct check_cpu *cc)
+{
+	const struct vtrace_vcpu_cand *k;
+	bool amb;
+
+	if (!cc || !cc->fit.nr_cand)
+		return -1;
+	k = vtrace_vcpu_fit_best(&cc->fit, &amb);
+	return k && !amb ? k->t->tid : -1;
+}
+
+/**
  * check_offsets - do the offset records belong to the host trace's boot?
  *
  * An offsets file of another boot of the host has records whose host TSC

@@ -72,7 +72,6 @@
 
 #define COMM_LEN	16
 #define RING		2048	/* slices kept per CPU: how far a late wake-up looks back */
-#define MAX_VCPUS	256
 #define TASK_D		2	/* sched_switch prev_state: TASK_UNINTERRUPTIBLE */
 #define EXIT_RING	8192	/* changes of mode kept per vCPU thread */
 #define MAX_XTHREADS	256	/* vCPU threads whose exits are kept */
@@ -144,7 +143,10 @@ struct xstat {
 	uint64_t	max;
 };
 
-/* where vCPU N's thread ("CPU N/KVM") was switched in, the last VCPU_SEEN times */
+/*
+ * where a vCPU thread ("CPU N/KVM") was switched in, the last VCPU_SEEN times;
+ * by tid: several VMs' threads share the name (check_vcpu_tid() tells which)
+ */
 #define VCPU_SEEN	8
 struct vcpu_loc {
 	int		tid;
@@ -177,7 +179,8 @@ struct classify {
 	struct ticks		*tk;		/* each host cpu's tick (ticks.c), NULL none */
 	unsigned char		*in_window;	/* [host cpu]: a late wake-up's vCPU ran there,
 						 * 1 << its group */
-	struct vcpu_loc		vcpus[MAX_VCPUS];
+	struct vcpu_loc		*vcpus;		/* one per vCPU thread seen */
+	int			nr_vcpus, alloc_vcpus;
 	uint64_t		exits;		/* kvm_exit events seen in the host trace */
 	uint64_t		entries;	/* kvm_entry events */
 	struct xring		*xr[MAX_XTHREADS];
@@ -205,6 +208,7 @@ static const char *const kind_key[] = {
 	[C_VCPU_EXIT] = "vcpu_exit", [C_VCPU_GUEST] = "vcpu_guest",
 	[C_GUEST_IRQ] = "guest_irq", [C_GUEST_SOFTIRQ] = "guest_softirq",
 	[C_GUEST_TASK] = "guest_task", [C_GUEST_SELF] = "guest_self", [C_UNKNOWN] = "unknown",
+	[C_VCPU_UNKNOWN] = "vcpu_thread_unknown",
 	[C_OTHER] = "other",
 };
 
@@ -223,6 +227,7 @@ static const char *const kind_text[] = {
 	[C_GUEST_TASK] = "guest task %s",
 	[C_GUEST_SELF] = "the task itself, running past its due time",
 	[C_UNKNOWN] = "not covered by the host trace",
+	[C_VCPU_UNKNOWN] = "vCPU's host thread not told apart",
 	[C_OTHER] = "other causes (past 31 in one window)",
 };
 
@@ -315,6 +320,7 @@ void classify_close(struct classify *c)
 		free(c->quiet[i]);
 	free(c->quiet);
 	free(c->in_window);
+	free(c->vcpus);
 	free(c->nr_cpus);
 	free(c->fields);
 	for (int i = 0; i < c->nr_xr; i++)
@@ -371,18 +377,42 @@ static void push(struct ring *r, uint64_t ns, int kind, int pid, const char *com
 	memcpy(s->comm, comm, sizeof(s->comm));	/* COMM_LEN + 1, NUL-terminated */
 }
 
-/* "CPU 3/KVM" switched in on host @cpu: where vCPU 3 runs from @ns */
+static struct vcpu_loc *vcpu_loc(struct classify *c, int tid, bool create)
+{
+	struct vcpu_loc *l;
+
+	for (int i = 0; i < c->nr_vcpus; i++)
+		if (c->vcpus[i].tid == tid)
+			return &c->vcpus[i];
+	if (!create)
+		return NULL;
+	if (c->nr_vcpus == c->alloc_vcpus) {
+		int n = c->alloc_vcpus ? 2 * c->alloc_vcpus : 16;
+
+		l = realloc(c->vcpus, n * sizeof(*l));
+		if (!l)
+			return NULL;
+		c->vcpus = l;
+		c->alloc_vcpus = n;
+	}
+	l = &c->vcpus[c->nr_vcpus++];
+	memset(l, 0, sizeof(*l));
+	l->tid = tid;
+	return l;
+}
+
+/* vCPU thread @tid ("CPU 3/KVM") switched in on host @cpu: where it runs from @ns */
 static void vcpu_seen(struct classify *c, const char *comm, int tid, int cpu, uint64_t ns)
 {
 	struct vcpu_loc *l;
 	int idx;
 
 	/* every host sched_switch comes here: sscanf() only for likely names */
-	if (strncmp(comm, "CPU ", 4) || sscanf(comm, "CPU %d/KVM", &idx) != 1 || idx < 0 ||
-	    idx >= MAX_VCPUS)
+	if (strncmp(comm, "CPU ", 4) || sscanf(comm, "CPU %d/KVM", &idx) != 1 || idx < 0)
 		return;
-	l = &c->vcpus[idx];
-	l->tid = tid;
+	l = vcpu_loc(c, tid, true);
+	if (!l)
+		return;		/* out of memory: its wake-ups' host side is unknown */
 	l->seen[l->n % VCPU_SEEN].cpu = cpu;
 	l->seen[l->n % VCPU_SEEN].since = ns;
 	l->n++;
@@ -853,18 +883,16 @@ static uint64_t host_end(struct classify *c)
 }
 
 /*
- * The host cpu vCPU @idx ran on at @t: the last it was switched in on by
- * then, or else the first seen after
+ * The host cpu vCPU thread @tid ran on at @t: the last it was switched in
+ * on by then, or else the first seen after
  */
-static int vcpu_cpu(struct classify *c, int idx, uint64_t t, int *tid)
+static int vcpu_cpu(struct classify *c, int tid, uint64_t t)
 {
-	struct vcpu_loc *l;
+	struct vcpu_loc *l = tid > 0 ? vcpu_loc(c, tid, false) : NULL;
 	size_t i;
 
-	if (idx < 0 || idx >= MAX_VCPUS || !c->vcpus[idx].n)
+	if (!l || !l->n)
 		return -1;
-	l = &c->vcpus[idx];
-	*tid = l->tid;
 	for (i = l->n; i > (l->n > VCPU_SEEN ? l->n - VCPU_SEEN : 0); i--)
 		if (l->seen[(i - 1) % VCPU_SEEN].since <= t)
 			return l->seen[(i - 1) % VCPU_SEEN].cpu;
@@ -912,15 +940,15 @@ static void add_modes(struct cause *cz, const struct late_parts *p)
  * @s:		the guest CPU the task ran on (its source)
  * @mi:		the guest's machine index
  * @pid:	the task
+ * @vtid:	the host thread of its vCPU (check_vcpu_tid()), -1 not known
  * @group:	0 or 1: the summary of which (classify_select()) it counts in
  * @expected, @running:	the window, host ns
  * @p:		filled with the window's pieces per cause, the main one first
  */
-void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int group,
-		     uint64_t expected, uint64_t running, struct late_parts *p)
+void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int vtid,
+		     int group, uint64_t expected, uint64_t running, struct late_parts *p)
 {
-	const struct vtrace_vcpu_history *h = s->map.hist;
-	struct walk w = { .target = pid, .vtid = -1, .host_end = UINT64_MAX };
+	struct walk w = { .target = pid, .vtid = vtid, .host_end = UINT64_MAX };
 	uint64_t delay = running - expected;
 	int hcpu = -1;
 	struct cause *cz;
@@ -931,15 +959,20 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int 
 	if (c->host >= 0) {
 		w.host_known = true;
 		w.host_end = host_end(c);
-		hcpu = vcpu_cpu(c, h ? h->vcpu_idx : -1, expected, &w.vtid);
+		hcpu = vcpu_cpu(c, vtid, expected);
 		w.h = hcpu >= 0 ? ring_of(c, c->host, hcpu, false) : NULL;
 	}
 	p->host_cpu = hcpu;
-	p->vcpu_tid = w.vtid;
-	w.x = w.vtid > 0 ? xring_of(c, w.vtid, false) : NULL;
+	p->vcpu_tid = vtid;
+	w.x = hcpu >= 0 ? xring_of(c, vtid, false) : NULL;
 	p->exits = w.x;
-	quiet_window(c, &w, mi, s->cpu, hcpu, expected, running);
-	walk_window(c, &w, expected, running, p);
+	if (w.host_known && hcpu < 0) {
+		/* which host thread is its vCPU, or where it ran, is not known: no guess */
+		add_part(c, p, C_VCPU_UNKNOWN, "", delay);
+	} else {
+		quiet_window(c, &w, mi, s->cpu, hcpu, expected, running);
+		walk_window(c, &w, expected, running, p);
+	}
 	sort_late(p);
 	if (!p->nr)
 		add_part(c, p, C_UNKNOWN, "", 0);

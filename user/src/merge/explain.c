@@ -418,7 +418,8 @@ static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint6
 		l.p = *p;
 		l.running = ns;
 		l.delay = ns - p->expected;
-		classify_wakeup(x->cl, s, mi, pid, g, p->expected, ns, &l.parts);
+		classify_wakeup(x->cl, s, mi, pid, check_vcpu_tid(s->chk), g, p->expected, ns,
+				&l.parts);
 		keep_late(x, &x->worst_of[g], &l);
 	}
 	memset(p, 0, sizeof(*p));
@@ -541,10 +542,8 @@ static void host_switch(struct explain *x, struct source *s, int mi, uint64_t ns
 	str(f->next_comm, s->rec, next);
 	pid = num(f, f->next_pid, s->rec);
 	learn_comm(x, mi, pid, next);
-	if (!strncmp(next, x->vcpu_comm, COMM_LEN) && !x->crossed) {
+	if (pid == x->vcpu_tid && !x->crossed)
 		x->host_cpu = cpu;
-		x->vcpu_tid = pid;
-	}
 	x->cur_pid[cpu] = pid;
 	snprintf(x->cur_comm[cpu], COMM_LEN + 1, "%s", next);
 	x->cur_since[cpu] = ns;
@@ -700,9 +699,18 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 	}
 	fprintf(out, "Guest cpu %d is vCPU %d (APIC id %u) of QEMU pid %d, host thread \"%s\"",
 		x->gcpu, x->vcpu_idx, x->apic_id, x->qemu_pid, x->vcpu_comm);
-	if (x->host_cpu < 0) {
-		fputs(": not seen in the host's sched_switch events before the expected time.\n",
+	if (x->host_cpu < 0 && x->vcpu_tid < 0) {
+		fputs(": which host thread it is was not told apart (none of that name in the"
+		      " host's sched_switch events, or several VMs' threads of that name fit the"
+		      " guest's events as well: see the self-check's line of this guest cpu).\n",
 		      out);
+		print_causes(x, out);
+		print_verdict(x, out, 0);
+		return;
+	}
+	if (x->host_cpu < 0) {
+		fprintf(out, " (tid %d): not seen in the host's sched_switch events before the"
+			" expected time.\n", x->vcpu_tid);
 		print_causes(x, out);
 		print_verdict(x, out, 0);
 		return;
@@ -1165,7 +1173,7 @@ static void story_reset(struct explain *x, int rank)
 	x->delay = l->delay;
 	x->parts = &l->parts;
 	x->host_cpu = -1;
-	x->vcpu_tid = 0;
+	x->vcpu_tid = l->parts.vcpu_tid;	/* pass 1's: the thread of several of that name */
 	x->crossed = false;
 	x->nr_slices = 0;
 	x->more_slices = 0;

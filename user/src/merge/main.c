@@ -415,15 +415,18 @@ static int explain_windows(struct cmdline *c, struct machine **ms, int nr, struc
  * --explain's first pass reads every event, as the plain merge does: the
  * self-check runs on it (issue 15), and a timeline that fails it tells no
  * story, unless --force.  @check false: the caller merges the same inputs
- * after it (--format svg, perfetto), and that merge checks them.
+ * after it (--format svg, perfetto), and that merge checks them.  With a
+ * host trace the check is open in any case: its fit of the guest's events
+ * to the host's vCPU threads tells which thread of a name (several VMs) is
+ * each guest CPU's (check_vcpu_tid()).
  */
 static int explain_check_open(struct cmdline *c, struct machine **ms, int nr,
 			      struct vtrace_offsets *offsets, bool check, struct check **chk)
 {
-	if (!check || getenv("VTRACE_MERGE_NO_SELF_CHECK"))
+	if (!check && !(nr && !ms[0]->guest))
 		return explain_windows(c, ms, nr, chk);
 	*chk = check_open(ms, nr, &c->opts);
-	if (!*chk || check_offsets(*chk, offsets, c->opts.offsets_src))
+	if (!*chk || (check && check_offsets(*chk, offsets, c->opts.offsets_src)))
 		return -1;
 	return 0;
 }
@@ -458,21 +461,22 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 	struct ticks *ticks;
 	void *state = NULL;
 	int nr = 0, ret;
-	bool quiet;
+	bool quiet, verify;
 
 	c->opts.stats = false;
 	c->opts.progress = false;
+	verify = check && !getenv("VTRACE_MERGE_NO_SELF_CHECK");
 	ticks = explain_ticks(c, &ret);
 	if (!ret)
 		ret = open_all(c, &ms, &nr, &offsets);
 	if (!ret)
-		ret = explain_check_open(c, ms, nr, offsets, check, &chk);
+		ret = explain_check_open(c, ms, nr, offsets, verify, &chk);
 	if (!ret)
 		ret = explain_pass1(ms, nr, &c->opts, ticks, &state, out);
 	if (ret >= 0)
 		check_explain_report(chk, c->opts.format == MERGE_JSONL ? out : stderr,
 				     c->opts.format == MERGE_JSONL);
-	if (ret >= 0 && check && fflush(out) == 0 && check_report(chk, stderr, c->opts.force))
+	if (ret >= 0 && verify && fflush(out) == 0 && check_report(chk, stderr, c->opts.force))
 		ret = -1;
 	check_close(chk);
 	close_all(ms, nr, offsets);
@@ -494,7 +498,7 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 	vtrace_set_quiet(quiet);
 	explain_free(state);
 	ticks_free(ticks);
-	if (ret >= 0 && check && getenv("VTRACE_MERGE_NO_SELF_CHECK"))
+	if (ret >= 0 && check && !verify)
 		fprintf(stderr, "vtrace-merge: self-check: not run (VTRACE_MERGE_NO_SELF_CHECK is"
 			" set): the timeline is unverified\n");
 	return ret < 0 ? ret : 0;

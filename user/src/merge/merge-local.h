@@ -143,6 +143,7 @@ int source_advance(struct source *s, const struct merge_opts *opts);
 struct check *check_open(struct machine **machines, int nr, const struct merge_opts *opts);
 void check_close(struct check *c);
 void check_event(struct check_cpu *cc, uint64_t host_tsc);
+int check_vcpu_tid(const struct check_cpu *cc);
 int check_report(const struct check *c, FILE *f, bool force);
 void check_stats(const struct check *c, FILE *f, bool json);
 int check_offsets(const struct check *c, struct vtrace_offsets *o, const char *path);
@@ -175,7 +176,7 @@ void explain_free(void *state);
 enum cause_kind {
 	C_HOST_TASK, C_HOST_IRQ, C_HOST_SOFTIRQ, C_HOST_IDLE, C_HOST_NOT_RUNNING, C_VCPU_BLOCKED,
 	C_VCPU_RUNNING, C_VCPU_EXIT, C_VCPU_GUEST, C_GUEST_IRQ, C_GUEST_SOFTIRQ, C_GUEST_TASK,
-	C_GUEST_SELF, C_UNKNOWN, C_OTHER,
+	C_GUEST_SELF, C_UNKNOWN, C_VCPU_UNKNOWN, C_OTHER,
 };
 /* a vCPU's mode (kvm_entry/kvm_exit): not known, guest mode, or reason r + 1 */
 #define X_UNKNOWN	(-1)
@@ -206,8 +207,8 @@ struct ticks;
 struct classify *classify_open(struct machine **machines, int nr, struct ticks *ticks);
 void classify_close(struct classify *c);
 void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns);
-void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int group,
-		     uint64_t expected, uint64_t running, struct late_parts *p);
+void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int vtid,
+		     int group, uint64_t expected, uint64_t running, struct late_parts *p);
 void classify_select(struct classify *c, int group);
 void classify_cause_text(struct classify *c, int ci, char *buf, size_t len);
 const char *classify_cause_key(struct classify *c, int ci, const char **task);
