@@ -99,6 +99,14 @@ if grep -qx 'CONFIG_PREEMPT_RT=y' "/boot/config-$kver" 2>/dev/null; then
 	[ -n "$tsc" ] || tsc="tsc=unstable"
 fi
 
+# l1_reset_cause LOG: ", a triple fault" when QEMU's -d cpu_reset
+# log says its end was one (-no-reboot turns it into QEMU's exit 0, so no
+# CPU state follows: that needs a reset, which would boot L1 again)
+l1_reset_cause() {
+	grep -q '^Triple fault' "$1" 2>/dev/null &&
+		printf ', a triple fault: l1-qemu.log'
+}
+
 # l1_watch PID: L1's init writes its uptime to a second serial port every
 # 5 s (l1-heartbeat.log); when that stops for L1_HEARTBEAT_WATCHDOG seconds
 # (default 60: ten times the longest gap in healthy runs; before it starts:
@@ -184,8 +192,12 @@ qname=()
 # work!", a guest_agent run of 2026-12-01 at load average 15, not
 # retried).  no_timer_check skips the test: the timer works (every suite
 # depends on it, and the heartbeat watch notices a stalled L1).
+# -d cpu_reset: QEMU logs each vCPU's state at every reset of L1 (two at
+# its start): an "l1 reset" (L1 gone with no kernel message) is a triple
+# fault of L1 under TCG (-no-reboot), and this log says where
 timeout -k 10 "$timeout" "${VTRACE_QEMU:-qemu-system-x86_64}" \
 	-accel tcg,thread=multi -cpu "$cpu" -smp 2 -m "$mem" "${qname[@]}" \
+	-d cpu_reset -D "$out/l1-qemu.log" \
 	-display none -no-reboot -monitor none -qmp "unix:$mon,server=on,wait=off" \
 	-serial "file:$out/l1-console.log" -serial "file:$out/l1-heartbeat.log" \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
@@ -222,7 +234,7 @@ if [ ! -f "$out/l1-exit-code" ]; then
 		grep -a 'vtrace-testbed: cannot' "$out/l1-console.log" >&2
 	elif [ "$rc" -eq 0 ] && "$here/splat-check.sh" "$out/l1-console.log" > /dev/null; then
 		# gone by itself in the middle, no kernel report: TCG reset L1
-		echo "l1 reset: L1 ended by itself (qemu exit 0) while running the script, with no kernel message; see $out/l1-console.log" |
+		echo "l1 reset: L1 ended by itself (qemu exit 0$(l1_reset_cause "$out/l1-qemu.log")) while running the script, with no kernel message; see $out/l1-console.log" |
 			tee "$out/l1-reset.log" >&2
 	else
 		echo "run-l1: L1 ended while running the script (qemu exit $rc); see $out/l1-console.log" >&2
