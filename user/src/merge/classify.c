@@ -194,10 +194,8 @@ struct classify {
 	int			nr_causes;
 	int			group;		/* the wake-up's, while classify_wakeup() runs */
 	int			sel;		/* the group summed up (classify_select()) */
-	uint64_t		late_g[2];	/* per group */
+	uint64_t		late_g[2];	/* per group: the summary's is late_g[sel] */
 	uint64_t		delay_g[2];
-	uint64_t		late;		/* the selected group's */
-	uint64_t		delay;
 };
 
 static const char *const kind_key[] = {
@@ -995,8 +993,6 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int 
 void classify_select(struct classify *c, int group)
 {
 	c->sel = group;
-	c->late = c->late_g[group];
-	c->delay = c->delay_g[group];
 }
 
 /**
@@ -1269,7 +1265,8 @@ static void print_text(struct classify *c, FILE *out, const int *o)
 
 		classify_cause_text(c, o[i], text, sizeof(text));
 		print_row(out, 2, 54, text, z->count, z->total, z->max);
-		fprintf(out, "  %5.1f%%\n", c->delay ? 100.0 * z->total / c->delay : 0.0);
+		fprintf(out, "  %5.1f%%\n", c->delay_g[c->sel] ?
+			100.0 * z->total / c->delay_g[c->sel] : 0.0);
 	}
 	if (c->host < 0) {
 		fputs("No host trace (--host): the host's causes cannot be told apart.\n", out);
@@ -1313,7 +1310,7 @@ static void print_jsonl(struct classify *c, FILE *out, const int *o)
 		classify_json(out, z->task);
 		fprintf(out, "\",\"wakeups\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
 			PRIu64 ",\"share\":%.4f}\n", z->count, z->total, z->max,
-			c->delay ? (double)z->total / c->delay : 0.0);
+			c->delay_g[c->sel] ? (double)z->total / c->delay_g[c->sel] : 0.0);
 	}
 	for (int i = 0; have_modes(c) && o[i] >= 0; i++)
 		if (c->causes[o[i]].x)
@@ -1342,7 +1339,8 @@ int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 			",\"late\":%" PRIu64 ",\"delay_ns\":%" PRIu64 ",\"host\":%s"
 			",\"kvm_exits\":%" PRIu64 ",\"kvm_entries\":%" PRIu64 ",\"ticks\":%" PRIu64
 			",\"not_told_apart\":\"%s%s%s%s\"}\n",
-			json_more, threshold, wakeups, c->late, c->delay, c->host >= 0 ? "true" : "false",
+			json_more, threshold, wakeups, c->late_g[c->sel], c->delay_g[c->sel],
+			c->host >= 0 ? "true" : "false",
 			c->exits, c->entries, c->ticks, c->host < 0 ? "host causes (no --host)" :
 			have_modes(c) ? "" : "guest mode, exit handling",
 			c->host < 0 || (c->ticks && !cpus[0]) || have_modes(c) ? "" : "; ",
@@ -1354,7 +1352,7 @@ int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 		free(o);
 		return 0;
 	}
-	if (!c->late) {
+	if (!c->late_g[c->sel]) {
 		fprintf(out, "No late wake-up: none of the %" PRIu64 " wake-ups of %s was later"
 			" than ", wakeups, what);
 		print_ms(out, threshold, 0);
@@ -1364,8 +1362,8 @@ int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 	}
 	fprintf(out, "Late wake-ups of %s (later than ", what);
 	print_ms(out, threshold, 0);
-	fprintf(out, " ms): %" PRIu64 " of %" PRIu64 ", ", c->late, wakeups);
-	print_ms(out, c->delay, 0);
+	fprintf(out, " ms): %" PRIu64 " of %" PRIu64 ", ", c->late_g[c->sel], wakeups);
+	print_ms(out, c->delay_g[c->sel], 0);
 	fputs(" ms of delay in all, each counted under the cause that took most of it:\n", out);
 	print_text(c, out, o);
 	free(o);
