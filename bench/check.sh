@@ -41,19 +41,27 @@ esac
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 mkdir -p build
-case $group in merge) ktap_header 3 ;; vm) ktap_header 2 ;; all) ktap_header 5 ;; esac
-if [ "$group" != vm ]; then
-	run merge 'ratio|x trace-cmd' bench/merge.sh --events 20000 --runs 1
-	run merge-scale '^ +8000 \|.*x$' bench/merge.sh --scale "4000 8000" --runs 1
-	run merge-explain '^bench: --explain summary .*goal <= 1.5x' bench/merge.sh --explain 20000 --runs 1
-fi
-if [ "$group" != merge ]; then
-	# stuck: a recorder that never records must fail within its bound (about 16 s
-	# at this size) and the other methods still run
-	run transport '^ratio splice/vtrace;^ratio agent/vtrace;^ratio net/vtrace;^bench: failed: stuck job 1: waiting for tracing_on 1 .*\(expected\)$' \
-		bench/transport.sh --tiny --methods stuck,vtrace,splice,agent,net --expect-fail stuck \
-		--out "$PWD/build/bench/check/transport"
-	run probe '^ratio vtrace_host/ftrace;^memory: ' bench/probe.sh --tiny --out "$PWD/build/bench/check/probe"
-fi
+benches=()
+[ "$group" = vm ] || benches+=(merge merge-scale merge-explain)
+[ "$group" = merge ] || benches+=(transport probe)
+ktap_header ${#benches[@]}
+for b in "${benches[@]}"; do
+	case $b in
+	merge)	run merge 'ratio|x trace-cmd' bench/merge.sh --events 20000 --runs 1 ;;
+	merge-scale)
+		run merge-scale '^ +8000 \|.*x$' bench/merge.sh --scale "4000 8000" --runs 1 ;;
+	merge-explain)
+		run merge-explain '^bench: --explain summary .*goal <= 1.5x' bench/merge.sh \
+			--explain 20000 --runs 1 ;;
+	transport)
+		# stuck: a recorder that never records must fail within its bound (about
+		# 16 s at this size) and the other methods still run
+		run transport '^ratio splice/vtrace;^ratio agent/vtrace;^ratio net/vtrace;^bench: failed: stuck job 1: waiting for tracing_on 1 .*\(expected\)$' \
+			bench/transport.sh --tiny --methods stuck,vtrace,splice,agent,net \
+			--expect-fail stuck --out "$PWD/build/bench/check/transport" ;;
+	probe)	run probe '^ratio vtrace_host/ftrace;^memory: ' bench/probe.sh --tiny \
+			--out "$PWD/build/bench/check/probe" ;;
+	esac
+done
 echo "bench: $ktap_pass passed, $ktap_fail failed"
 [ "$ktap_fail" -eq 0 ]
