@@ -78,6 +78,26 @@ static int open_dump(struct machine *m, const struct merge_opts *opts)
 	return open_readers(m, m->dump);
 }
 
+/*
+ * A compressed trace.dat is read by libtracecmd, which keeps what it
+ * decompressed: memory grows to about the trace's uncompressed size (270 MB
+ * at 10M events).  Said for files of 16 MiB or more, where that matters
+ * (trace-cmd 3.1.6 records compressed files by default: a warning on every
+ * small one is noise); VTRACE_MERGE_COMPRESSED_WARN_MIB sets another size.
+ */
+#define COMPRESSED_WARN_MIB	16
+
+static long long compressed_warn_bytes(void)
+{
+	const char *e = getenv("VTRACE_MERGE_COMPRESSED_WARN_MIB");
+	char *end;
+	long long mib = e && *e ? strtoll(e, &end, 10) : COMPRESSED_WARN_MIB;
+
+	if (e && *e && (*end || mib < 0))
+		mib = COMPRESSED_WARN_MIB;
+	return mib << 20;
+}
+
 static int open_dat(struct machine *m, const struct merge_opts *opts)
 {
 	bool compressed;
@@ -105,10 +125,12 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 	m->dat = vtrace_dat_open_raw(m->path);
 	if (!m->dat)
 		return -1;
-	vtrace_warn("%s: compressed pages: libtracecmd decompresses them into memory, which grows"
-		    " with the trace (about its uncompressed size); trace-cmd convert -i %s -o FLAT"
-		    " --file-version 7 --compression none makes a file read page by page",
-		    m->path, m->path);
+	if (st.st_size >= compressed_warn_bytes())
+		vtrace_warn("%s: compressed pages (%lld MiB): libtracecmd decompresses them into"
+			    " memory, which grows with the trace (about its uncompressed size);"
+			    " trace-cmd convert -i %s -o FLAT --file-version 7 --compression none"
+			    " makes a file read page by page", m->path,
+			    (long long)st.st_size >> 20, m->path);
 	if (vtrace_dat_check_clock(m->path, vtrace_dat_clock(m->dat)))
 		return -1;
 	m->tep = tracecmd_get_tep(m->dat);
