@@ -117,7 +117,8 @@ while IFS= read -r -d '' f; do
 	# such faults at one RIP)
 	l2='^l2 ((boot watchdog|guest reset|stalled): |stuck busy: .*: a nested page fault loop)'
 	if grep -aqE "$l2" "$f"; then
-		grep -aE -m1 "$l2" "$f" | sed "s|^|${f#"$dir"/}: |"
+		# the last: what ended the guest (a boot reset restarted before it is said too)
+		grep -aE "$l2" "$f" | tail -1 | sed "s|^|${f#"$dir"/}: |"
 		rc=0
 	fi
 	# L1 itself ended by itself while running its script, with no kernel

@@ -33,6 +33,12 @@
 #            within a minute instead of at its bound.
 #  reset     A guest that ends by itself with status 0 after "L2 up", without
 #            its init's "L2 script exit" and with no kernel report, reset.
+#            From "L2 up" on, L1 records its vCPU threads' kvm_exit events in
+#            a small overwriting ring (a tracing instance of its own, in L1
+#            only): for a reset its last exits go to DIR/exits.txt and the
+#            last one's reason and RIP into the finding ("shutdown": the
+#            guest's triple fault), whether the reset is the guest's own
+#            doing or the nesting's.
 # BOOT_WD 0 turns all three off.
 d=$1 boot_wd=$2 hb_wd=$3 log=$4
 shift 4
@@ -85,6 +91,31 @@ exit_sample() {
 		echo 0 > "$i/events/kvm/kvm_exit/enable"
 	awk -v mem="$mem" -f "$(dirname "$0")/exit-loop.awk" "$i/trace"
 	rmdir "$i"
+}
+
+# ring_start PID: the exit ring of QEMU PID's vCPU threads (in L1, with kvm:kvm_exit)
+ring=
+ring_start() {
+	local i=/sys/kernel/tracing/instances/l2-ring-$1 tids
+	[ -n "${VTRACE_IN_L1:-}" ] && [ -d /sys/kernel/tracing/events/kvm/kvm_exit ] || return
+	tids=$(threads "$1" "CPU */KVM" | tr "\n" " ")
+	[ -n "$tids" ] && mkdir "$i" 2> /dev/null || return
+	ring=$i
+	{ echo 64 > "$i/buffer_size_kb" && echo "$tids" > "$i/set_event_pid" &&
+		echo 1 > "$i/events/kvm/kvm_exit/enable"; } 2> /dev/null || ring_stop
+}
+ring_stop() {
+	[ -z "$ring" ] || rmdir "$ring" 2> /dev/null
+	ring=
+}
+# ring_last: its last 400 exits into DIR/exits.txt, and ", last kvm_exit: REASON at RIP"
+ring_last() {
+	local last
+	[ -n "$ring" ] || return
+	echo 0 > "$ring/events/kvm/kvm_exit/enable"
+	grep -v '^#' "$ring/trace" | tail -400 > "$d/exits.txt"
+	last=$(tail -1 "$d/exits.txt" | sed -nE 's/.*kvm_exit: .*reason ([^ ]+) rip (0x[0-9a-f]+).*/\1 at \2/p')
+	[ -z "$last" ] || printf ', last kvm_exit: %s' "$last"
 }
 
 # l1_cpus: ask L0 (testbed/run-l1.sh, l1_watch) to sample L1's CPUs while
@@ -145,6 +176,7 @@ watch() {
 			if up; then
 				hb=$SECONDS
 				echo "l2: booted to its script after about $((SECONDS - t0))s"
+				ring_start "$q"
 			elif [ "$(size "$d/console.log")" != "$size" ]; then
 				size=$(size "$d/console.log") last=$SECONDS ticks0=$(vcpu_ticks "$q")
 				# a kernel report (splat-check.sh's) in the boot: the clock above
@@ -177,6 +209,7 @@ watch() {
 if [ "$boot_wd" -eq 0 ]; then
 	exec "$qemu" "$@"
 fi
+trap ring_stop EXIT
 for try in 1 2 3; do
 	rm -f "$d/qemu.pid" "$d/.qemu.pid" "$d/heartbeat.log"
 	t0=$SECONDS
@@ -189,6 +222,8 @@ for try in 1 2 3; do
 	killed=$?
 	wait $q
 	rc=$?
+	# a guest whose watchdog killed it is started again: its ring goes
+	[ $killed -eq 0 ] || ring_stop
 	if [ "$d/.qemu.pid" -ef "$d/qemu.pid" ]; then
 		rm -f "$d/.qemu.pid"
 	elif [ -f "$d/.qemu.pid" ]; then
@@ -202,8 +237,9 @@ for try in 1 2 3; do
 		if [ $rc -eq 0 ] && [ -z "$bysig" ] &&
 		   ! grep -aq "vtrace-testbed: L2 script exit" "$d/console.log" &&
 		   "$splat" "$d/console.log" > /dev/null; then
-			say "l2 guest reset: $d: QEMU ended (exit 0) after \"L2 up\", with no poweroff by its init and no kernel message"
+			say "l2 guest reset: $d: QEMU ended (exit 0$(ring_last)) after \"L2 up\", with no poweroff by its init and no kernel message"
 		fi
+		ring_stop
 		exit $rc
 	fi
 	echo "l2: QEMU ended before the guest said \"L2 up\" (exit $rc)"
