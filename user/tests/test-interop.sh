@@ -241,8 +241,8 @@ except ET.ParseError as e:
 check(True, 'valid_xml')
 ns = '{http://www.w3.org/2000/svg}'
 lanes = [t.get('data-lane') for t in root.iter(ns + 'text') if t.get('data-lane')]
-want = ['host cpu 0', 'host cpu 1', 'g1 cpu 0 (vCPU 0)', 'on host: CPU 0/KVM',
-        'g1 cpu 1 (vCPU 1)', 'on host: CPU 1/KVM']
+want = ['host cpu 0', 'host cpu 1', 'g1 cpu 0 (vCPU 0)', 'on host: thread CPU 0/KVM (tid 899)',
+        'g1 cpu 1 (vCPU 1)', 'on host: thread CPU 1/KVM (tid 900)']
 check(lanes == want, 'lanes_in_order', str(lanes))
 titles = [t.text for t in root.iter(ns + 'title')]
 check('e2e_hog (pid 777) 4.040000000 .. 4.045000000 s, 5.000 ms' in titles, 'hog_slice',

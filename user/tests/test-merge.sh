@@ -776,6 +776,148 @@ run --host "$X2/host" --guest g1="$X2/g1" --offsets "$X2/tsc_offsets" --explain 
 	grep -q '^{"type":"late",.*"delay_ns":4747000,"host_cpu":-1,"parts":\[{"cause":"vcpu_thread_unknown","task":"","ns":4747000}\]}$' "$T/out"
 ok $? explain_two_vms_tie_jsonl "rc $rc $(grep -E 'vcpu_thread|"late"' "$T/out" | head -c 400)"
 
+# ---- the drawn outputs' vCPU tracks with two VMs: a guest CPU's vCPU is the thread the
+# self-check fits (check_vcpu_tid()), not every thread of its name ("CPU 1/KVM": g1's tid
+# 900 on host cpu 1, and another VM's tid 950 on host cpu 0, which were drawn as g1's
+# vCPU 1 until 2026-12-02); when several fit as well, none is drawn and the track says so
+drawn_vcpus() {	# drawn_vcpus FILE.json|FILE.svg: the vCPU tracks, their runs, the host's
+	python3 - "$1" <<'EOF2'
+import collections, json, sys
+import xml.etree.ElementTree as ET
+f = sys.argv[1]
+if f.endswith('.json'):
+    evs = json.load(open(f))['traceEvents']
+    procs = {e['pid']: e['args']['name'].split(' ')[0] for e in evs
+             if e['ph'] == 'M' and e['name'] == 'process_name'}
+    names = {(e['pid'], e['tid']): e['args']['name'] for e in evs
+             if e['ph'] == 'M' and e['name'] == 'thread_name'}
+    runs = collections.Counter((e['pid'], e['tid'], e['args']['tid'], e['args']['host_cpu'])
+                               for e in evs if e['ph'] == 'X' and e.get('cat') == 'vcpu')
+    for (p, t), n in sorted(names.items()):
+        if t > 10000 and t < 20000:
+            print('%s track %s' % (procs[p], n))
+    for (p, t, tid, hc), c in sorted(runs.items()):
+        print('%s %s: %d runs of tid %d on host cpu %d' % (procs[p], names.get((p, t)), c, tid, hc))
+    host = collections.Counter((e['tid'] - 1, e['args']['pid']) for e in evs if e['ph'] == 'X'
+                               and e.get('cat') == 'sched' and procs[e['pid']] == 'host')
+    for (cpu, pid), c in sorted(host.items()):
+        print('host cpu %d: %d slices of pid %d' % (cpu, c, pid))
+else:
+    ns = '{http://www.w3.org/2000/svg}'
+    lane, y, per = {}, None, collections.Counter()
+    for e in ET.parse(f).getroot():
+        if e.tag == ns + 'rect' and e.get('class') == 'lane':
+            y = e.get('y')
+        elif e.tag == ns + 'text' and e.get('data-lane'):
+            lane[y] = e.get('data-lane')
+            print('lane %s' % e.get('data-lane'))
+        elif e.tag == ns + 'rect' and e.find(ns + 'title') is not None:
+            t = e.find(ns + 'title').text
+            per[(lane.get(e.get('y'), '?'), t[:t.index(')') + 1])] += 1
+    for (l, t), c in sorted(per.items()):
+        if 'KVM' in t:
+            print('%s: %d slices of %s' % (l, c, t))
+EOF2
+}
+# drawn_check NAME EXT EXPECTED-LINES [ENV=VALUE...] -- ARGS...: what it draws, as expected
+drawn_check() {
+	local name=$1 ext=$2 want=$3 envs=()
+	shift 3
+	while [ "$1" != "--" ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	env "${envs[@]}" timeout 20 "$M" "$@" > "$T/drawn.$ext" 2> "$T/err"
+	rc=$?
+	drawn_vcpus "$T/drawn.$ext" > "$T/drawn.got"
+	[ $rc -eq 0 ] && diff <(printf '%s\n' "$want") "$T/drawn.got" > "$T/drawn.diff"
+	ok $? "$name" "rc $rc $(head -c 200 "$T/err") $(tr '\n' '|' < "$T/drawn.diff" | head -c 600)"
+}
+X2=$T/explain-two-vms	# made above
+DV=(--host "$X2/host" --guest g1="$X2/g1" --offsets "$X2/tsc_offsets")
+HOST_SLICES='host cpu 0: 151 slices of pid 899
+host cpu 0: 150 slices of pid 950
+host cpu 1: 1 slices of pid 777
+host cpu 1: 2 slices of pid 900'
+drawn_check drawn_two_vms_perfetto_runs_of_the_fitting_thread json "g1 track cpu 0 on the host: thread CPU 0/KVM (tid 899)
+g1 track cpu 1 on the host: thread CPU 1/KVM (tid 900)
+g1 cpu 0 on the host: thread CPU 0/KVM (tid 899): 151 runs of tid 899 on host cpu 0
+g1 cpu 1 on the host: thread CPU 1/KVM (tid 900): 2 runs of tid 900 on host cpu 1
+$HOST_SLICES" -- "${DV[@]}" --format perfetto
+SVG_LANES='lane host cpu 0
+lane host cpu 1
+lane g1 cpu 0 (vCPU 0)
+lane on host: thread CPU 0/KVM (tid 899)
+lane g1 cpu 1 (vCPU 1)'
+drawn_check drawn_two_vms_svg_runs_of_the_fitting_thread svg "$SVG_LANES
+lane on host: thread CPU 1/KVM (tid 900)
+host cpu 0: 151 slices of CPU 0/KVM (pid 899)
+host cpu 0: 150 slices of CPU 1/KVM (pid 950)
+host cpu 1: 2 slices of CPU 1/KVM (pid 900)
+on host: thread CPU 0/KVM (tid 899): 151 slices of CPU 0/KVM (pid 899)
+on host: thread CPU 1/KVM (tid 900): 2 slices of CPU 1/KVM (pid 900)" -- "${DV[@]}" --format svg
+# no self-check: "CPU 0/KVM" is the only thread of its name, taken; two "CPU 1/KVM": neither
+drawn_check drawn_two_vms_no_self_check_only_thread_or_none json "g1 track cpu 0 on the host: thread CPU 0/KVM (tid 899)
+g1 track cpu 1 on the host: not told apart: 2 threads named CPU 1/KVM
+g1 cpu 0 on the host: thread CPU 0/KVM (tid 899): 151 runs of tid 899 on host cpu 0
+$HOST_SLICES" VTRACE_MERGE_NO_SELF_CHECK=1 -- "${DV[@]}" --format perfetto
+# --explain: the plain merge after it draws, with its own check
+run "${DV[@]}" --explain --task cyclictest --format perfetto && cp "$T/out" "$T/drawn.json"
+drawn_vcpus "$T/drawn.json" > "$T/drawn.got"
+[ $rc -eq 0 ] && grep -qx 'g1 track cpu 1 on the host: thread CPU 1/KVM (tid 900)' "$T/drawn.got" &&
+	[ "$(grep -c ': [0-9]* runs of tid' "$T/drawn.got")" -eq 2 ] &&
+	grep -qx 'g1 cpu 1 on the host: thread CPU 1/KVM (tid 900): 1 runs of tid 900 on host cpu 1' "$T/drawn.got"
+ok $? drawn_two_vms_explain_perfetto "rc $rc $(tr '\n' '|' < "$T/drawn.got")"
+run "${DV[@]}" --explain --task cyclictest --format svg && cp "$T/out" "$T/drawn.svg"
+drawn_vcpus "$T/drawn.svg" > "$T/drawn.got"
+[ $rc -eq 0 ] && grep -qx 'on host: thread CPU 1/KVM (tid 900): 2 slices of CPU 1/KVM (pid 900)' "$T/drawn.got" &&
+	[ "$(grep -c '^on host: thread CPU 1/KVM' "$T/drawn.got")" -eq 1 ] &&
+	grep -q '^host cpu 0: [0-9]* slices of CPU 1/KVM (pid 950)$' "$T/drawn.got"
+ok $? drawn_two_vms_explain_svg "rc $rc $(tr '\n' '|' < "$T/drawn.got")"
+# both "CPU 1/KVM" fit g1's events as well: no vCPU run drawn for g1 cpu 1, and why
+X2=$T/explain-two-vms-tie
+DV=(--host "$X2/host" --guest g1="$X2/g1" --offsets "$X2/tsc_offsets")
+drawn_check drawn_two_vms_tie_perfetto_not_told_apart json "g1 track cpu 0 on the host: thread CPU 0/KVM (tid 899)
+g1 track cpu 1 on the host: not told apart: 2 threads named CPU 1/KVM
+g1 cpu 0 on the host: thread CPU 0/KVM (tid 899): 2 runs of tid 899 on host cpu 0
+host cpu 0: 2 slices of pid 899
+host cpu 0: 2 slices of pid 950
+host cpu 1: 1 slices of pid 777
+host cpu 1: 2 slices of pid 900" -- "${DV[@]}" --format perfetto
+drawn_check drawn_two_vms_tie_svg_not_told_apart svg "$SVG_LANES
+lane on host: not told apart: 2 threads named CPU 1/KVM
+host cpu 0: 2 slices of CPU 0/KVM (pid 899)
+host cpu 0: 2 slices of CPU 1/KVM (pid 950)
+host cpu 1: 2 slices of CPU 1/KVM (pid 900)
+on host: thread CPU 0/KVM (tid 899): 2 slices of CPU 0/KVM (pid 899)" -- "${DV[@]}" --format svg
+run "${DV[@]}" --explain --task cyclictest --format perfetto && cp "$T/out" "$T/drawn.json"
+drawn_vcpus "$T/drawn.json" > "$T/drawn.got"
+[ $rc -eq 0 ] && grep -qx 'g1 track cpu 1 on the host: not told apart: 2 threads named CPU 1/KVM' "$T/drawn.got" &&
+	! grep -q '^g1 cpu 1 on the host' "$T/drawn.got"
+ok $? drawn_two_vms_tie_explain_perfetto "rc $rc $(tr '\n' '|' < "$T/drawn.got")"
+# both VMs merged (gen.py two_vms: g1's vCPUs are tids 900, 901, g2's 950, 951): each guest
+# CPU's own thread (before: none drawn, "CPU N/KVM" being two guests'); no check: none
+X2=$T/drawn-two-vms
+$GEN make "$X2" two_vms --events 50 > /dev/null
+DV=(--host "$X2/host" $(guests "$X2") --offsets "$X2/tsc_offsets" --format perfetto)
+TWO='g1 track cpu 0 on the host: thread CPU 0/KVM (tid 900)
+g1 track cpu 1 on the host: thread CPU 1/KVM (tid 901)
+g2 track cpu 0 on the host: thread CPU 0/KVM (tid 950)
+g2 track cpu 1 on the host: thread CPU 1/KVM (tid 951)
+g1 cpu 0 on the host: thread CPU 0/KVM (tid 900): 50 runs of tid 900 on host cpu 0
+g1 cpu 1 on the host: thread CPU 1/KVM (tid 901): 50 runs of tid 901 on host cpu 1
+g2 cpu 0 on the host: thread CPU 0/KVM (tid 950): 50 runs of tid 950 on host cpu 0
+g2 cpu 1 on the host: thread CPU 1/KVM (tid 951): 50 runs of tid 951 on host cpu 1
+host cpu 0: 50 slices of pid 900
+host cpu 0: 50 slices of pid 950
+host cpu 1: 50 slices of pid 901
+host cpu 1: 50 slices of pid 951'
+drawn_check drawn_two_guests_each_its_own_thread json "$TWO" -- "${DV[@]}"
+drawn_check drawn_two_guests_no_self_check_none json "$(for g in g1 g2; do for c in 0 1; do
+	echo "$g track cpu $c on the host: not told apart: 2 threads named CPU $c/KVM for 2 guests"
+	done; done; echo "$TWO" | grep '^host')" VTRACE_MERGE_NO_SELF_CHECK=1 -- "${DV[@]}"
+
 # a known mix (gen.py explain_mix): 5 x 2.042 ms under a host hog, 4 x 1.042 ms of host
 # cpu idle, 3 x 1.526 ms behind a guest task, 1 x 0.542 ms under ksoftirqd/1; the other
 # 87 wake-ups are 0.037 ms late

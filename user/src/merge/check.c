@@ -226,6 +226,15 @@ int check_vcpu_tid(const struct check_cpu *cc)
 	return k && !amb ? k->t->tid : -1;
 }
 
+/*
+ * How many host threads are named after a guest CPU's vCPU (the fit's
+ * candidates, at most VTRACE_VCPU_MAX_CAND), in the whole host trace; -1 no check
+ */
+int check_vcpu_threads(const struct check_cpu *cc)
+{
+	return cc ? cc->fit.nr_cand : -1;
+}
+
 /**
  * check_offsets - do the offset records belong to the host trace's boot?
  *

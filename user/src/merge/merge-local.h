@@ -144,6 +144,7 @@ struct check *check_open(struct machine **machines, int nr, const struct merge_o
 void check_close(struct check *c);
 void check_event(struct check_cpu *cc, uint64_t host_tsc);
 int check_vcpu_tid(const struct check_cpu *cc);
+int check_vcpu_threads(const struct check_cpu *cc);
 int check_report(const struct check *c, FILE *f, bool force);
 void check_stats(const struct check *c, FILE *f, bool json);
 int check_offsets(const struct check *c, struct vtrace_offsets *o, const char *path);

@@ -21,7 +21,11 @@
  * args.time_ambiguous "start", "end" or "both" (which of its ends).  Under
  * each guest CPU, a thread (tid 10001 + CPU) shows when the host ran that
  * vCPU's QEMU thread ("CPU N/KVM") and on which host CPU: a guest CPU that
- * does not run there is a vCPU the host preempted.
+ * does not run there is a vCPU the host preempted.  Of several threads of
+ * that name (several VMs), only the one out-sched.c tells is the guest
+ * CPU's (the self-check's fit); when none is, its track has no run and
+ * its name says why ("cpu 1 on the host: not told apart: 2 threads named
+ * CPU 1/KVM").  The vCPU threads' runs are kept until then.
  *
  * Exits: when the host recorded kvm:kvm_entry and kvm:kvm_exit, each vCPU
  * thread has a thread of its own in the host's process (tid XTID_BASE +
@@ -79,11 +83,10 @@ struct xthread {
 	uint64_t	from;
 };
 
-/* a run of a host vCPU thread, kept until the guests are known */
+/* a run of a host vCPU thread, kept until its guest CPU is known */
 struct vcpu_run {
 	int		host_cpu;
 	int		tid;
-	int		vcpu;
 	uint64_t	from;
 	uint64_t	to;
 };
@@ -97,8 +100,6 @@ struct perfetto {
 	struct vcpu_run		*runs;
 	size_t			nr_runs;
 	size_t			max_runs;
-	int			*vcpu_tid;	/* per vCPU index: the host tid seen */
-	int			max_vcpu;
 	/* exits: the host's kvm events, looked up on its first event */
 	struct tep_handle	*host_tep;
 	int			exit_id, entry_id;
@@ -180,7 +181,7 @@ static void put_slice(struct perfetto *p, int pid, long long tid, const char *na
 	put_str(p->out, name);
 }
 
-static int keep_run(struct perfetto *p, const struct sched_slice *sl, int vcpu)
+static int keep_run(struct perfetto *p, const struct sched_slice *sl)
 {
 	if (p->nr_runs == p->max_runs) {
 		size_t n = p->max_runs ? p->max_runs * 2 : 256;
@@ -191,17 +192,7 @@ static int keep_run(struct perfetto *p, const struct sched_slice *sl, int vcpu)
 		p->runs = r;
 		p->max_runs = n;
 	}
-	if (vcpu >= p->max_vcpu) {
-		int n = vcpu + 1, *t = realloc(p->vcpu_tid, n * sizeof(*t));
-
-		if (!t)
-			return -1;
-		memset(t + p->max_vcpu, 0, (n - p->max_vcpu) * sizeof(*t));
-		p->vcpu_tid = t;
-		p->max_vcpu = n;
-	}
-	p->vcpu_tid[vcpu] = sl->pid;
-	p->runs[p->nr_runs++] = (struct vcpu_run){ sl->cpu, sl->pid, vcpu, sl->from, sl->to };
+	p->runs[p->nr_runs++] = (struct vcpu_run){ sl->cpu, sl->pid, sl->from, sl->to };
 	return 0;
 }
 
@@ -214,7 +205,7 @@ static void on_slice(void *priv, const struct sched_slice *sl)
 
 	if (!sl->pid)
 		return;
-	if (vcpu >= 0 && keep_run(p, sl, vcpu))
+	if (vcpu >= 0 && keep_run(p, sl))
 		vtrace_warn("perfetto: out of memory: vCPU thread runs left out");
 	if (!drawn_at(p, sl->from, sl->to)) {
 		p->left_out++;
@@ -366,12 +357,11 @@ static void put_meta(struct perfetto *p, int pid, long long tid, const char *wha
 
 static void put_guest_threads(struct perfetto *p, int mi, struct machine *m)
 {
-	char name[128], tname[24];
+	char name[160], what[96];
 
 	for (int c = 0; c < m->nr_cpus; c++) {
 		const struct vtrace_vcpu_history *h = m->cpus[c].map.hist;
-		int idx = h ? h->vcpu_idx : -1, cpu;
-		int tid = idx >= 0 && idx < p->max_vcpu ? p->vcpu_tid[idx] : 0;
+		int idx = h ? h->vcpu_idx : -1;
 
 		if (idx < 0) {
 			snprintf(name, sizeof(name), "cpu %d", c);
@@ -380,11 +370,8 @@ static void put_guest_threads(struct perfetto *p, int mi, struct machine *m)
 		}
 		snprintf(name, sizeof(name), "cpu %d (vCPU %d, APIC id %u)", c, idx, h->vcpu_id);
 		put_meta(p, mi + 1, c + 1, "thread_name", name, 3 * c);
-		if (sched_guest_of_vcpu(p->d.t, idx, &cpu) != mi)
-			continue;
-		snprintf(tname, sizeof(tname), tid ? "tid %d" : "not seen", tid);
-		snprintf(name, sizeof(name), "cpu %d on the host: thread CPU %d/KVM (%s)", c, idx,
-			 tname);
+		sched_vcpu_label(p->d.t, mi, c, what, sizeof(what));
+		snprintf(name, sizeof(name), "cpu %d on the host: %s", c, what);
 		put_meta(p, mi + 1, VCPU_TID + c, "thread_name", name, 3 * c + 1);
 	}
 }
@@ -395,7 +382,7 @@ static void put_runs(struct perfetto *p)
 
 	for (size_t i = 0; i < p->nr_runs; i++) {
 		const struct vcpu_run *r = &p->runs[i];
-		int cpu, mi = sched_guest_of_vcpu(p->d.t, r->vcpu, &cpu);
+		int cpu, mi = sched_guest_of_tid(p->d.t, r->tid, &cpu);
 
 		if (mi < 0 || !drawn_at(p, r->from, r->to))
 			continue;
@@ -413,12 +400,11 @@ static void put_exit_threads(struct perfetto *p, int mi)
 
 	for (int i = 0; i < p->nr_xt; i++) {
 		const char *comm = tep_data_comm_from_pid(p->host_tep, p->xt[i].tid);
+		int v = sched_vthread_idx(p->d.t, p->xt[i].tid);
 
-		for (int v = 0; v < p->max_vcpu; v++) {
-			if (p->vcpu_tid[v] == p->xt[i].tid) {
-				snprintf(vcpu, sizeof(vcpu), "CPU %d/KVM", v);
-				comm = vcpu;
-			}
+		if (v >= 0) {
+			snprintf(vcpu, sizeof(vcpu), "CPU %d/KVM", v);
+			comm = vcpu;
 		}
 		snprintf(name, sizeof(name), "%.40s (tid %d): exits (kvm_exit..kvm_entry)",
 			 comm ? comm : "<...>", p->xt[i].tid);
@@ -639,7 +625,6 @@ static void perfetto_free(struct drawn *d)
 
 	trace_seq_destroy(&p->seq);
 	free(p->runs);
-	free(p->vcpu_tid);
 	free(p->late_tracks);
 	free(p->win);
 	free(p);

@@ -9,6 +9,14 @@
  *
  * A host task named "CPU N/KVM" is QEMU's thread of vCPU index N; a guest
  * CPU's vCPU index comes from the offsets file (struct vtrace_vcpu_history).
+ * Several VMs on the host have threads of that name, merged or not.  Which
+ * one is a guest CPU's vCPU is the self-check's fit (check_vcpu_tid(): the
+ * thread whose spans hold the guest CPU's events), final when the trace is
+ * over: sched_tracker_finish() asks it once per guest CPU.  Without an
+ * answer (the check not open, or several threads that fit as well), the
+ * only thread of that name is taken, if there is one; else none is, and
+ * the guest CPU's drawn vCPU track says why (sched_vcpu_label()).  A thread
+ * that would be two guest CPUs' vCPU is neither's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +33,18 @@ struct sched_cpu {
 	char		comm[SCHED_COMM_LEN + 1];
 	uint64_t	since;
 	bool		since_ambiguous;	/* the sched_switch of @since */
+	int		noted;		/* host: the vCPU thread last noted here */
+	/* guest CPU: its vCPU's host thread, sched_tracker_finish() on */
+	int		vtid;		/* -1: not known */
+	int		cand;		/* the thread before two guest CPUs were seen to take it */
+	int		named;		/* host threads named after its vCPU */
+	int		shared;		/* guest CPUs the thread would be the vCPU of */
+};
+
+/* a host thread named "CPU N/KVM" */
+struct sched_vthread {
+	int		idx;
+	int		tid;
 };
 
 struct sched_machine {
@@ -43,6 +63,9 @@ struct sched_tracker {
 	uint64_t		first;
 	uint64_t		last;
 	bool			any;
+	struct sched_vthread	*vth;		/* the host's vCPU threads seen */
+	int			nr_vth;
+	bool			vth_oom;
 };
 
 struct sched_tracker *sched_tracker_new(const struct merge_opts *opts,
@@ -65,6 +88,7 @@ void sched_tracker_free(struct sched_tracker *t)
 	for (int i = 0; i < t->nr; i++)
 		free(t->ms[i].cpus);
 	free(t->ms);
+	free(t->vth);
 	free(t);
 }
 
@@ -126,6 +150,30 @@ static void str(struct tep_format_field *f, const struct tep_record *rec, char *
 	buf[len] = '\0';
 }
 
+/* a host slice of @c's task: note it if it is a vCPU thread ("CPU N/KVM") not seen before */
+static void note_vthread(struct sched_tracker *t, struct sched_cpu *c)
+{
+	struct sched_vthread *n;
+	int idx;
+
+	if (c->pid <= 0 || c->pid == c->noted)
+		return;
+	idx = sched_vcpu_of(c->comm);
+	if (idx < 0)
+		return;
+	c->noted = c->pid;
+	for (int i = 0; i < t->nr_vth; i++)
+		if (t->vth[i].tid == c->pid && t->vth[i].idx == idx)
+			return;
+	n = realloc(t->vth, (t->nr_vth + 1) * sizeof(*n));
+	if (!n) {
+		t->vth_oom = true;	/* counted short: no thread is taken for being the only one */
+		return;
+	}
+	t->vth = n;
+	t->vth[t->nr_vth++] = (struct sched_vthread){ idx, c->pid };
+}
+
 static void emit(struct sched_tracker *t, int mi, int cpu, struct sched_cpu *c, uint64_t to,
 		 bool to_ambiguous)
 {
@@ -134,6 +182,8 @@ static void emit(struct sched_tracker *t, int mi, int cpu, struct sched_cpu *c, 
 		.from_ambiguous = c->since_ambiguous, .to_ambiguous = to_ambiguous,
 	};
 
+	if (!t->ms[mi].m->guest)
+		note_vthread(t, c);
 	if (t->ops->slice && to >= c->since)
 		t->ops->slice(t->priv, &sl);
 }
@@ -187,7 +237,9 @@ const char *sched_slice_ambiguous(const struct sched_slice *sl)
 	return sl->to_ambiguous ? "end" : NULL;
 }
 
-/* Close the slices still open at the end of the trace */
+static void resolve_vcpus(struct sched_tracker *t);
+
+/* Close the slices still open at the end of the trace, then tell each guest CPU's vCPU thread */
 void sched_tracker_finish(struct sched_tracker *t)
 {
 	if (t->opts->to_ns != UINT64_MAX && t->opts->to_ns > t->last)
@@ -196,6 +248,7 @@ void sched_tracker_finish(struct sched_tracker *t)
 		for (int c = 0; c < t->ms[i].m->nr_cpus; c++)
 			if (t->ms[i].cpus[c].known)
 				emit(t, i, c, &t->ms[i].cpus[c], t->last, false);
+	resolve_vcpus(t);
 }
 
 int sched_tracker_machines(struct sched_tracker *t)
@@ -230,8 +283,8 @@ int sched_vcpu_of(const char *comm)
 	return strcmp(end, "/KVM") || n > 4096 ? -1 : (int)n;
 }
 
-/* The guest CPU that runs on vCPU index @vcpu_idx, or -1 */
-int sched_guest_cpu(struct machine *m, int vcpu_idx)
+/* The guest CPU of @m that runs on vCPU index @vcpu_idx, or -1 */
+static int guest_cpu(struct machine *m, int vcpu_idx)
 {
 	if (!m->guest)
 		return -1;
@@ -241,22 +294,132 @@ int sched_guest_cpu(struct machine *m, int vcpu_idx)
 	return -1;
 }
 
-/* The machine that has vCPU index @vcpu, when exactly one guest does; its CPU in *@cpu */
-int sched_guest_of_vcpu(struct sched_tracker *t, int vcpu, int *cpu)
+/* Guests of the merge that have vCPU index @vcpu */
+static int guests_of_vcpu(struct sched_tracker *t, int vcpu)
 {
-	int found = -1;
+	int n = 0;
 
-	for (int i = 0; i < t->nr; i++) {
-		int c = sched_guest_cpu(t->ms[i].m, vcpu);
+	for (int i = 0; i < t->nr; i++)
+		n += guest_cpu(t->ms[i].m, vcpu) >= 0;
+	return n;
+}
 
-		if (c < 0)
-			continue;
-		if (found >= 0)
-			return -1;	/* two guests: "CPU N/KVM" does not say which */
-		found = i;
-		*cpu = c;
+static int vcpu_idx(struct machine *m, int cpu)
+{
+	const struct vtrace_vcpu_history *h = m->cpus[cpu].map.hist;
+
+	return m->guest && h ? h->vcpu_idx : -1;
+}
+
+/*
+ * Guest CPU @cpu's vCPU thread: the self-check's fit, else the only host
+ * thread of its name when only one guest of the merge has that vCPU index
+ */
+static void resolve_vcpu(struct sched_tracker *t, struct machine *m, struct sched_cpu *c,
+			 int cpu)
+{
+	int idx = vcpu_idx(m, cpu), only = -1;
+	struct check_cpu *chk = m->cpus[cpu].chk;
+
+	c->vtid = c->cand = -1;
+	c->named = 0;
+	c->shared = 0;
+	if (idx < 0)
+		return;
+	for (int i = 0; i < t->nr_vth; i++) {
+		if (t->vth[i].idx == idx) {
+			c->named++;
+			only = t->vth[i].tid;
+		}
 	}
-	return found;
+	/* the check saw the whole host trace; these slices, only --from..--to */
+	if (check_vcpu_threads(chk) > c->named)
+		c->named = check_vcpu_threads(chk);
+	c->vtid = check_vcpu_tid(chk);
+	if (c->vtid < 0 && c->named == 1 && !t->vth_oom && guests_of_vcpu(t, idx) == 1)
+		c->vtid = only;
+	c->cand = c->vtid;
+}
+
+/* Each guest CPU's vCPU thread; one that two guest CPUs would take is neither's */
+static void resolve_vcpus(struct sched_tracker *t)
+{
+	for (int i = 0; i < t->nr; i++)
+		for (int c = 0; t->ms[i].m->guest && c < t->ms[i].m->nr_cpus; c++)
+			resolve_vcpu(t, t->ms[i].m, &t->ms[i].cpus[c], c);
+	for (int i = 0; i < t->nr; i++) {
+		for (int c = 0; t->ms[i].m->guest && c < t->ms[i].m->nr_cpus; c++) {
+			struct sched_cpu *a = &t->ms[i].cpus[c];
+
+			if (a->vtid < 0)
+				continue;
+			for (int j = 0; j < t->nr; j++)
+				for (int d = 0; t->ms[j].m->guest && d < t->ms[j].m->nr_cpus; d++)
+					a->shared += t->ms[j].cpus[d].cand == a->cand;
+		}
+	}
+	for (int i = 0; i < t->nr; i++)
+		for (int c = 0; t->ms[i].m->guest && c < t->ms[i].m->nr_cpus; c++)
+			if (t->ms[i].cpus[c].shared > 1)
+				t->ms[i].cpus[c].vtid = -1;
+}
+
+/**
+ * sched_vcpu_label - what a guest CPU's vCPU track is, for its name
+ *
+ * "thread CPU 1/KVM (tid 900)", "thread CPU 1/KVM (not seen)" (no host
+ * thread of that name), "not told apart: 2 threads named CPU 1/KVM" (and
+ * "for 2 guests" when two guests of the merge have vCPU 1), or "not told
+ * apart: tid 900 of CPU 1/KVM fits 2 guest CPUs".  Returns the thread, or -1.
+ */
+int sched_vcpu_label(struct sched_tracker *t, int mi, int cpu, char *buf, size_t len)
+{
+	struct machine *m = sched_tracker_machine(t, mi);
+	int idx = m && cpu >= 0 && cpu < m->nr_cpus ? vcpu_idx(m, cpu) : -1;
+	const struct sched_cpu *c;
+
+	if (idx < 0) {
+		snprintf(buf, len, "no vCPU index");
+		return -1;
+	}
+	c = &t->ms[mi].cpus[cpu];
+	if (c->vtid >= 0)
+		snprintf(buf, len, "thread CPU %d/KVM (tid %d)", idx, c->vtid);
+	else if (c->shared > 1)
+		snprintf(buf, len, "not told apart: tid %d of CPU %d/KVM fits %d guest CPUs",
+			 c->cand, idx, c->shared);
+	else if (c->named && guests_of_vcpu(t, idx) > 1)
+		snprintf(buf, len, "not told apart: %d thread%s named CPU %d/KVM for %d guests",
+			 c->named, c->named == 1 ? "" : "s", idx, guests_of_vcpu(t, idx));
+	else if (c->named)
+		snprintf(buf, len, "not told apart: %d thread%s named CPU %d/KVM", c->named,
+			 c->named == 1 ? "" : "s", idx);
+	else
+		snprintf(buf, len, "thread CPU %d/KVM (not seen)", idx);
+	return c->vtid;
+}
+
+/* The machine whose guest CPU (in *@cpu) has host thread @tid as its vCPU, or -1 */
+int sched_guest_of_tid(struct sched_tracker *t, int tid, int *cpu)
+{
+	for (int i = 0; tid > 0 && i < t->nr; i++) {
+		for (int c = 0; t->ms[i].m->guest && c < t->ms[i].m->nr_cpus; c++) {
+			if (t->ms[i].cpus[c].vtid == tid) {
+				*cpu = c;
+				return i;
+			}
+		}
+	}
+	return -1;
+}
+
+/* The vCPU index of host thread @tid if it is named "CPU N/KVM", else -1 */
+int sched_vthread_idx(struct sched_tracker *t, int tid)
+{
+	for (int i = 0; i < t->nr_vth; i++)
+		if (t->vth[i].tid == tid)
+			return t->vth[i].idx;
+	return -1;
 }
 
 /* @a comes before @b: the host first, then the guests by name */

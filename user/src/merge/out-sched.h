@@ -57,8 +57,9 @@ struct machine *sched_tracker_machine(struct sched_tracker *t, int mi);
 uint64_t sched_tracker_first(struct sched_tracker *t);
 uint64_t sched_tracker_last(struct sched_tracker *t);
 int sched_vcpu_of(const char *comm);
-int sched_guest_cpu(struct machine *m, int vcpu_idx);
-int sched_guest_of_vcpu(struct sched_tracker *t, int vcpu, int *cpu);
+int sched_vcpu_label(struct sched_tracker *t, int mi, int cpu, char *buf, size_t len);
+int sched_guest_of_tid(struct sched_tracker *t, int tid, int *cpu);
+int sched_vthread_idx(struct sched_tracker *t, int tid);
 int sched_tracker_rank(struct sched_tracker *t, int mi);
 
 /**

@@ -19,7 +19,11 @@
  * dashed red outline, says so in its tooltip, and the legend explains the
  * mark.  Under each
  * guest CPU, a thin lane shows when the host ran that vCPU's QEMU thread
- * ("CPU N/KVM"): where it is blank, the vCPU was preempted.  With
+ * ("CPU N/KVM"): where it is blank, the vCPU was preempted.  Of several
+ * threads of that name (several VMs), only the one out-sched.c tells is
+ * the guest CPU's (the self-check's fit); when none is, the lane is empty
+ * and its label says why ("on host: not told apart: 2 threads named CPU
+ * 1/KVM").  With
  * --explain, the window from the expected wake-up to the task running is
  * shaded, its two CPUs outlined, and the explanation printed below.
  *
@@ -181,7 +185,7 @@ static int add_lane(struct svg *g, int mi, int cpu, bool sub, int *y)
 /* Lanes in command-line order: each machine's CPUs, a guest CPU's host lane under it */
 static int layout(struct svg *g, int *y)
 {
-	int nr = sched_tracker_machines(g->d.t), cpu;
+	int nr = sched_tracker_machines(g->d.t);
 
 	for (int r = 0; r < nr; r++) {
 		for (int mi = 0; mi < nr; mi++) {
@@ -194,8 +198,7 @@ static int layout(struct svg *g, int *y)
 
 				if (add_lane(g, mi, c, false, y))
 					return -1;
-				if (!m->guest || !h ||
-				    sched_guest_of_vcpu(g->d.t, h->vcpu_idx, &cpu) != mi)
+				if (!m->guest || !h || h->vcpu_idx < 0)
 					continue;
 				if (add_lane(g, mi, c, true, y))
 					return -1;
@@ -268,7 +271,7 @@ static void draw_slices(struct svg *g)
 			put_rect(g, l, s, s->comm, color);
 		if (s->vcpu < 0)
 			continue;
-		gm = sched_guest_of_vcpu(g->d.t, s->vcpu, &cpu);
+		gm = sched_guest_of_tid(g->d.t, s->pid, &cpu);
 		l = gm >= 0 ? find_lane(g, gm, cpu, true) : NULL;
 		snprintf(label, sizeof(label), "host cpu %d", s->cpu);
 		if (l)
@@ -278,20 +281,22 @@ static void draw_slices(struct svg *g)
 
 static void draw_labels(struct svg *g)
 {
-	char name[128];
+	char name[128], what[96];
 
 	for (int i = 0; i < g->nr_lanes; i++) {
 		const struct lane *l = &g->lanes[i];
 		struct machine *m = sched_tracker_machine(g->d.t, l->mi);
 		const struct vtrace_vcpu_history *h = m->cpus[l->cpu].map.hist;
 
-		if (l->sub)
-			snprintf(name, sizeof(name), "on host: CPU %d/KVM", h->vcpu_idx);
-		else if (m->guest && h)
+		if (l->sub) {
+			sched_vcpu_label(g->d.t, l->mi, l->cpu, what, sizeof(what));
+			snprintf(name, sizeof(name), "on host: %s", what);
+		} else if (m->guest && h) {
 			snprintf(name, sizeof(name), "%s cpu %d (vCPU %d)", m->name, l->cpu,
 				 h->vcpu_idx);
-		else
+		} else {
 			snprintf(name, sizeof(name), "%s cpu %d", m->name, l->cpu);
+		}
 		fprintf(g->out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 			"class=\"lane\"/>\n", LABEL_W, l->y, WIDTH - LABEL_W - RIGHT_M, l->h);
 		fprintf(g->out, "<text x=\"%d\" y=\"%d\" class=\"%s\" data-lane=\"", LABEL_W - 6,
