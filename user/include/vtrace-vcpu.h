@@ -53,8 +53,8 @@ struct vtrace_vthreads {
 
 /* Guest events outside their spans by at most this much fit (TSC conversion rounds) */
 #define VTRACE_VCPU_TOLERANCE_NS	1000
-/* Threads of one vCPU's name fitted side by side, at most */
-#define VTRACE_VCPU_MAX_CAND	8
+/* A candidate this many events outside more than the best is looked up no more */
+#define VTRACE_VCPU_HOPELESS	1000
 
 /**
  * struct vtrace_vcpu_cand - one candidate thread of a guest CPU, and how its spans fit
@@ -76,14 +76,17 @@ struct vtrace_vcpu_cand {
 
 /**
  * struct vtrace_vcpu_fit - the threads a guest CPU may run on, fitted to its events
- * @nr_cand:	threads named after the vCPU (0: none in the host trace)
+ * @cand:	one per thread named after the vCPU, however many VMs the host ran
+ * @nr_cand:	how many (0: none in the host trace)
+ * @least:	the fewest events outside of a candidate so far
  * @unchecked:	events outside the host trace
  */
 struct vtrace_vcpu_fit {
 	const struct vtrace_vthreads	*vt;
 	uint64_t			tol;
+	struct vtrace_vcpu_cand		*cand;
 	int				nr_cand;
-	struct vtrace_vcpu_cand		cand[VTRACE_VCPU_MAX_CAND];
+	uint64_t			least;
 	uint64_t			unchecked;
 };
 
@@ -97,8 +100,9 @@ void vtrace_vthreads_finish(struct vtrace_vthreads *vt, struct tep_handle *tep);
 int vtrace_vthreads_read_dat(struct vtrace_vthreads *vt, const char *path);
 void vtrace_vthreads_free(struct vtrace_vthreads *vt);
 
-void vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
-			  int vcpu_idx, uint64_t tol);
+int vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
+			 int vcpu_idx, uint64_t tol);
+void vtrace_vcpu_fit_free(struct vtrace_vcpu_fit *fit);
 int vtrace_vcpu_fit_in_guest(void *fit, uint64_t host_tsc);
 bool vtrace_vcpu_fit_has_windows(const struct vtrace_vcpu_fit *fit);
 int vtrace_vcpu_fit_event(struct vtrace_vcpu_fit *fit, uint64_t host_tsc);

@@ -347,15 +347,25 @@ void vtrace_vthreads_free(struct vtrace_vthreads *vt)
 
 /* ---- which thread ran a guest CPU */
 
-/* @fit's candidates: the threads named "CPU @vcpu_idx/KVM" (none for a negative index) */
-void vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
-			  int vcpu_idx, uint64_t tol)
+/*
+ * @fit's candidates: every thread named "CPU @vcpu_idx/KVM" (none for a
+ * negative index).  Returns 0, or -1 out of memory.
+ */
+int vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
+			 int vcpu_idx, uint64_t tol)
 {
+	int n = 0;
+
 	memset(fit, 0, sizeof(*fit));
 	fit->vt = vt;
 	fit->tol = tol;
-	for (int i = 0; vcpu_idx >= 0 && i < vt->nr_th && fit->nr_cand < VTRACE_VCPU_MAX_CAND;
-	     i++) {
+	for (int i = 0; vcpu_idx >= 0 && i < vt->nr_th; i++)
+		n += vt->th[i].idx == vcpu_idx;
+	if (n && !(fit->cand = calloc(n, sizeof(*fit->cand)))) {
+		vtrace_set_error("out of memory for %d threads \"CPU %d/KVM\"", n, vcpu_idx);
+		return -1;
+	}
+	for (int i = 0; n && i < vt->nr_th; i++) {
 		struct vtrace_vthread *t = &vt->th[i];
 		struct vtrace_vcpu_cand *k;
 
@@ -366,6 +376,14 @@ void vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthre
 		k->sp = t->guest.nr ? &t->guest : &t->run;
 		k->to_start = k->to_end = UINT64_MAX;
 	}
+	return 0;
+}
+
+void vtrace_vcpu_fit_free(struct vtrace_vcpu_fit *fit)
+{
+	free(fit->cand);
+	fit->cand = NULL;
+	fit->nr_cand = 0;
 }
 
 /* Inside a guest window of a candidate thread? (src/lib/tsc.c's in_guest: 1, 0, -1) */
@@ -454,17 +472,29 @@ static void cand_event(struct vtrace_vcpu_cand *k, uint64_t t, const struct vtra
 }
 
 /*
- * A guest event at host TSC @host_tsc, looked up in every candidate's spans.
- * Returns 0, or 1 when it is outside the host trace (not checked).
+ * A guest event at host TSC @host_tsc, looked up in the spans of every
+ * candidate still in the running (VTRACE_VCPU_HOPELESS: on a host of many
+ * VMs the others' threads drop out early, so an event costs about one
+ * lookup).  Returns 0, or 1 when it is outside the host trace (not checked).
  */
 int vtrace_vcpu_fit_event(struct vtrace_vcpu_fit *fit, uint64_t host_tsc)
 {
+	uint64_t least = UINT64_MAX;
+
 	if (host_tsc < fit->vt->lo || host_tsc > fit->vt->hi) {
 		fit->unchecked++;
 		return 1;
 	}
-	for (int i = 0; i < fit->nr_cand; i++)
-		cand_event(&fit->cand[i], host_tsc, fit);
+	for (int i = 0; i < fit->nr_cand; i++) {
+		struct vtrace_vcpu_cand *k = &fit->cand[i];
+
+		if (k->outside > fit->least + VTRACE_VCPU_HOPELESS)
+			continue;
+		cand_event(k, host_tsc, fit);
+		if (k->outside < least)
+			least = k->outside;
+	}
+	fit->least = least;
 	return 0;
 }
 

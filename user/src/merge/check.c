@@ -123,7 +123,7 @@ static void bind_windows(struct check_cpu *cc, struct source *s)
 		vtrace_tsc_map_set_windows(&s->map, vtrace_vcpu_fit_in_guest, &cc->fit);
 }
 
-static void bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
+static int bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 {
 	const struct vtrace_vcpu_history *h = s->map.hist;
 
@@ -131,9 +131,11 @@ static void bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 	cc->c = c;
 	s->chk = cc;
 	if (!h || h->vcpu_idx < 0)
-		return;
-	vtrace_vcpu_fit_init(&cc->fit, &c->vt, h->vcpu_idx, c->tol);
+		return 0;
+	if (vtrace_vcpu_fit_init(&cc->fit, &c->vt, h->vcpu_idx, c->tol))
+		return -1;
 	bind_windows(cc, s);
+	return 0;
 }
 
 /**
@@ -171,7 +173,8 @@ struct check *check_open(struct machine **ms, int nr, const struct merge_opts *o
 		c->unverified = "the host trace holds no events";
 	for (int i = 0; i < nr; i++)
 		for (int cpu = 0; ms[i]->guest && cpu < ms[i]->nr_cpus; cpu++)
-			bind_cpu(c, &c->cpus[k++], &ms[i]->cpus[cpu]);
+			if (bind_cpu(c, &c->cpus[k++], &ms[i]->cpus[cpu]))
+				goto error;
 	return c;
 error:
 	check_close(c);
@@ -182,13 +185,14 @@ void check_close(struct check *c)
 {
 	if (!c)
 		return;
-	vtrace_vthreads_free(&c->vt);
 	for (int i = 0; i < c->nr_cpus; i++) {
+		vtrace_vcpu_fit_free(&c->cpus[i].fit);
 		if (!c->cpus[i].s)
 			continue;
 		c->cpus[i].s->chk = NULL;
 		vtrace_tsc_map_set_windows(&c->cpus[i].s->map, NULL, NULL);
 	}
+	vtrace_vthreads_free(&c->vt);
 	free(c->cpus);
 	free(c);
 }
@@ -226,10 +230,7 @@ int check_vcpu_tid(const struct check_cpu *cc)
 	return k && !amb ? k->t->tid : -1;
 }
 
-/*
- * How many host threads are named after a guest CPU's vCPU (the fit's
- * candidates, at most VTRACE_VCPU_MAX_CAND), in the whole host trace; -1 no check
- */
+/* How many host threads are named after a guest CPU's vCPU, in the whole host trace; -1 no check */
 int check_vcpu_threads(const struct check_cpu *cc)
 {
 	return cc ? cc->fit.nr_cand : -1;

@@ -1158,16 +1158,20 @@ static int vcpu_tid(struct dat *d, const struct vtrace_vthreads *vt, struct tep_
 	char tids[96] = "";
 	size_t len = 0;
 	bool amb;
+	int tid;
 
-	vtrace_vcpu_fit_init(&fit, vt, d->hist[c]->vcpu_idx,
-			     d->khz ? vtrace_ns_to_tsc(VTRACE_VCPU_TOLERANCE_NS, d->khz) :
-			     VTRACE_VCPU_TOLERANCE_NS);
+	if (vtrace_vcpu_fit_init(&fit, vt, d->hist[c]->vcpu_idx,
+				 d->khz ? vtrace_ns_to_tsc(VTRACE_VCPU_TOLERANCE_NS, d->khz) :
+				 VTRACE_VCPU_TOLERANCE_NS))
+		return -1;
 	if (!fit.nr_cand) {
 		d->sc_unverified++;
 		return cmdline_tid(d, tep, c);
 	}
-	if (fit_events(d, c, &fit))
+	if (fit_events(d, c, &fit)) {
+		vtrace_vcpu_fit_free(&fit);
 		return -1;
+	}
 	k = vtrace_vcpu_fit_best(&fit, &amb);
 	if (!k->checked)
 		d->sc_unverified++;
@@ -1180,14 +1184,16 @@ static int vcpu_tid(struct dat *d, const struct vtrace_vthreads *vt, struct tep_
 			PRIu64 " outside the %s spans of host tid %d \"CPU %d/KVM\"\n", d->name, c,
 			k->checked, k->outside, vtrace_vcpu_fit_has_windows(&fit) ?
 			"kvm_entry..kvm_exit" : "sched_switch", k->t->tid, d->hist[c]->vcpu_idx);
-	if (!amb)
-		return k->t->tid;
-	for (int i = 0; i < fit.nr_cand && len < sizeof(tids); i++)
-		len += snprintf(tids + len, sizeof(tids) - len, " %d", fit.cand[i].t->tid);
-	dat_warn("guest %s cpu %d: ambiguous: %d threads \"CPU %d/KVM\" (tids%s) fit the %"
-		 PRIu64 " of its events in the host trace equally well: tid %d is taken", d->name, c,
-		 fit.nr_cand, d->hist[c]->vcpu_idx, tids, k->checked, k->t->tid);
-	return k->t->tid;
+	tid = k->t->tid;
+	if (amb) {
+		for (int i = 0; i < fit.nr_cand && len < sizeof(tids); i++)
+			len += snprintf(tids + len, sizeof(tids) - len, " %d", fit.cand[i].t->tid);
+		dat_warn("guest %s cpu %d: ambiguous: %d threads \"CPU %d/KVM\" (tids%s) fit the %"
+			 PRIu64 " of its events in the host trace equally well: tid %d is taken",
+			 d->name, c, fit.nr_cand, d->hist[c]->vcpu_idx, tids, k->checked, tid);
+	}
+	vtrace_vcpu_fit_free(&fit);
+	return tid;
 }
 
 /* Each guest CPU's vCPU thread in the host trace @path */
