@@ -163,6 +163,9 @@ def cut(gcpu, pid, a, b):
         if n:
             parts[key] = parts.get(key, 0) + n
 
+    # another thread of the task's name is named by its tid (cyclictest's main thread)
+    tcomm = next((g[3] for g in reversed(gt) if g[1] == 'task' and g[2] == pid and g[0] <= b),
+                 None)
     ml = modes_of(vtid) if have_modes and vtid > 0 else []
     qs = quiet(gcpu, hcpu, a, b) if known else []
     bounds = sorted(x for q in qs for x in q)
@@ -227,7 +230,7 @@ def cut(gcpu, pid, a, b):
         elif gs and gs[1] != 'task':
             add(('guest_' + gs[1], ''), n)
         elif gs and gs[2] and gs[2] != pid:
-            add(('guest_task', gs[3]), n)
+            add(('guest_task', gs[3] + (' (tid %d)' % gs[2] if gs[3] == tcomm else '')), n)
         elif gs and gs[2] and gs[2] == pid:
             add(('guest_self', ''), n)
         elif mode == 'guest':

@@ -629,7 +629,7 @@ def scenario(name, rng, nev):
             t = run + tsc(3_000)
         # the host trace covers the whole guest capture
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
-    elif name in ('explain_rt', 'explain_rt_other', 'explain_rt_dl'):
+    elif name in ('explain_rt', 'explain_rt_other', 'explain_rt_dl', 'explain_rt_sibling'):
         # cyclictest -t 2 -p 80 on guest cpu 1: its main thread (pid 129, SCHED_OTHER,
         # prio 120) sleeps on a timer every 10th period, its measuring threads 159 and 160
         # (SCHED_FIFO 80: prio 19; explain_rt_other: cyclictest without -p, prio 120;
@@ -638,6 +638,8 @@ def scenario(name, rng, nev):
         # under host task e2e_hog (777) holding host cpu 1 from the due time:
         #   period 10 (129): 3 ms, 3.042 ms late   period 21 (159): 2 ms, 2.042 ms late
         #   period 32 (160): 1 ms, 1.042 ms late   period 41 (159): 1 ms, 1.042 ms late
+        # explain_rt_sibling: in period 21, not e2e_hog but the main thread 129 itself
+        # holds guest cpu 1 from 1 us before the due time for 2 ms (the vCPU running)
         rt = 120 if name == 'explain_rt_other' else 19
         hogs = {10: 3_000_000, 21: 2_000_000, 32: 1_000_000, 41: 1_000_000}
         g = explain_guest()
@@ -652,7 +654,13 @@ def scenario(name, rng, nev):
             ev.append((t + 2, ev_switch(b'cyclictest', pid, b'swapper/1', 0, prio, 120), '', 0))
             due = t + ms(1)
             fire = due + tsc(20_000)
-            if i in hogs:
+            if i == 21 and name == 'explain_rt_sibling':
+                ev.append((due - tsc(1_000), ev_switch(b'swapper/1', 0, b'cyclictest', 129), '',
+                           0))
+                ev.append((due + tsc(hogs[i]), ev_switch(b'cyclictest', 129, b'swapper/1', 0),
+                           '', 0))
+                fire = due + tsc(hogs[i] + 30_000)
+            elif i in hogs:
                 he.append((due - tsc(1_000), ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
                 he.append((due + tsc(hogs[i]), ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900),
                            '', 0))

@@ -311,6 +311,24 @@ run --host "$T/explain-rt-dl/host" --guest g1="$T/explain-rt-dl/g1" \
 	[ "$(sed -n 1p "$T/out")" = "Threads of cyclictest: 3 woke; explained: the real-time ones, tid 159 (prio 19), tid 160 (prio -1); left out: tid 129 (prio 120, 10 wake-ups); all of them: --tid 129,159,160" ] &&
 	[ "$(sed -n 2p "$T/out")" = "Late wake-ups of cyclictest (later than 0.100 ms): 3 of 90, 4.126 ms of delay in all, each counted under the cause that took most of it:" ]
 ok $? explain_task_deadline_thread_is_real_time "$(head -2 "$T/out" | tr '\n' '|')"
+# another thread of the task's name held the guest cpu (cyclictest's main thread, in
+# gen.py explain_rt_sibling's period 21): the cause names its tid
+$GEN make "$T/explain-rt-sib" explain_rt_sibling --events 100
+run --host "$T/explain-rt-sib/host" --guest g1="$T/explain-rt-sib/g1" \
+	--offsets "$T/explain-rt-sib/tsc_offsets" --explain --task cyclictest --worst 1
+[ $rc -eq 0 ] && grep -qE '^  guest task cyclictest \(tid 129\) +1 +2\.042 +2\.042 +49\.5%$' "$T/out" &&
+	grep -qE "^  host task e2e_hog on the vCPU's host cpu +2 +2\.084 +1\.042 +50\.5%$" "$T/out" &&
+	grep -q '^Verdict: guest task cyclictest (tid 129) took the most of it: 2.000 ms of the 2.042 ms.$' "$T/out"
+ok $? explain_task_sibling_thread_named_by_tid "$(sed -n 3,5p "$T/out" | tr '\n' '|')"
+run --host "$T/explain-rt-sib/host" --guest g1="$T/explain-rt-sib/g1" \
+	--offsets "$T/explain-rt-sib/tsc_offsets" --explain --task cyclictest --worst 1000 \
+	--format jsonl
+cp "$T/out" "$T/sib-explain.jsonl"
+run --host "$T/explain-rt-sib/host" --guest g1="$T/explain-rt-sib/g1" \
+	--offsets "$T/explain-rt-sib/tsc_offsets" --format jsonl
+python3 explain-check.py "$T/out" "$T/sib-explain.jsonl" \
+	"host_task:e2e_hog=2,guest_task:cyclictest (tid 129)=1"
+ok $? explain_task_sibling_thread_recomputed_from_the_events
 # the real L2 capture: the host trace covers 0.35 s of it, no kvm_exit recorded
 R=fixtures/real-l2
 REAL=(--host $R/host.dat --guest l2=$R --offsets $R/tsc_offsets)

@@ -624,6 +624,8 @@ struct walk {
 	struct span	quiet[MAX_QUIET];	/* the host not running, in time order */
 	int		nr_quiet;
 	int		qi;		/* the first that has not ended by the walk's place */
+	char		tcomm[COMM_LEN + 1];	/* the task's name, "" not known */
+	char		tname[REASON_LEN];	/* "NAME (tid N)": a thread of that name */
 };
 
 static size_t xoldest(struct xring *x)
@@ -766,6 +768,11 @@ static int piece_cause(struct classify *c, struct walk *w, uint64_t t, const cha
 		return gs->kind == SL_IRQ ? C_GUEST_IRQ : C_GUEST_SOFTIRQ;
 	if (gs && gs->pid && gs->pid != w->target) {
 		*task = gs->comm;
+		/* another thread of the task's name (cyclictest's): which one */
+		if (w->tcomm[0] && !strcmp(gs->comm, w->tcomm)) {
+			snprintf(w->tname, sizeof(w->tname), "%s (tid %d)", gs->comm, gs->pid);
+			*task = w->tname;
+		}
 		return C_GUEST_TASK;
 	}
 	if (gs && gs->pid && gs->pid == w->target)
@@ -897,6 +904,20 @@ static int vcpu_cpu(struct classify *c, int tid, uint64_t t)
 	return l->seen[i % VCPU_SEEN].cpu;
 }
 
+/* the name of guest task @pid in its CPU's latest slice of it ("" none kept) */
+static void task_comm(struct ring *r, int pid, char *comm)
+{
+	comm[0] = '\0';
+	for (size_t i = r ? r->n : 0; r && i > oldest(r); i--) {
+		const struct slice *s = at(r, i - 1);
+
+		if (s->kind == SL_TASK && s->pid == pid) {
+			memcpy(comm, s->comm, COMM_LEN + 1);
+			return;
+		}
+	}
+}
+
 /* a late wake-up's parts and modes, largest first */
 static void sort_late(struct late_parts *p)
 {
@@ -954,6 +975,7 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int 
 	memset(p, 0, sizeof(*p));
 	c->group = group;
 	w.g = ring_of(c, mi, s->cpu, false);
+	task_comm(w.g, pid, w.tcomm);
 	if (c->host >= 0) {
 		w.host_known = true;
 		w.host_end = host_end(c);
