@@ -536,47 +536,27 @@ def scenario(name, rng, nev):
             fire = due + tsc(20_000) if not hog_from <= due < hog_to else hog_to + tsc(30_000)
             run = timer_wake(ev, fire, timer, wake)
             t = run + tsc(3_000)
-    elif name in ('explain_vms_20', 'explain_vms_70'):
-        # as 'explain_two_vms', with 20 (70) other VMs' "CPU 1/KVM" threads (tids 950..) on
-        # host cpu 0, one 0.3 ms of every ms in turn: g1's events fit only tid 900; with
-        # 70, more than vcpu.c fits side by side (64): not told apart
-        g = explain_guest()
-        hog_from, hog_to = base + tsc(40_000_000), base + tsc(45_000_000)
-        host.events[1].append((hog_from, ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
-        host.events[1].append((hog_to, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
-        nvm = 20 if name == 'explain_vms_20' else 70
-        for k in range(150):
-            t, tid = base + tsc(k * 1_000_000 + 500_000), 950 + k % nvm
-            host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'CPU 1/KVM', tid), '', 0))
-            host.events[0].append((t + tsc(300_000), ev_switch(b'CPU 1/KVM', tid, b'CPU 0/KVM',
-                                                               899), '', 0))
-        ev = g.events[1]
-        t = base + tsc(1_000_000)
-        for i in range(nev):
-            ev.append((t, ev_hrtimer_start(500, timer, wake, mono(t) + 1_000_000), '', 0))
-            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
-            due = t + tsc(1_000_000)
-            fire = due + tsc(20_000) if not hog_from <= due < hog_to else hog_to + tsc(30_000)
-            t = timer_wake(ev, fire, timer, wake) + tsc(3_000)
-    elif name in ('explain_two_vms', 'explain_two_vms_tie'):
-        # as 'explain', with another VM's "CPU 1/KVM" (tid 950, not traced) on host cpu 0
-        # too; explain_two_vms: it runs 0.3 ms of every ms, so g1's events fit only tid
-        # 900; _tie: it runs from the start but for the hog's 5 ms, so both fit as well
+    elif name in ('explain_two_vms', 'explain_two_vms_tie', 'explain_vms_20', 'explain_vms_70'):
+        # as 'explain', with other VMs' "CPU 1/KVM" threads (tids 950.., not traced) on host
+        # cpu 0 too.  explain_two_vms: one, running 0.3 ms of every ms, so g1's events fit
+        # only tid 900; explain_vms_20 (_70): 20 (70) of them, one such 0.3 ms each ms in
+        # turn; _tie: tid 950 runs from the start but for the hog's 5 ms, so both fit as well
         g = explain_guest()
         hog_from, hog_to = base + tsc(40_000_000), base + tsc(45_000_000)
         host.events[1].append((hog_from, ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
         host.events[1].append((hog_to, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
         other = host.events[0]
-        if name == 'explain_two_vms':
-            for k in range(150):
-                t = base + tsc(k * 1_000_000 + 500_000)
-                other.append((t, ev_switch(b'CPU 0/KVM', 899, b'CPU 1/KVM', 950), '', 0))
-                other.append((t + tsc(300_000), ev_switch(b'CPU 1/KVM', 950, b'CPU 0/KVM', 899),
-                              '', 0))
-        else:
+        if name == 'explain_two_vms_tie':
             for t, a, b in ((base + 1, 899, 950), (hog_from, 950, 899), (hog_to, 899, 950)):
                 other.append((t, ev_switch(b'CPU %d/KVM' % (a == 950), a,
                                            b'CPU %d/KVM' % (b == 950), b), '', 0))
+        else:
+            nvm = {'explain_two_vms': 1, 'explain_vms_20': 20, 'explain_vms_70': 70}[name]
+            for k in range(150):
+                t, tid = base + tsc(k * 1_000_000 + 500_000), 950 + k % nvm
+                other.append((t, ev_switch(b'CPU 0/KVM', 899, b'CPU 1/KVM', tid), '', 0))
+                other.append((t + tsc(300_000), ev_switch(b'CPU 1/KVM', tid, b'CPU 0/KVM', 899),
+                              '', 0))
         ev = g.events[1]
         t = base + tsc(1_000_000)
         for i in range(nev):
