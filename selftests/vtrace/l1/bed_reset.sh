@@ -7,6 +7,7 @@
 # in exits.txt, and the ring's tracing instance is gone after it.
 # vtrace-l1-manual: a check of the bed, not of vtrace (Documentation/testbed.rst, "The exit ring")
 . "$VTRACE_PROJ/testbed/lib.sh"
+export L2_EXIT_RING=1	# the ring is opt-in (testbed/l2-watch.sh)
 
 ktap_header 4
 modprobe kvm_amd
