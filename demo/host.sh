@@ -23,14 +23,24 @@ sleep 3
 step "starting the guest: 2 vCPUs, cyclictest on vCPU 1 for ${secs}s"
 l2_start guest /tests/e2e_cyclic.sh --hostroot --vtrace-args --cpus 2 --mem 768 --arg "$secs" \
 	--timeout $((secs + 120))
+# pinned as soon as QEMU has the thread, before the guest boots: every wake-up of
+# cyclictest then ran on host CPU 1 (pinned once cyclictest ran, the first ones ran on CPU 0)
+vcpu=
+for ((i = 0; i < 300; i++)); do
+	vcpu=$(l2_vcpu_tid guest 1 2> /dev/null) && break
+	sleep 0.2
+done
+if [ -z "$vcpu" ]; then
+	echo "demo: QEMU has no thread \"CPU 1/KVM\" after 60 s; see $out/guest/" >&2
+	exit 1
+fi
+step "vCPU 1 is host thread $vcpu; pinning it to host CPU 1"
+taskset -pc 1 "$vcpu" > /dev/null
 # the hog must come while cyclictest measures: its binary comes over 9p, slow to start
 for ((i = 0; i < 300; i++)); do
 	grep -q "# cyclictest running" "$out/guest/console.log" 2>/dev/null && break
 	sleep 1
 done
-vcpu=$(l2_vcpu_tid guest 1)
-step "vCPU 1 is host thread $vcpu; pinning it to host CPU 1"
-taskset -pc 1 "$vcpu" > /dev/null
 
 sleep $((secs / 4))
 step "host task e2e_hog takes host CPU 1 for 50 ms bursts, every 700 ms, for 5 s"

@@ -39,12 +39,22 @@ fi
 
 # the offset history and the TSC frequency are in host.dat (trace-cmd record -e vtrace_host)
 merge=(user/vtrace-merge --host "$out/host.dat" --guest "guest=$out/guest")
+# the first run's self-check is shown; the others say the same: kept in FILE.err, shown if one fails
 "${merge[@]}" > "$out/merged.txt"
-"${merge[@]}" --stats > "$out/stats.txt"
-"${merge[@]}" --explain --task cyclictest > "$out/explain.txt"
-"${merge[@]}" --explain --task cyclictest --worst 1 --format jsonl > "$out/explain.jsonl"
-"${merge[@]}" --explain --task cyclictest --format svg > "$out/explain.svg"
-"${merge[@]}" --explain --task cyclictest --format perfetto > "$out/explain.json"
+merge_to() {
+	local file=$1
+	shift
+	if ! "${merge[@]}" "$@" > "$out/$file" 2> "$out/$file.err"; then
+		cat "$out/$file.err" >&2
+		echo "vtrace demo: vtrace-merge $* failed; its output in $out/$file" >&2
+		exit 1
+	fi
+}
+merge_to stats.txt --stats
+merge_to explain.txt --explain --task cyclictest
+merge_to explain.jsonl --explain --task cyclictest --worst 1 --format jsonl
+merge_to explain.svg --explain --task cyclictest --format svg
+merge_to explain.json --explain --task cyclictest --format perfetto
 rsvg-convert -o "$out/explain.png" "$out/explain.svg" || true
 echo
 cat "$out/explain.txt"
