@@ -59,6 +59,10 @@ for spec in "$@"; do
 	cp -L "$src" "$root/$dst"
 done
 
+# a temporary name of this run's own: two builds at once (two suites finding the image
+# stale) each rename a whole image into place; with one shared name the second's mv failed
 mkdir -p "$(dirname "$out")"
-(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out.tmp"
-mv "$out.tmp" "$out"
+tmp="$out.tmp.$$"
+trap 'rm -rf "$root" "$tmp"' EXIT
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$tmp"
+mv "$tmp" "$out"
