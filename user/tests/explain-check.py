@@ -21,8 +21,13 @@
 # recorded any event is host_not_running, and the summary's host_cpu lines
 # are checked against it.  A wake-up may end in a timer that fired into
 # the task itself (hrtimer_expire_entry in its context) instead of a
-# sched_switch to it.  Prints KTAP-free lines: "ok"/"FAIL ..." and exits 1
-# on a difference.
+# sched_switch to it.  Where a trace lost events (an event with
+# "missed_events": the loss lies between the CPU's event before it and it)
+# and a loss meets the span a window rests on, on its host cpu or its guest
+# cpu (from the last sched_switch there at or before the expected time, to
+# the task running), the whole window is events_lost, naming the CPUs; the
+# summary's events_lost lines are checked against the events too.  Prints
+# KTAP-free lines: "ok"/"FAIL ..." and exits 1 on a difference.
 import json
 import os
 import re
@@ -104,6 +109,41 @@ def quiet(gcpu, hcpu, a, b):
     return [(max(p, a), q) for p, q in zip(pts, pts[1:]) if q - max(p, a) >= QUIET_NS]
 
 
+def losses_of():
+    """{(machine, cpu): [(last event before, first after, missed_events)]}"""
+    out, last = {}, {}
+    for e in evs:
+        k = (e['machine'], e['cpu'])
+        if e.get('missed_events'):
+            out.setdefault(k, []).append((last.get(k, 0), e['host_ns'], e['missed_events']))
+        last[k] = max(last.get(k, 0), e['host_ns'])
+    return out
+
+
+LOSSES = losses_of()
+
+
+def rests_from(tl, t):
+    """where a window's attribution on a cpu's timeline rests from: its last sched_switch
+    at or before t; t when it has nothing before t; 0 when only interrupts"""
+    before = [s for s in tl if s[0] <= t]
+    if not before:
+        return t
+    switches = [s for s in before if s[4] >= 0]
+    return switches[-1][0] if switches else 0
+
+
+def lost_in(machine, cpu, a, b):
+    """the losses of machine's cpu that meet [a, b): the late line's "lost" member, or None"""
+    met = [x for x in LOSSES.get((machine, cpu), []) if x[1] > a and x[0] < b]
+    if not met:
+        return None
+    return {'machine': machine, 'cpu': cpu, 'losses': len(met),
+            'events': sum(x[2] for x in met if x[2] > 0),
+            'uncounted': sum(1 for x in met if x[2] < 0), 'from_ns': min(x[0] for x in met),
+            'to_ns': None if max(x[1] for x in met) > b else max(x[1] for x in met)}
+
+
 def modes_of(vtid):
     """[(t, mode)] of vCPU thread vtid: 'guest' after an entry, the reason's name after an exit"""
     ml = []
@@ -166,6 +206,14 @@ def cut(gcpu, pid, a, b):
     # another thread of the task's name is named by its tid (cyclictest's main thread)
     tcomm = next((g[3] for g in reversed(gt) if g[1] == 'task' and g[2] == pid and g[0] <= b),
                  None)
+    # a loss where the window rests: no cause named (the vCPU's thread known, or no host)
+    if not known or hcpu >= 0:
+        lost = ([lost_in('host', hcpu, rests_from(ht, a), b)] if hcpu >= 0 else []) + \
+            [lost_in(summary_guest, gcpu, rests_from(gt, a), b)]
+        lost = [x for x in lost if x]
+        if lost:
+            task = ', '.join('%s cpu %d' % (x['machine'], x['cpu']) for x in lost)
+            return {('events_lost', task): b - a}, None, lost
     ml = modes_of(vtid) if have_modes and vtid > 0 else []
     qs = quiet(gcpu, hcpu, a, b) if known else []
     bounds = sorted(x for q in qs for x in q)
@@ -246,7 +294,7 @@ def cut(gcpu, pid, a, b):
         while xi + 1 < len(ml) and ml[xi + 1][0] <= t:
             xi += 1
             begins = True
-    return parts, (modes if use_modes else None)
+    return parts, (modes if use_modes else None), None
 
 
 summary_guest = late[0]['guest'] if late else None
@@ -262,7 +310,9 @@ for w in late:
     if not ran:
         fails.append('rank %d: no sched_switch to pid %d, nor its timer firing into it, at %d'
                      % (w['rank'], w['pid'], w['running_ns']))
-    parts, modes = cut(w['cpu'], w['pid'], w['expected_ns'], w['running_ns'])
+    parts, modes, lost = cut(w['cpu'], w['pid'], w['expected_ns'], w['running_ns'])
+    if w.get('lost') != lost:
+        fails.append('rank %d lost: C %s, here %s' % (w['rank'], w.get('lost'), lost))
     got = {(p['cause'], p['task']): p['ns'] for p in w['parts']}
     if got != parts:
         fails.append('rank %d parts: C %s, here %s' % (w['rank'], sorted(got.items()),
@@ -307,6 +357,12 @@ if have_ticks and not_told and not summary['not_told_apart'].endswith('host not 
                                                                        + not_told):
     fails.append('not_told_apart %r, host cpus not told apart here: %s' %
                  (summary['not_told_apart'], not_told))
+got = {(o['machine'], o['cpu']): (o['losses'], o['events'], o['uncounted'])
+       for o in out if o['type'] == 'events_lost'}
+want = {k: (len(v), sum(x[2] for x in v if x[2] > 0), sum(1 for x in v if x[2] < 0))
+        for k, v in LOSSES.items()}
+if got != want:
+    fails.append('events_lost lines: C %s, here %s' % (sorted(got.items()), sorted(want.items())))
 for c in causes:
     if abs(c['share'] - c['total_ns'] / delay) > 0.00006:
         fails.append('share of %s: %s' % (c['cause'], c['share']))

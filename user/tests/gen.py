@@ -609,6 +609,72 @@ def scenario(name, rng, nev):
             t = run + tsc(3_000)
         # the host trace covers the whole guest capture
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+    elif name == 'explain_lost':
+        # as 'explain_mix' (cyclictest, pid 500, guest cpu 1 = vCPU 1, tid 900 on host cpu 1;
+        # the others 37 us late), where the traces lost events (a page's missed-events flag
+        # on the first event recorded after them):
+        #   HOG:   e2e_hog (777) holds host cpu 1 for 2 ms from the expiry, all recorded
+        #   IDLE:  host cpu 1 idle for 1 ms from the expiry, all recorded
+        #   PRIO:  the guest runs rt-hog (600) for 1.5 ms before cyclictest, all recorded
+        #   HOPEN: e2e_hog takes host cpu 1 at the expiry, leaves it to idle at +0.2 ms, the
+        #          vCPU runs again at +1.5 ms: these two switches lost, the flag (2) on host
+        #          cpu 1's next event, at +1.6 ms (after the task ran at +1.542 ms)
+        #   HLOST: e2e_hog from the expiry, the vCPU again at +0.3 ms, the vCPU thread
+        #          sleeps at +0.4 ms (both lost), runs again at +1 ms: its switch carries
+        #          the flag (2); the task runs at +1.042 ms
+        #   GLOST: the guest runs rt-hog for 1.5 ms before cyclictest, rt-hog's switch in
+        #          and a print of it lost: the flag (2) on the switch to cyclictest
+        #   GMORE: 37 us late as the others, the guest's page flag without a count on its
+        #          first event (hrtimer_start), meeting no late window
+        hog, idle, prio, hopen, hlost, glost, gmore = 10, 20, 60, 30, 40, 50, 70
+        g = explain_guest()
+        he = host.events[1]
+        ev = g.events[1]
+        switch = lambda t, a, ap, b, bp, lost=0: he.append((t, ev_switch(a, ap, b, bp), '',
+                                                               lost))
+        t = base + tsc(1_000_000)
+        for i in range(nev):
+            if i == gmore:
+                ev.append((t, ev_hrtimer_start(500, timer, wake, mono(t) + 1_000_000), '', -1))
+                ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
+                due = t + tsc(1_000_000)
+            else:
+                due = timer_sleep(ev, t)
+            fire = due + tsc(20_000)
+            if i == hog:
+                switch(due - tsc(1_000), b'CPU 1/KVM', 900, b'e2e_hog', 777)
+                switch(due + tsc(2_000_000), b'e2e_hog', 777, b'CPU 1/KVM', 900)
+                fire = due + tsc(2_030_000)
+            elif i == idle:
+                switch(due - tsc(1_000), b'CPU 1/KVM', 900, b'swapper/1', 0)
+                switch(due + tsc(1_000_000), b'swapper/1', 0, b'CPU 1/KVM', 900)
+                fire = due + tsc(1_030_000)
+            elif i == hopen:
+                switch(due - tsc(1_000), b'CPU 1/KVM', 900, b'e2e_hog', 777)
+                # lost: e2e_hog -> swapper/1 at +0.2 ms, swapper/1 -> CPU 1/KVM at +1.5 ms
+                switch(due + tsc(1_600_000), b'CPU 1/KVM', 900, b'kworker/1:1', 90, 2)
+                switch(due + tsc(1_650_000), b'kworker/1:1', 90, b'CPU 1/KVM', 900)
+                fire = due + tsc(1_530_000)
+            elif i == hlost:
+                switch(due - tsc(1_000), b'CPU 1/KVM', 900, b'e2e_hog', 777)
+                # lost: e2e_hog -> CPU 1/KVM at +0.3 ms, CPU 1/KVM -> swapper/1 at +0.4 ms
+                switch(due + tsc(1_000_000), b'swapper/1', 0, b'CPU 1/KVM', 900, 2)
+                fire = due + tsc(1_030_000)
+            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+            ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
+            run = fire + tsc(12_000)
+            if i in (prio, glost):
+                if i == prio:
+                    ev.append((fire + tsc(6_000), ev_switch(b'swapper/1', 0, b'rt-hog', 600), '',
+                               0))
+                # glost: that switch and a print of rt-hog lost
+                run = fire + tsc(1_506_000)
+                ev.append((run, ev_switch(b'rt-hog', 600, b'cyclictest', 500), '',
+                           2 if i == glost else 0))
+            else:
+                ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            t = run + tsc(3_000)
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name in ('explain_rt', 'explain_rt_other', 'explain_rt_dl', 'explain_rt_sibling'):
         # cyclictest -t 2 -p 80 on guest cpu 1: its main thread (pid 129, SCHED_OTHER,
         # prio 120) sleeps on a timer every 10th period, its measuring threads 159 and 160
@@ -1029,7 +1095,8 @@ def write_machine(out, m, rng, abs_every):
                 g = exact = h
             pw.add(g, payload, missed)
             truth.append({'machine': m.name, 'cpu': c, 'tsc': exact,
-                          'guest_ts': g if v else None, 'text': text, 'seq': i})
+                          'guest_ts': g if v else None, 'text': text, 'seq': i,
+                          'missed': missed})
         if m.name != 'host' and evs:
             # the guest's stop: fillers push out the last partial page
             h = evs[-1][0] + 1000
@@ -1041,7 +1108,7 @@ def write_machine(out, m, rng, abs_every):
         with open(os.path.join(d, 'cpu%d' % c), 'wb') as f:
             f.write(b''.join(pages))
         stats.append({'pages': len(pages), 'events': len(evs) + fillers, 'fillers': fillers,
-                      'lost': sum(e[3] for e in evs) + m.eos_extra_lost[c]})
+                      'lost': sum(max(e[3], 0) for e in evs) + m.eos_extra_lost[c]})
     khz = m.khz if m.name == 'host' else 3000000
     with open(os.path.join(d, 'ctl'), 'wb') as f:
         f.write(ctl_messages(m, khz, stats, page_size=PAGE if m.name == 'host' else GUEST_PAGE))
@@ -1184,7 +1251,7 @@ def cmd_check(a):
         print('%sok %d %s_%s' % ('' if cond else 'not ', n, name, what))
 
     ok(len(got) == len(truth), 'event_count', 'got %d events, expected %d' % (len(got), len(truth)))
-    bad_order = bad_time = bad_ns = bad_guest = 0
+    bad_order = bad_time = bad_ns = bad_guest = bad_missed = 0
     first = ''
     for i, (g, t) in enumerate(zip(got, truth)):
         text = g['fields'].get('buf', '').rstrip('\n')
@@ -1200,10 +1267,16 @@ def cmd_check(a):
             bad_ns += 1
         if g['guest_tsc'] != t['guest_ts']:
             bad_guest += 1
+        if g.get('missed_events', 0) != t.get('missed', 0):
+            bad_missed += 1
     ok(bad_order == 0, 'merged_order', '%d events out of place; %s' % (bad_order, first))
     ok(bad_time == 0, 'host_tsc_exact', '%d wrong host TSCs; %s' % (bad_time, first))
     ok(bad_ns == 0, 'host_ns', '%d wrong ns values' % bad_ns)
     ok(bad_guest == 0, 'guest_raw_ts', '%d wrong guest time stamps' % bad_guest)
+    # the first event after a loss says so (its page's missed-events flag)
+    ok(bad_missed == 0 and sum(1 for t in truth if t.get('missed')) ==
+       sum(1 for g in got if g.get('missed_events')), 'missed_events',
+       '%d events whose missed_events differ' % bad_missed)
     fill = sum(1 for g in got if 'vtrace-flush-filler' in g['fields'].get('buf', ''))
     ok(fill == 0, 'fillers_dropped', '%d fillers printed' % fill)
 

@@ -256,6 +256,67 @@ ok $? explain_mix_recomputed_from_the_events
 run "${MIX[@]}" --explain --worst 1 --format jsonl
 head -1 "$T/out" | grep -q '^{"type":"summary","task":"cyclictest","selection":"all","tids":\[500\],"tids_left_out":\[\],"threshold_ns":100000,"wakeups":100,"late":13,'
 ok $? explain_no_rt_thread_selects_all "$(head -1 "$T/out")"
+# events the traces lost (gen.py explain_lost: a page's missed-events flag on the first event
+# after them): a window that rests on a lost stretch of its host cpu or its guest cpu goes
+# whole under "trace lost events here", naming the cpu, and the others are as before.  Until
+# 2026-12-03 a lost "e2e_hog -> swapper/1" made e2e_hog seem to run on (2 wake-ups of 1.542 and
+# 1.042 ms blamed on it), a lost "swapper/1 -> rt-hog" showed the guest idle (1.526 ms of
+# "vCPU thread running")
+XL=$T/explain-lost
+$GEN make "$XL" explain_lost --events 100
+LOST=(--host "$XL/host" --guest g1="$XL/g1" --offsets "$XL/tsc_offsets" --task cyclictest)
+run "${LOST[@]}" --explain --worst 0
+cat > "$T/lost.want" <<'EOF2'
+Late wake-ups of cyclictest (later than 0.100 ms): 6 of 100, 8.720 ms of delay in all, each counted under the cause that took most of it:
+  cause                                                  wake-ups   total ms     max ms   share
+  trace lost events here (host cpu 1): not told apart           2      2.584      1.542   29.6%
+  host task e2e_hog on the vCPU's host cpu                      1      2.042      2.042   23.4%
+  guest task rt-hog                                             1      1.526      1.526   17.5%
+  trace lost events here (g1 cpu 1): not told apart             1      1.526      1.526   17.5%
+  host cpu idle, the vCPU waiting                               1      1.042      1.042   11.9%
+Events lost: host 4 events in 2 losses (cpu 1); guest g1 2 events in 2 losses, 1 not counted (cpu 1). The late wake-ups whose windows meet one (3 of 6) are under "trace lost events here": not told apart.
+EOF2
+[ $rc -eq 0 ] && head -8 "$T/out" | diff "$T/lost.want" - > "$T/lost.diff" &&
+	grep -q '^Not told apart: the host trace has no irq_vectors:local_timer_entry' "$T/out"
+ok $? explain_lost_summary "rc $rc $(tr '\n' '|' < "$T/lost.diff" | head -c 600)"
+run "${LOST[@]}" --explain --worst 6
+cat > "$T/lost.want" <<'EOF2'
+Verdict: host task e2e_hog (pid 777) took host cpu 1 from the vCPU for 2.000 ms.
+Events lost where this window rests: host cpu 1 lost 2 events in 1 loss between 4.036069000 and its next event (after running): what ran there is not known.
+Host cpu 1 from expected to running, as the trace kept it (events lost: above):
+Causes: trace lost events here (host cpu 1): not told apart 1.542 ms.
+Verdict: not told apart: the trace lost events where this window rests (host cpu 1), so no cause is named for its 1.542 ms.
+Events lost where this window rests: g1 cpu 1 lost 2 events in 1 loss between 4.059315000 and 4.060816000: what ran there is not known.
+Host cpu 1 from expected to running, as the trace kept it (events lost: above):
+Causes: trace lost events here (g1 cpu 1): not told apart 1.526 ms.
+Verdict: not told apart: the trace lost events where this window rests (g1 cpu 1), so no cause is named for its 1.526 ms.
+Verdict: guest task rt-hog took the most of it: 1.500 ms of the 1.526 ms.
+Verdict: host cpu idle, the vCPU waiting took the most of it: 1.000 ms of the 1.042 ms.
+Events lost where this window rests: host cpu 1 lost 2 events in 1 loss between 4.047929000 and 4.048930000: what ran there is not known.
+Host cpu 1 from expected to running, as the trace kept it (events lost: above):
+Causes: trace lost events here (host cpu 1): not told apart 1.042 ms.
+Verdict: not told apart: the trace lost events where this window rests (host cpu 1), so no cause is named for its 1.042 ms.
+EOF2
+[ $rc -eq 0 ] && grep -E '^(Verdict|Events lost where|Host cpu 1 from expected to running,|Causes: trace lost)' "$T/out" |
+	diff "$T/lost.want" - > "$T/lost.diff"
+ok $? explain_lost_stories "rc $rc $(tr '\n' '|' < "$T/lost.diff" | head -c 600)"
+run "${LOST[@]}" --explain --worst 1000 --format jsonl
+cp "$T/out" "$T/lost-explain.jsonl"
+[ $rc -eq 0 ] && grep -qx '{"type":"cause","cause":"events_lost","task":"host cpu 1","wakeups":2,"total_ns":2584000,"max_ns":1542000,"share":0.2963}' "$T/out" &&
+	grep -qx '{"type":"cause","cause":"events_lost","task":"g1 cpu 1","wakeups":1,"total_ns":1526000,"max_ns":1526000,"share":0.1750}' "$T/out" &&
+	grep -qx '{"type":"events_lost","machine":"host","cpu":1,"losses":2,"events":4,"uncounted":0}' "$T/out" &&
+	grep -qx '{"type":"events_lost","machine":"g1","cpu":1,"losses":2,"events":2,"uncounted":1}' "$T/out" &&
+	grep -q '"delay_ns":1542000,"host_cpu":1,"parts":\[{"cause":"events_lost","task":"host cpu 1","ns":1542000}\],"lost":\[{"machine":"host","cpu":1,"losses":1,"events":2,"uncounted":0,"from_ns":4036069000,"to_ns":null}\]}$' "$T/out" &&
+	grep -q '"delay_ns":1526000,"host_cpu":1,"parts":\[{"cause":"events_lost","task":"g1 cpu 1","ns":1526000}\],"lost":\[{"machine":"g1","cpu":1,"losses":1,"events":2,"uncounted":0,"from_ns":4059315000,"to_ns":4060816000}\]}$' "$T/out" &&
+	[ "$(grep -c '"cause":"events_lost"' "$T/out")" -eq 5 ]
+ok $? explain_lost_jsonl "rc $rc $(grep -E 'lost' "$T/out" | head -c 600)"
+run "${LOST[@]}" --format jsonl
+[ "$(grep -o '"machine":"[a-z0-9]*","cpu":1,"host_ns":[0-9]*,.*"missed_events":-\?[0-9]*' "$T/out" |
+	sed -E 's/"host_tsc.*"missed/"missed/' | tr '\n' '|')" = '"machine":"host","cpu":1,"host_ns":4037670000,"missed_events":2|"machine":"host","cpu":1,"host_ns":4048930000,"missed_events":2|"machine":"g1","cpu":1,"host_ns":4060816000,"missed_events":2|"machine":"g1","cpu":1,"host_ns":4081978000,"missed_events":-1|' ]
+ok $? merge_jsonl_marks_missed_events "$(grep -c missed_events "$T/out")"
+python3 explain-check.py "$T/out" "$T/lost-explain.jsonl" \
+	"events_lost:host cpu 1=2,events_lost:g1 cpu 1=1,host_task:e2e_hog=1,guest_task:rt-hog=1,host_idle=1"
+ok $? explain_lost_recomputed_from_the_events
 # cyclictest -t 2 -p 80 (gen.py explain_rt): its main thread 129 (prio 120) 1 of 10 wake-ups
 # 3.042 ms late, measuring threads 159 (50 wake-ups: 2.042, 1.042 ms late) and 160 (40:
 # 1.042 ms late) at prio 19: --task cyclictest explains the real-time ones only

@@ -29,6 +29,19 @@
  *
  * The wake-up is counted under the cause that took most of its window.
  *
+ * Lost events: a trace whose ring buffer overflowed flags the first page
+ * read after the loss (libtraceevent's missed_events on its first event;
+ * machine.c keeps it in source->lost for the next event merged).  Each
+ * CPU of each machine notes its losses (classify_event: between its last
+ * event and this one) and keeps the last LOST_RING.  A window rests on its
+ * host cpu's ring from the sched_switch in force at the expected time (the
+ * task on the cpu is that one's until the next), and on its guest cpu's
+ * likewise, up to the task running: a loss on either that meets that span
+ * may hide a switch (the task before seems to run on) or anything (a
+ * silence), so the whole window goes to events_lost, naming the cpus, and
+ * no piece to what the trace kept.  The summary says what the traces lost
+ * in all.
+ *
  * The host not running: a host cpu that runs takes its local timer
  * interrupt (irq_vectors:local_timer_entry: the tick, and every hrtimer
  * expiry) at least every tick while busy, and, idle, when the guest's timer
@@ -75,9 +88,10 @@
 #define TASK_D		2	/* sched_switch prev_state: TASK_UNINTERRUPTIBLE */
 #define EXIT_RING	8192	/* changes of mode kept per vCPU thread */
 #define MAX_XTHREADS	256	/* vCPU threads whose exits are kept */
-#define REASON_LEN	32
+#define REASON_LEN	48	/* an exit's reason, a cause's task ("host cpu 1, g1 cpu 1") */
 #define QUIET_RING	256	/* silences of QUIET_MIN_NS or more kept per CPU */
 #define MAX_QUIET	64	/* silent stretches kept per window: the newest */
+#define LOST_RING	16	/* losses kept per CPU: the newest (classify_wakeup: enough) */
 
 enum slice_kind { SL_TASK, SL_IRQ, SL_SOFTIRQ };
 
@@ -116,6 +130,21 @@ struct quiet {
 	uint64_t	last;
 	size_t		n;		/* ever pushed: the newest is s[(n - 1) % QUIET_RING] */
 	struct span	s[QUIET_RING];
+};
+
+/*
+ * a CPU's losses: its trace lost events between two of its events (the
+ * ring buffer's missed-events flag on the page of the second), the last
+ * LOST_RING of them, and all of them counted
+ */
+struct lost {
+	size_t		n;		/* ever noted: the newest is s[(n - 1) % LOST_RING] */
+	uint64_t	events;		/* lost in them, as far as counted */
+	uint64_t	uncounted;	/* losses without a count (a page flag alone) */
+	struct {
+		struct span	at;	/* its last event before .. its first after */
+		int64_t		events;	/* -1: not counted */
+	}		s[LOST_RING];
 };
 
 /* a vCPU thread's changes of mode: X_GUEST from a kvm_entry, reason + 1 from a kvm_exit */
@@ -175,6 +204,7 @@ struct classify {
 	struct cl_fields	*fields;
 	struct ring		***rings;	/* [machine][cpu], allocated on first use */
 	struct quiet		**quiet;	/* [machine][cpu] */
+	struct lost		**lost;		/* [machine][cpu] */
 	uint64_t		ticks;		/* local_timer_entry events in the host trace */
 	struct ticks		*tk;		/* each host cpu's tick (ticks.c), NULL none */
 	unsigned char		*in_window;	/* [host cpu]: a late wake-up's vCPU ran there,
@@ -206,7 +236,7 @@ static const char *const kind_key[] = {
 	[C_VCPU_EXIT] = "vcpu_exit", [C_VCPU_GUEST] = "vcpu_guest",
 	[C_GUEST_IRQ] = "guest_irq", [C_GUEST_SOFTIRQ] = "guest_softirq",
 	[C_GUEST_TASK] = "guest_task", [C_GUEST_SELF] = "guest_self", [C_UNKNOWN] = "unknown",
-	[C_VCPU_UNKNOWN] = "vcpu_thread_unknown",
+	[C_VCPU_UNKNOWN] = "vcpu_thread_unknown", [C_EVENTS_LOST] = "events_lost",
 	[C_OTHER] = "other",
 };
 
@@ -226,6 +256,7 @@ static const char *const kind_text[] = {
 	[C_GUEST_SELF] = "the task itself, running past its due time",
 	[C_UNKNOWN] = "not covered by the host trace",
 	[C_VCPU_UNKNOWN] = "vCPU's host thread not told apart",
+	[C_EVENTS_LOST] = "trace lost events here (%s): not told apart",
 	[C_OTHER] = "other causes (past 31 in one window)",
 };
 
@@ -279,16 +310,18 @@ struct classify *classify_open(struct machine **machines, int nr, struct ticks *
 	c->fields = calloc(nr, sizeof(*c->fields));
 	c->rings = calloc(nr, sizeof(*c->rings));
 	c->quiet = calloc(nr, sizeof(*c->quiet));
+	c->lost = calloc(nr, sizeof(*c->lost));
 	c->nr_cpus = calloc(nr, sizeof(*c->nr_cpus));
 	trace_seq_init(&c->seq);
-	if (!c->fields || !c->rings || !c->quiet || !c->nr_cpus)
+	if (!c->fields || !c->rings || !c->quiet || !c->lost || !c->nr_cpus)
 		goto error;
 	for (int i = 0; i < nr; i++) {
 		lookup(&c->fields[i], machines[i]->tep);
 		c->nr_cpus[i] = machines[i]->nr_cpus;
 		c->rings[i] = calloc(machines[i]->nr_cpus, sizeof(**c->rings));
 		c->quiet[i] = calloc(machines[i]->nr_cpus, sizeof(**c->quiet));
-		if (!c->rings[i] || !c->quiet[i])
+		c->lost[i] = calloc(machines[i]->nr_cpus, sizeof(**c->lost));
+		if (!c->rings[i] || !c->quiet[i] || !c->lost[i])
 			goto error;
 		if (!machines[i]->guest && c->host < 0)
 			c->host = i;
@@ -317,6 +350,9 @@ void classify_close(struct classify *c)
 	for (int i = 0; c->quiet && i < c->nr; i++)
 		free(c->quiet[i]);
 	free(c->quiet);
+	for (int i = 0; c->lost && i < c->nr; i++)
+		free(c->lost[i]);
+	free(c->lost);
 	free(c->in_window);
 	free(c->vcpus);
 	free(c->nr_cpus);
@@ -350,6 +386,17 @@ static void quiet_note(struct quiet *q, uint64_t ns)
 	if (ns - q->last >= QUIET_MIN_NS)
 		q->s[q->n++ % QUIET_RING] = (struct span){ q->last, ns };
 	q->last = ns;
+}
+
+/* a CPU lost @lost events (-1: not counted) between its last event and this one at @ns */
+static void lost_note(struct lost *l, uint64_t last, uint64_t ns, int64_t lost)
+{
+	l->s[l->n % LOST_RING].at = (struct span){ last, ns };
+	l->s[l->n++ % LOST_RING].events = lost;
+	if (lost > 0)
+		l->events += lost;
+	else
+		l->uncounted++;
 }
 
 static struct slice *at(struct ring *r, size_t i)
@@ -523,8 +570,11 @@ void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns)
 
 	if (mi == c->host)
 		c->host_last = ns;
-	if (s->cpu >= 0 && s->cpu < c->nr_cpus[mi])
+	if (s->cpu >= 0 && s->cpu < c->nr_cpus[mi]) {
+		if (s->lost)
+			lost_note(&c->lost[mi][s->cpu], c->quiet[mi][s->cpu].last, ns, s->lost);
 		quiet_note(&c->quiet[mi][s->cpu], ns);
+	}
 	if (id == f->tick_id && mi == c->host)
 		c->ticks++;
 	if (id != f->switch_id && id != f->irq_in && id != f->irq_out &&
@@ -954,6 +1004,100 @@ static void add_modes(struct cause *cz, const struct late_parts *p)
 	}
 }
 
+/*
+ * Where the window's attribution on CPU ring @r rests from: the last
+ * sched_switch at or before @t (an interrupt's slice takes its task from
+ * it).  Nothing kept before @t: @t (the pieces before the ring's first
+ * slice are not covered anyway); no sched_switch kept before @t (only
+ * interrupts, or the ring went round): 0, the whole trace so far.
+ */
+static uint64_t rests_from(struct ring *r, uint64_t t)
+{
+	long i = r ? slice_at(r, t) : -1;
+
+	if (!r || i < (long)oldest(r))
+		return r && r->n > RING ? 0 : t;
+	for (; i >= (long)oldest(r); i--)
+		if (at(r, i)->prev_pid >= 0)
+			return at(r, i)->from;
+	return 0;
+}
+
+static void lost_add(struct late_lost *ll, uint64_t from, uint64_t to, int64_t events)
+{
+	ll->losses++;
+	if (events > 0)
+		ll->events += events;
+	else
+		ll->uncounted++;
+	if (from < ll->from)
+		ll->from = from;
+	if (to > ll->to)
+		ll->to = to;
+}
+
+/*
+ * The losses of CPU @cpu of machine @mi that meet [@from, @to) into @ll;
+ * false: none.  They are noted in time order, so those dropped past
+ * LOST_RING ended before the oldest kept one began: a window that reaches
+ * back before that may meet one, and counts as meeting one, not counted
+ * (one that does meets the newest kept one too, but for a loss of no
+ * length).  The CPU's next event, not merged yet, may carry the flag too
+ * (@cur: the source being merged, whose own flag is noted already): a
+ * loss from the CPU's last event on, ending after @to.
+ */
+static bool lost_in(struct classify *c, int mi, int cpu, const struct source *cur,
+		    uint64_t from, uint64_t to, struct late_lost *ll)
+{
+	const struct source *next;
+	const struct lost *l;
+	size_t first;
+
+	if (cpu < 0 || cpu >= c->nr_cpus[mi])
+		return false;
+	l = &c->lost[mi][cpu];
+	first = l->n > LOST_RING ? l->n - LOST_RING : 0;
+	*ll = (struct late_lost){ .mi = mi, .cpu = cpu, .from = UINT64_MAX };
+	for (size_t i = first; i < l->n; i++) {
+		const struct span *x = &l->s[i % LOST_RING].at;
+
+		if (x->to > from && x->from < to)
+			lost_add(ll, x->from, x->to, l->s[i % LOST_RING].events);
+	}
+	if (first && l->s[first % LOST_RING].at.from > from)
+		lost_add(ll, from, l->s[first % LOST_RING].at.from, -1);
+	next = &c->machines[mi]->cpus[cpu];
+	if (next != cur && next->rec && next->lost && c->quiet[mi][cpu].last < to)
+		lost_add(ll, c->quiet[mi][cpu].last, UINT64_MAX, next->lost);
+	return ll->losses;
+}
+
+/*
+ * The window rests on the host cpu's ring from its sched_switch in force
+ * at @expected, and on the guest cpu's likewise: when either lost events
+ * from there to @running, its pieces are not told apart (a lost
+ * sched_switch makes the task before it seem to run on; lost events, a
+ * silence).  p->lost says where, @task names the rings ("host cpu 1, g1
+ * cpu 1").
+ */
+static bool window_lost(struct classify *c, struct walk *w, struct source *s, int mi, int hcpu,
+			uint64_t expected, uint64_t running, struct late_parts *p, char *task,
+			size_t len)
+{
+	size_t n = 0;
+
+	if (hcpu >= 0 && lost_in(c, c->host, hcpu, s, rests_from(w->h, expected), running,
+				 &p->lost[p->nr_lost]))
+		p->nr_lost++;
+	if (lost_in(c, mi, s->cpu, s, rests_from(w->g, expected), running, &p->lost[p->nr_lost]))
+		p->nr_lost++;
+	task[0] = '\0';
+	for (int i = 0; i < p->nr_lost && n < len; i++)
+		n += snprintf(task + n, len - n, "%s%s cpu %d", i ? ", " : "",
+			      c->machines[p->lost[i].mi]->name, p->lost[i].cpu);
+	return p->nr_lost;
+}
+
 /**
  * classify_wakeup - what a late wake-up waited for; adds it to the summary
  * @s:		the guest CPU the task ran on (its source)
@@ -969,6 +1113,7 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int 
 {
 	struct walk w = { .target = pid, .vtid = vtid, .host_end = UINT64_MAX };
 	uint64_t delay = running - expected;
+	char task[REASON_LEN];
 	int hcpu = -1;
 	struct cause *cz;
 
@@ -989,6 +1134,12 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int 
 	if (w.host_known && hcpu < 0) {
 		/* which host thread is its vCPU, or where it ran, is not known: no guess */
 		add_part(c, p, C_VCPU_UNKNOWN, "", delay);
+	} else if (window_lost(c, &w, s, mi, hcpu, expected, running, p, task, sizeof(task))) {
+		/* no guess from what the trace kept: its modes neither */
+		p->exits = false;
+		if (hcpu >= 0)
+			c->in_window[hcpu] |= 1 << c->group;
+		add_part(c, p, C_EVENTS_LOST, task, delay);
 	} else {
 		quiet_window(c, &w, mi, s->cpu, hcpu, expected, running);
 		walk_window(c, &w, expected, running, p);
@@ -1178,6 +1329,10 @@ void classify_print_modes(struct classify *c, FILE *out, const struct late_parts
 {
 	if (!have_modes(c))
 		return;
+	if (p->nr_lost) {
+		fputs("vCPU modes: not told apart: the trace lost events in this window.\n", out);
+		return;
+	}
 	if (!p->exits) {
 		fprintf(out, "vCPU modes: no kvm_entry/kvm_exit of the vCPU thread (tid %d) recorded.\n",
 			p->vcpu_tid);
@@ -1215,6 +1370,139 @@ void classify_json_modes(struct classify *c, FILE *out, const struct late_parts 
 			classify_json(out, classify_mode_name(c, m->state));
 		fprintf(out, "\",\"count\":%" PRIu32 ",\"ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
 			m->count, m->ns, m->max);
+	}
+}
+
+static void print_ns(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
+/*
+ * "4 events in 2 losses", "2 events in 2 losses, 1 not counted", "events
+ * in 1 loss, not counted", "events in 2 losses, none counted"
+ */
+static void print_lost_count(FILE *out, uint64_t events, uint64_t losses, uint64_t uncounted)
+{
+	if (events || uncounted < losses)
+		fprintf(out, "%" PRIu64 " event%s", events, events == 1 ? "" : "s");
+	else
+		fputs("events", out);
+	fprintf(out, " in %" PRIu64 " loss%s", losses, losses == 1 ? "" : "es");
+	if (uncounted && uncounted < losses)
+		fprintf(out, ", %" PRIu64 " not counted", uncounted);
+	else if (uncounted)
+		fputs(losses == 1 ? ", not counted" : ", none counted", out);
+}
+
+/**
+ * classify_print_lost - where the trace lost events in a late wake-up's window, a line
+ * @machines:	the machines, by classify's index (pass 2's: pass 1's are closed)
+ *
+ * "Events lost where this window rests: host cpu 1 lost 2 events in 1 loss
+ * between 4.047929000 and 4.048930000: what ran there is not known."
+ */
+void classify_print_lost(FILE *out, const struct late_parts *p, struct machine **machines)
+{
+	if (!p->nr_lost)
+		return;
+	fputs("Events lost where this window rests:", out);
+	for (int i = 0; i < p->nr_lost; i++) {
+		const struct late_lost *l = &p->lost[i];
+
+		fprintf(out, "%s %s cpu %d lost ", i ? ";" : "", machines[l->mi]->name, l->cpu);
+		print_lost_count(out, l->events, l->losses, l->uncounted);
+		fputs(" between ", out);
+		print_ns(out, l->from);
+		fputs(" and ", out);
+		if (l->to == UINT64_MAX)
+			fputs("its next event (after running)", out);
+		else
+			print_ns(out, l->to);
+	}
+	fputs(": what ran there is not known.\n", out);
+}
+
+/**
+ * classify_json_lost - the same as a JSON array's members
+ */
+void classify_json_lost(FILE *out, const struct late_parts *p, struct machine **machines)
+{
+	for (int i = 0; i < p->nr_lost; i++) {
+		const struct late_lost *l = &p->lost[i];
+
+		fprintf(out, "%s{\"machine\":\"", i ? "," : "");
+		classify_json(out, machines[l->mi]->name);
+		fprintf(out, "\",\"cpu\":%d,\"losses\":%" PRIu32 ",\"events\":%" PRIu64
+			",\"uncounted\":%" PRIu32 ",\"from_ns\":%" PRIu64 ",\"to_ns\":", l->cpu,
+			l->losses, l->events, l->uncounted, l->from);
+		if (l->to == UINT64_MAX)
+			fputs("null}", out);
+		else
+			fprintf(out, "%" PRIu64 "}", l->to);
+	}
+}
+
+/* the late wake-ups of the summary under C_EVENTS_LOST */
+static uint64_t lost_wakeups(const struct classify *c)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < c->nr_causes; i++)
+		if (c->causes[i].kind == C_EVENTS_LOST && c->causes[i].group == c->sel)
+			n += c->causes[i].count;
+	return n;
+}
+
+/*
+ * What the traces lost in all, once, when they lost any: "Events lost:
+ * host 4 events in 2 losses (cpu 1); guest g1 2 events in 2 losses, 1 not
+ * counted (cpu 1). ..."
+ */
+static void print_text_lost(const struct classify *c, FILE *out)
+{
+	bool any = false;
+
+	for (int mi = 0; mi < c->nr; mi++) {
+		uint64_t losses = 0, events = 0, uncounted = 0;
+		int cpus = 0;
+
+		for (int k = 0; k < c->nr_cpus[mi]; k++) {
+			losses += c->lost[mi][k].n;
+			events += c->lost[mi][k].events;
+			uncounted += c->lost[mi][k].uncounted;
+		}
+		if (!losses)
+			continue;
+		fprintf(out, "%s%s%s ", any ? "; " : "Events lost: ",
+			c->machines[mi]->guest ? "guest " : "", c->machines[mi]->name);
+		print_lost_count(out, events, losses, uncounted);
+		fputs(" (cpu", out);
+		for (int k = 0; k < c->nr_cpus[mi]; k++)
+			if (c->lost[mi][k].n)
+				fprintf(out, "%s%d", cpus++ ? "," : " ", k);
+		fputc(')', out);
+		any = true;
+	}
+	if (any)
+		fprintf(out, ". The late wake-ups whose windows meet one (%" PRIu64 " of %" PRIu64
+			") are under \"trace lost events here\": not told apart.\n", lost_wakeups(c),
+			c->late_g[c->sel]);
+}
+
+static void print_jsonl_lost(const struct classify *c, FILE *out)
+{
+	for (int mi = 0; mi < c->nr; mi++) {
+		for (int k = 0; k < c->nr_cpus[mi]; k++) {
+			const struct lost *l = &c->lost[mi][k];
+
+			if (!l->n)
+				continue;
+			fputs("{\"type\":\"events_lost\",\"machine\":\"", out);
+			classify_json(out, c->machines[mi]->name);
+			fprintf(out, "\",\"cpu\":%d,\"losses\":%zu,\"events\":%" PRIu64
+				",\"uncounted\":%" PRIu64 "}\n", k, l->n, l->events, l->uncounted);
+		}
 	}
 }
 
@@ -1260,7 +1548,8 @@ static void print_text_modes(struct classify *c, FILE *out, const int *o)
 		classify_cause_text(c, o[i], text, sizeof(text));
 		fprintf(out, "  %s\n", text);
 		if (!z->x) {
-			fputs("    (no kvm_entry/kvm_exit of these vCPU threads)\n", out);
+			fputs(z->kind == C_EVENTS_LOST ? "    (not told apart: the trace lost events)\n"
+			      : "    (no kvm_entry/kvm_exit of these vCPU threads)\n", out);
 			continue;
 		}
 		modes_ordered(z, mo);
@@ -1290,6 +1579,7 @@ static void print_text(struct classify *c, FILE *out, const int *o)
 		fprintf(out, "  %5.1f%%\n", c->delay_g[c->sel] ?
 			100.0 * z->total / c->delay_g[c->sel] : 0.0);
 	}
+	print_text_lost(c, out);
 	if (c->host < 0) {
 		fputs("No host trace (--host): the host's causes cannot be told apart.\n", out);
 		return;
@@ -1369,6 +1659,7 @@ int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 			c->host < 0 || (c->ticks && !cpus[0]) ? "" : c->ticks ?
 			"host not running on cpu " : "host not running", cpus);
 		print_jsonl(c, out, o);
+		print_jsonl_lost(c, out);
 		if (c->host >= 0 && c->ticks)
 			print_jsonl_ticks(c, out);
 		free(o);

@@ -665,6 +665,13 @@ static void print_verdict(struct explain *x, FILE *out, uint64_t other)
 		return;
 	}
 	classify_cause_text(x->cl, m->cause, text, sizeof(text));
+	if (!strcmp(classify_cause_key(x->cl, m->cause, &task), "events_lost")) {
+		fprintf(out, "not told apart: the trace lost events where this window rests (%s),"
+			" so no cause is named for its ", task);
+		print_ms(out, x->delay);
+		fputs(".\n\n", out);
+		return;
+	}
 	if (!strcmp(classify_cause_key(x->cl, m->cause, &task), "host_task")) {
 		for (int i = 0; i < x->nr_slices && pid < 0; i++)
 			if (!strcmp(x->slices[i].comm, task))
@@ -691,6 +698,8 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 {
 	uint64_t ran = 0, other = 0, idle = 0;
 
+	/* before what the trace kept is listed: it may not be what ran */
+	classify_print_lost(out, x->parts, x->machines);
 	if (!have_host) {
 		fputs("No host trace given (--host): what the host ran is unknown.\n", out);
 		print_causes(x, out);
@@ -715,8 +724,9 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 		print_verdict(x, out, 0);
 		return;
 	}
-	fprintf(out, " (tid %d), on host cpu %d.\nHost cpu %d from expected to running:\n",
-		x->vcpu_tid, x->host_cpu, x->host_cpu);
+	fprintf(out, " (tid %d), on host cpu %d.\nHost cpu %d from expected to running%s:\n",
+		x->vcpu_tid, x->host_cpu, x->host_cpu,
+		x->parts->nr_lost ? ", as the trace kept it (events lost: above)" : "");
 	for (int i = 0; i < x->nr_slices; i++) {
 		uint64_t from = x->slices[i].from < x->worst.expected ? x->worst.expected :
 				x->slices[i].from;
@@ -802,6 +812,11 @@ static void print_late_jsonl(struct explain *x, FILE *out, const struct late *l,
 		fprintf(out, "\",\"ns\":%" PRIu64 "}", l->parts.part[i].ns);
 	}
 	fputs("]", out);
+	if (l->parts.nr_lost) {
+		fputs(",\"lost\":[", out);
+		classify_json_lost(out, &l->parts, x->machines);
+		fputs("]", out);
+	}
 	if (l->parts.exits) {
 		fprintf(out, ",\"vcpu_tid\":%d,\"modes\":[", l->parts.vcpu_tid);
 		classify_json_modes(x->cl, out, &l->parts);

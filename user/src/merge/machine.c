@@ -489,12 +489,25 @@ static bool event_selected(struct source *s)
 	return id >= 0 && id <= m->max_id && m->event_ok[id];
 }
 
+/* the ring buffer lost events before @rec (its page's missed-events flag): s->lost */
+static void note_lost(struct source *s, const struct tep_record *rec)
+{
+	if (!rec->missed_events)
+		return;
+	if (s->lost < 0 || rec->missed_events < 0)
+		s->lost = -1;
+	else
+		s->lost += rec->missed_events;
+}
+
 /**
  * source_advance - load the source's next printable event
  *
  * Every event is converted (the offset state must see them all); fillers
- * and events not selected are then dropped.  Returns 1 with s->rec set,
- * 0 at the end (s->rec NULL), -1 on error.
+ * and events not selected are then dropped.  s->lost says whether events
+ * were lost before the one returned: the missed-events flag of a page
+ * whose first event was dropped is kept for the next one returned.
+ * Returns 1 with s->rec set, 0 at the end (s->rec NULL), -1 on error.
  */
 int source_advance(struct source *s, const struct merge_opts *opts)
 {
@@ -502,6 +515,7 @@ int source_advance(struct source *s, const struct merge_opts *opts)
 	int filler, ret;
 
 	(void)opts;
+	s->lost = 0;
 	for (;;) {
 		uint64_t prev = s->host_tsc;
 
@@ -511,6 +525,7 @@ int source_advance(struct source *s, const struct merge_opts *opts)
 			return ret;
 		}
 		s->read++;
+		note_lost(s, s->rec);
 		ambiguous = s->map.ambiguous;
 		if (convert(s))
 			return -1;

@@ -88,6 +88,7 @@ struct source {
 	uint64_t			printed;
 	uint64_t			fillers;
 	uint64_t			missed;
+	int64_t				lost;	/* events lost before @rec: > 0 counted, -1 not */
 	uint64_t			first_ns;
 	uint64_t			last_ns;
 	uint64_t			first_tsc;
@@ -177,7 +178,7 @@ void explain_free(void *state);
 enum cause_kind {
 	C_HOST_TASK, C_HOST_IRQ, C_HOST_SOFTIRQ, C_HOST_IDLE, C_HOST_NOT_RUNNING, C_VCPU_BLOCKED,
 	C_VCPU_RUNNING, C_VCPU_EXIT, C_VCPU_GUEST, C_GUEST_IRQ, C_GUEST_SOFTIRQ, C_GUEST_TASK,
-	C_GUEST_SELF, C_UNKNOWN, C_VCPU_UNKNOWN, C_OTHER,
+	C_GUEST_SELF, C_UNKNOWN, C_VCPU_UNKNOWN, C_EVENTS_LOST, C_OTHER,
 };
 /* a vCPU's mode (kvm_entry/kvm_exit): not known, guest mode, or reason r + 1 */
 #define X_UNKNOWN	(-1)
@@ -186,6 +187,7 @@ enum cause_kind {
 #define X_STATES	(MAX_REASONS + 2)
 #define LATE_PARTS	32	/* causes kept per wake-up: the last holds all past it (C_OTHER) */
 #define LATE_EXITS	12
+#define LATE_LOST	2	/* the rings a window rests on: its host cpu's, its guest cpu's */
 struct late_parts {
 	int		nr;
 	int		host_cpu;	/* the vCPU thread's at the expected time, -1 unknown */
@@ -202,6 +204,16 @@ struct late_parts {
 		uint64_t	ns;	/* time in the window */
 		uint64_t	max;	/* the longest single one, inside the window */
 	}		mode[LATE_EXITS];	/* most time first */
+	int		nr_lost;	/* rings that lost events where the window rests: C_EVENTS_LOST */
+	struct late_lost {
+		int		mi;	/* the machine (classify's index) */
+		int		cpu;
+		uint32_t	losses;	/* that meet the window */
+		uint64_t	events;	/* lost in them, as far as counted */
+		uint32_t	uncounted;	/* of them without a count (or past LOST_RING) */
+		uint64_t	from;	/* the last event before the first of them */
+		uint64_t	to;	/* the first event after the last, UINT64_MAX: not merged yet */
+	}		lost[LATE_LOST];
 };
 struct classify;
 struct ticks;
@@ -219,6 +231,8 @@ void classify_json(FILE *out, const char *s);
 const char *classify_mode_name(struct classify *c, int state);
 void classify_print_modes(struct classify *c, FILE *out, const struct late_parts *p);
 void classify_json_modes(struct classify *c, FILE *out, const struct late_parts *p);
+void classify_print_lost(FILE *out, const struct late_parts *p, struct machine **machines);
+void classify_json_lost(FILE *out, const struct late_parts *p, struct machine **machines);
 void classify_exit_name(struct trace_seq *seq, struct tep_handle *tep, struct tep_record *rec,
 			uint64_t key, char *name, size_t len);
 

@@ -607,6 +607,10 @@ static void print_json(struct output *o, struct source *s)
 		J_LIT(&j, "null");
 	if (s->ambiguous)
 		J_LIT(&j, ",\"time_ambiguous\":true");
+	if (s->lost) {
+		J_LIT(&j, ",\"missed_events\":");
+		j_s64(&j, s->lost);
+	}
 	J_LIT(&j, ",\"system\":");
 	j_string(&j, ev ? ev->system : "?", ev ? strlen(ev->system) : 1);
 	J_LIT(&j, ",\"event\":");
