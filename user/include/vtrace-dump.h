@@ -49,6 +49,7 @@ extern unsigned int vtrace_dump_forced_flags;
 struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags);
 struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags, bool *compressed);
 const char *vtrace_dump_dat_clock(struct vtrace_dump *dump);
+int vtrace_dump_dat_unread(struct vtrace_dump *dump, char *msg, size_t len);
 void vtrace_dump_close(struct vtrace_dump *dump);
 const char *vtrace_dump_dir(struct vtrace_dump *dump);
 struct tep_handle *vtrace_dump_tep(struct vtrace_dump *dump);
@@ -65,6 +66,7 @@ int vtrace_dat_check_magic(const char *path);
 int vtrace_dat_check_clock(const char *path, const char *clock);
 struct tracecmd_input *vtrace_dat_open_raw(const char *path);
 const char *vtrace_dat_clock(struct tracecmd_input *handle);
+int vtrace_dat_unread(struct tracecmd_input *handle, char *msg, size_t len);
 int64_t vtrace_field_num(bool native, struct tep_format_field *field,
 			 const struct tep_record *rec);
 

@@ -6,6 +6,9 @@
     dat-edit.py clock FILE CLOCK      rewrite it (in place)
     dat-edit.py offset FILE N         add an OFFSET option of N ns (libtracecmd adds N to
                                       every time stamp it returns, unless asked for raw ones)
+    dat-edit.py cpustat FILE CPU:ENTRIES:OVERRUN:DROPPED ...
+                                      add trace-cmd record's statistics of each CPU at its
+                                      stop (CPUSTAT options, trace-cmd report --stat)
     dat-edit.py v6clock FILE CLOCK    a v6 file (trace-cmd convert --file-version 6 writes
                                       none) gets a trace clock as trace-cmd record writes it:
                                       a TRACECLOCK option and the trace_clock text after the
@@ -71,17 +74,32 @@ def top_buffer(b):
     sys.exit('%s: no BUFFER option of the top instance' % sys.argv[1])
 
 
-def add_offset(path, b, n):
-    """a TRACECMD_OPTION_OFFSET (7) option before the DONE of the last section"""
+def add_option(path, b, oid, text):
+    """an option before the DONE of the last section"""
     sec, data, size = list(sections(b))[-1]
     if data + size != len(b):
         sys.exit('%s: the last options section does not end the file' % path)
     opt = data
     while struct.unpack_from('<H', b, opt)[0] != 0:
         opt += 6 + struct.unpack_from('<I', b, opt + 2)[0]
-    text = b'%d\0' % n                 # ASCII, as trace-cmd writes it
-    b[opt:opt] = struct.pack('<HI', 7, len(text)) + text
+    b[opt:opt] = struct.pack('<HI', oid, len(text)) + text
     struct.pack_into('<Q', b, sec + 8, size + 6 + len(text))
+
+
+def add_offset(path, b, n):
+    """a TRACECMD_OPTION_OFFSET (7): ASCII, as trace-cmd writes it"""
+    add_option(path, b, 7, b'%d\0' % n)
+    open(path, 'wb').write(b)
+
+
+def add_cpustats(path, b, specs):
+    """a TRACECMD_OPTION_CPUSTAT (2) per CPU: its per_cpu/cpuN/stats text, as trace-cmd record adds it"""
+    for spec in specs:
+        cpu, entries, overrun, dropped = (int(x) for x in spec.split(':'))
+        text = ('\nCPU: %d\nentries: %d\noverrun: %d\ncommit overrun: 0\nbytes: 0\n'
+                'oldest event ts: 0\nnow ts: 0\ndropped events: %d\nread events: 0\n'
+                % (cpu, entries, overrun, dropped)).encode() + b'\0'
+        add_option(path, b, 2, text)
     open(path, 'wb').write(b)
 
 
@@ -128,13 +146,15 @@ def v6_clock(path, b, clock):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ('clock', 'offset', 'v6clock'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('clock', 'offset', 'v6clock', 'cpustat'):
         sys.exit(__doc__)
     cmd, path = sys.argv[1:3]
     arg = sys.argv[3] if len(sys.argv) > 3 else None
     b = bytearray(open(path, 'rb').read())
     if cmd == 'offset':
         add_offset(path, b, int(arg))
+    elif cmd == 'cpustat':
+        add_cpustats(path, b, sys.argv[3:])
     elif cmd == 'v6clock':
         v6_clock(path, b, arg)
     else:

@@ -251,6 +251,21 @@ tc=$(trace-cmd report -t "$T/offset.dat" 2> /dev/null | sed -n 2p)
 run --host "$T/offset.dat" "${RL[@]}"
 [ $rc -eq 0 ] && cmp -s "$T/out" "$T/real-l2-raw" && [[ "$tc" == *" 315.000781625: sched_wakeup:"* ]]
 ok $? host_dat_offset_option_not_applied "rc $rc, trace-cmd: $tc, diff: $(diff "$T/out" "$T/real-l2-raw" | head -2)"
+# trace-cmd's counts at its stop (CPUSTAT options): events left in the kernel's buffer,
+# overwritten or dropped are said once, the merge unchanged; counts of 0 say nothing
+cp $R/host.dat "$T/stat.dat"
+./dat-edit.py cpustat "$T/stat.dat" 0:6:0:0 1:0:120:3
+tc=$(trace-cmd report --stat -i "$T/stat.dat" 2> /dev/null | grep -c '^entries: 6$')
+run --host "$T/stat.dat" "${RL[@]}"
+[ $rc -eq 0 ] && [ "$tc" = 1 ] && cmp -s "$T/out" "$T/real-l2-raw" &&
+	[ "$(grep -c 'counts at its stop' "$T/err")" = 1 ] &&
+	grep -qF "vtrace-merge: warning: $T/stat.dat: trace-cmd's counts at its stop (trace-cmd report --stat): cpu 0: 6 left in the kernel's buffer; cpu 1: 120 overwritten, 3 dropped: the file lacks those events (left: trace-cmd stopped without reading them; overwritten or dropped: its buffer was too small for the rate, trace-cmd record -b KiB)" "$T/err"
+ok $? host_dat_cpustat_lost_said "rc $rc, trace-cmd saw entries: 6 $tc time(s), $(grep -v self-check "$T/err" | head -c 400)"
+cp $R/host.dat "$T/stat0.dat"
+./dat-edit.py cpustat "$T/stat0.dat" 0:0:0:0 1:0:0:0
+run --host "$T/stat0.dat" "${RL[@]}"
+[ $rc -eq 0 ] && cmp -s "$T/out" "$T/real-l2-raw" && ! grep -q 'counts at its stop' "$T/err"
+ok $? host_dat_cpustat_zero_silent "rc $rc, $(grep -v self-check "$T/err" | head -c 300)"
 head -c 30000 $R/host.dat > "$T/cut.dat"
 expect_error host_dat_truncated "$T/cut.dat: a trace.dat whose headers libtracecmd cannot read (truncated or damaged?)" --host "$T/cut.dat" --raw-tsc
 ! grep -q "see its messages" "$T/err"

@@ -47,6 +47,7 @@ int tracecmd_get_flags(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
 int tracecmd_long_size(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 #define DAT_FL_RAW_TS		(1 << 3)	/* TRACECMD_FL_RAW_TS */
 #define DAT_FL_COMPRESSION	(1 << 5)	/* TRACECMD_FL_COMPRESSION */
 #define DAT_STATE_FLYRECORD	11		/* TRACECMD_FILE_CPU_FLYRECORD */
@@ -331,6 +332,12 @@ const char *dat_layout_clock(const struct dat_layout *l)
 	return tracecmd_get_trace_clock(l->handle);
 }
 
+/* vtrace_dat_unread() of the file the layout was read from */
+int dat_layout_unread(const struct dat_layout *l, char *msg, size_t len)
+{
+	return vtrace_dat_unread(l->handle, msg, len);
+}
+
 /* The handle (and its fd) stays when @keep_handle: its tep is the file's */
 void dat_layout_free(struct dat_layout *l, bool keep_handle)
 {
@@ -414,6 +421,67 @@ struct tracecmd_input *vtrace_dat_open_raw(const char *path)
 const char *vtrace_dat_clock(struct tracecmd_input *handle)
 {
 	return tracecmd_get_trace_clock(handle);
+}
+
+/* "NAME: N" at a line's start in one CPU's statistics (@b..@e), 0 if absent */
+static unsigned long long stat_field(const char *b, const char *e, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = b;
+
+	while (p && p < e) {
+		if (!strncmp(p, name, n) && p[n] == ':')
+			return strtoull(p + n + 1, NULL, 10);
+		p = memchr(p, '\n', e - p);
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+/**
+ * vtrace_dat_unread - the events a trace.dat lacks by trace-cmd's own count
+ * @handle:	the file, its headers read by libtracecmd
+ * @msg:	"cpu 0: 6 left in the kernel's buffer; cpu 1: 120 overwritten", or ""
+ * @len:	its size
+ *
+ * trace-cmd record writes each CPU's ring-buffer statistics as they were
+ * when it stopped (its CPUSTAT options; trace-cmd report --stat): "entries"
+ * are events still in the kernel's buffer, never read into the file,
+ * "overrun" events overwritten before they were read, "dropped events"
+ * events refused while the buffer was full.  Returns how many CPUs lack
+ * some, 0 when none does or the file has no statistics.
+ */
+int vtrace_dat_unread(struct tracecmd_input *handle, char *msg, size_t len)
+{
+	const char *t = tracecmd_get_cpustats(handle), *b, *e;
+	unsigned long long left, over, drop;
+	size_t at = 0;
+	int nr = 0;
+
+	*msg = '\0';
+	for (b = t ? strstr(t, "CPU: ") : NULL; b; b = e) {
+		int cpu = atoi(b + 5);
+
+		e = strstr(b + 5, "CPU: ");
+		left = stat_field(b, e ? e : b + strlen(b), "entries");
+		over = stat_field(b, e ? e : b + strlen(b), "overrun");
+		drop = stat_field(b, e ? e : b + strlen(b), "dropped events");
+		if (!left && !over && !drop)
+			continue;
+		at += snprintf(msg + at, at < len ? len - at : 0, "%scpu %d:", nr ? "; " : "", cpu);
+		if (left)
+			at += snprintf(msg + at, at < len ? len - at : 0,
+				       " %llu left in the kernel's buffer", left);
+		if (over)
+			at += snprintf(msg + at, at < len ? len - at : 0, "%s %llu overwritten",
+				       left ? "," : "", over);
+		if (drop)
+			at += snprintf(msg + at, at < len ? len - at : 0, "%s %llu dropped",
+				       left || over ? "," : "", drop);
+		nr++;
+	}
+	return nr;
 }
 
 /*

@@ -98,8 +98,20 @@ static long long compressed_warn_bytes(void)
 	return mib << 20;
 }
 
+/*
+ * What trace-cmd counted as not in the file when it stopped: events a
+ * merge cannot show, and that --explain's windows may have lacked.
+ */
+static void warn_unread(const char *path, const char *lacks)
+{
+	vtrace_warn("%s: trace-cmd's counts at its stop (trace-cmd report --stat): %s: the file"
+		    " lacks those events (left: trace-cmd stopped without reading them; overwritten"
+		    " or dropped: its buffer was too small for the rate, trace-cmd record -b KiB)", path, lacks);
+}
+
 static int open_dat(struct machine *m, const struct merge_opts *opts)
 {
+	char lacks[512];
 	bool compressed;
 	struct stat st;
 
@@ -118,6 +130,8 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 	if (m->dat_pages) {
 		if (vtrace_dat_check_clock(m->path, vtrace_dump_dat_clock(m->dat_pages)))
 			return -1;
+		if (vtrace_dump_dat_unread(m->dat_pages, lacks, sizeof(lacks)))
+			warn_unread(m->path, lacks);
 		return open_readers(m, m->dat_pages);
 	}
 	if (!compressed)
@@ -125,6 +139,8 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 	m->dat = vtrace_dat_open_raw(m->path);
 	if (!m->dat)
 		return -1;
+	if (vtrace_dat_unread(m->dat, lacks, sizeof(lacks)))
+		warn_unread(m->path, lacks);
 	if (st.st_size >= compressed_warn_bytes())
 		vtrace_warn("%s: compressed pages (%lld MiB): libtracecmd decompresses them into"
 			    " memory, which grows with the trace (about its uncompressed size);"
