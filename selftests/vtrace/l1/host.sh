@@ -257,6 +257,9 @@ t_enable_snapshot() {
 	rep=$(trace-cmd report "$dat" 2> /dev/null | grep ' tsc_offset: ')
 	echo "$rep" | while read -r l; do ktap_diag "$l"; done
 	ktap_diag "$(grep '^enable_' "$D/stats" | tr '\n' ' ')"
+	# what trace-cmd counted at its stop: events left unread in the kernel's buffer (ci38)
+	ktap_diag "trace-cmd --stat: $(trace-cmd report --stat "$dat" 2> /dev/null |
+		grep -E '^(CPU|entries|read events):' | tr '\n' ' ')"
 	ktap_diag "$(echo "$rep" | awk -v khz="$khz" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		if (f["host_tsc"] > last) last = f["host_tsc"]; since = f["since"] }
 		END { if (since) printf "last snapshot %.1f ms after the enable", (last - since) / khz }')"
