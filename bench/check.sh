@@ -30,20 +30,23 @@ run() {	# run NAME PATTERNS CMD...: each of PATTERNS (';'-separated) must appear
 	echo "# $name: $((SECONDS - start)) s, $BED_RETRY_TRIES attempt(s)"
 	ktap_result $rc "$name"
 }
-# GROUP: merge (vtrace-merge against trace-cmd report, on this machine: make
-# check's bench part) or vm (the transport and probe benchmarks, which boot the
-# nested bed: make check-matrix's bench-vm part); none = both
+# GROUP: check (make check's bench part: vtrace-merge against trace-cmd report,
+# on this machine, and the transport benchmark in the nested bed with the two
+# methods that start no trace-cmd, vtrace and the splice loop), merge (the
+# first alone), vm (the transport benchmark with every method and the probe
+# benchmark: make check-matrix's bench-vm part); none = all
 group=${1:-all}
 case $group in
-merge|vm|all) ;;
-*) echo "usage: bench/check.sh [merge|vm]" >&2; exit 2 ;;
+check|merge|vm|all) ;;
+*) echo "usage: bench/check.sh [check|merge|vm]" >&2; exit 2 ;;
 esac
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 mkdir -p build
 benches=()
 [ "$group" = vm ] || benches+=(merge merge-scale merge-explain)
-[ "$group" = merge ] || benches+=(transport probe)
+[ "$group" = check ] && benches+=(transport-core)
+[ "$group" = vm ] || [ "$group" = all ] && benches+=(transport probe)
 ktap_header ${#benches[@]}
 for b in "${benches[@]}"; do
 	case $b in
@@ -59,6 +62,11 @@ for b in "${benches[@]}"; do
 		run transport '^ratio splice/vtrace;^ratio agent/vtrace;^ratio net/vtrace;^bench: failed: stuck job 1: waiting for tracing_on 1 .*\(expected\)$' \
 			bench/transport.sh --tiny --methods stuck,vtrace,splice,agent,net \
 			--expect-fail stuck --out "$PWD/build/bench/check/transport" ;;
+	transport-core)
+		# make check's: every page vtrace moved arrived, and the ratios printed
+		run transport-core '^ratio splice/vtrace;^data ports vtrace per job: L1 received what the guest moved in 1 of 1 jobs$' \
+			bench/transport.sh --tiny --methods vtrace,splice \
+			--out "$PWD/build/bench/check/transport-core" ;;
 	probe)	run probe '^ratio vtrace_host/ftrace;^memory: ' bench/probe.sh --tiny \
 			--out "$PWD/build/bench/check/probe" ;;
 	esac
