@@ -410,6 +410,18 @@ def scenario(name, rng, nev):
         g1.events[1][nev // 2] = (h, p, t, 37)
         g1.eos_extra_lost[1] = 5
         g3.vcpus[2].write(base + span // 2, g3.vcpus[2].at(base)['offset'] + 10**9)
+    elif name == 'lost_filler':
+        # g1 cpu 1 loses 5 events before a flush filler that begins a page (its flag is on
+        # the filler, never printed), then a number not recorded before the next page: both
+        # come before the event that page begins with, g1-c1-N/2
+        g = guest('g1', 2, [0, 1], 4242)
+        for c in range(2):
+            add_markers(rng, g, c, base, base + span, nev)
+        evs = sorted(g.events[1])
+        h, p, t, _ = evs[nev // 2]
+        evs[nev // 2] = (h, p, t, -1)
+        evs.insert(nev // 2, (h - 1, ev_print(0, FILLER), '', 5))
+        g.events[1] = evs
     elif name == 'bench':
         # host 2 CPUs + one guest of 2 CPUs; half sched_switch, half print
         host.events = [[] for _ in range(2)]
@@ -1085,7 +1097,9 @@ def write_machine(out, m, rng, abs_every):
         pw = PageWriter(abs_every if m.name != 'host' else 0,
                         PAGE if m.name == 'host' else GUEST_PAGE)
         v = m.vcpus[c] if m.vcpus else None
-        fillers = 0
+        # a filler among the events (lost_filler) is an event sent and a filler
+        fillers = sum(1 for e in evs if e[1] == ev_print(0, FILLER))
+        sent = len(evs)
         for i, (h, payload, text, missed) in enumerate(evs):
             if v:
                 g = v.guest_now(h)
@@ -1104,10 +1118,11 @@ def write_machine(out, m, rng, abs_every):
             for k in range(2):
                 pw.add(g + k, ev_print(0, FILLER))
                 fillers += 1
+                sent += 1
         pages = pw.finish()
         with open(os.path.join(d, 'cpu%d' % c), 'wb') as f:
             f.write(b''.join(pages))
-        stats.append({'pages': len(pages), 'events': len(evs) + fillers, 'fillers': fillers,
+        stats.append({'pages': len(pages), 'events': sent, 'fillers': fillers,
                       'lost': sum(max(e[3], 0) for e in evs) + m.eos_extra_lost[c]})
     khz = m.khz if m.name == 'host' else 3000000
     with open(os.path.join(d, 'ctl'), 'wb') as f:

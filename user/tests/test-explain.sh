@@ -317,6 +317,26 @@ ok $? merge_jsonl_marks_missed_events "$(grep -c missed_events "$T/out")"
 python3 explain-check.py "$T/out" "$T/lost-explain.jsonl" \
 	"events_lost:host cpu 1=2,events_lost:g1 cpu 1=1,host_task:e2e_hog=1,guest_task:rt-hog=1,host_idle=1"
 ok $? explain_lost_recomputed_from_the_events
+# the stories' timelines say where a trace lost events as the text output does: trace-cmd
+# report's "CPU:K [N EVENTS DROPPED]" before the first event after the loss (the uncounted
+# loss of g1 cpu 1 lies in no story's window)
+run "${LOST[@]}" --explain --worst 6
+awk '/^Wake-up #/ { w = $2 } /EVENTS DROPPED\]$/ { print w; print; getline; print }' "$T/out" \
+	> "$T/lost.got"
+cat > "$T/lost.want" <<'EOF2'
+#2
+host [001] CPU:1 [2 EVENTS DROPPED]
+host [001]        CPU 1/KVM-900          4.037670000: sched_switch:         CPU 1/KVM:900 [120] S ==> kworker/1:1:90 [120]
+#3
+g1   [001] CPU:1 [2 EVENTS DROPPED]
+g1   [001]            <...>-600          4.060816000: sched_switch:         rt-hog:600 [120] S ==> cyclictest:500 [120]
+#6
+host [001] CPU:1 [2 EVENTS DROPPED]
+host [001]           <idle>-0            4.048930000: sched_switch:         swapper/1:0 [120] S ==> CPU 1/KVM:900 [120]
+EOF2
+[ $rc -eq 0 ] && [ "$(grep -c '^Timeline (' "$T/out")" -eq 6 ] &&
+	diff "$T/lost.want" "$T/lost.got" > "$T/lost.diff"
+ok $? explain_lost_timelines_say_dropped "rc $rc $(tr '\n' '|' < "$T/lost.diff" | head -c 600)"
 # cyclictest -t 2 -p 80 (gen.py explain_rt): its main thread 129 (prio 120) 1 of 10 wake-ups
 # 3.042 ms late, measuring threads 159 (50 wake-ups: 2.042, 1.042 ms late) and 160 (40:
 # 1.042 ms late) at prio 19: --task cyclictest explains the real-time ones only

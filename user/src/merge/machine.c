@@ -468,6 +468,8 @@ static int next_record(struct source *s, int *filler)
 	s->rec = s->dat_rec;
 	if (s->rec && s->rec->missed_events > 0)
 		s->missed += s->rec->missed_events;
+	else if (s->rec && s->rec->missed_events < 0)
+		s->missed_unknown++;
 	return s->rec ? 1 : 0;
 }
 
@@ -505,11 +507,20 @@ static bool event_selected(struct source *s)
 	return id >= 0 && id <= m->max_id && m->event_ok[id];
 }
 
-/* the ring buffer lost events before @rec (its page's missed-events flag): s->lost */
+/*
+ * The ring buffer lost events before @rec (its page's missed-events flag):
+ * s->lost, and apart the counted and the uncounted ones (the text output's
+ * "EVENTS DROPPED" lines: those of pages whose flagged first event was
+ * dropped too add up on the next one returned)
+ */
 static void note_lost(struct source *s, const struct tep_record *rec)
 {
 	if (!rec->missed_events)
 		return;
+	if (rec->missed_events > 0)
+		s->lost_counted += rec->missed_events;
+	else
+		s->lost_uncounted++;
 	if (s->lost < 0 || rec->missed_events < 0)
 		s->lost = -1;
 	else
@@ -532,6 +543,8 @@ int source_advance(struct source *s, const struct merge_opts *opts)
 
 	(void)opts;
 	s->lost = 0;
+	s->lost_counted = 0;
+	s->lost_uncounted = 0;
 	for (;;) {
 		uint64_t prev = s->host_tsc;
 

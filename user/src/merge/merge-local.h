@@ -87,8 +87,11 @@ struct source {
 	uint64_t			read;
 	uint64_t			printed;
 	uint64_t			fillers;
-	uint64_t			missed;
+	uint64_t			missed;		/* libtracecmd's reader: lost, counted */
+	uint64_t			missed_unknown;	/* and pages that lost some uncounted */
 	int64_t				lost;	/* events lost before @rec: > 0 counted, -1 not */
+	uint64_t			lost_counted;	/* of them, counted in page headers */
+	uint32_t			lost_uncounted;	/* pages flagging one, no count */
 	uint64_t			first_ns;
 	uint64_t			last_ns;
 	uint64_t			first_tsc;

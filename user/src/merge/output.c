@@ -411,6 +411,54 @@ static void put_info(struct output *o, struct source *s, struct tep_event *ev, c
 	o->text_len = p + 1 - o->text;
 }
 
+/* "MACHINE [CPU] ": every line's start */
+static char *put_machine(const struct output *o, const struct source *s, char *p)
+{
+	p = put_str(p, s->m->name, strnlen(s->m->name, 64), o->width, false);
+	memcpy(p, " [", 2);
+	p = put_u64(p + 2, s->cpu, 3, '0');
+	memcpy(p, "] ", 2);
+	return p + 2;
+}
+
+/* Room for the two lines of put_dropped() besides the names' width */
+#define DROPPED_MAX	128
+#define COUNTED_TAIL	" EVENTS DROPPED]\n"
+#define UNCOUNTED_TAIL	" [EVENTS DROPPED]\n"
+
+/*
+ * The CPU's ring buffer lost events before this one: trace-cmd report's
+ * line (tracecmd/trace-read.c: "CPU:%d [%lld EVENTS DROPPED]", without a
+ * count "CPU:%d [EVENTS DROPPED]") after the machine prefix, the machine's
+ * own CPU number in both places:
+ *
+ *   g1   [001] CPU:1 [37 EVENTS DROPPED]
+ *
+ * Losses that add up on one event (the flagged first event of a page was
+ * a filler or not selected) are one line for the counted, one for the
+ * uncounted ones, so the counts add up to --stats' lost-page.
+ */
+static char *put_dropped(const struct output *o, const struct source *s, char *p)
+{
+	if (s->lost_counted) {
+		p = put_machine(o, s, p);
+		memcpy(p, "CPU:", 4);
+		p = put_u64(p + 4, s->cpu, 0, ' ');
+		memcpy(p, " [", 2);
+		p = put_u64(p + 2, s->lost_counted, 0, ' ');
+		memcpy(p, COUNTED_TAIL, sizeof(COUNTED_TAIL) - 1);
+		p += sizeof(COUNTED_TAIL) - 1;
+	}
+	if (s->lost_uncounted) {
+		p = put_machine(o, s, p);
+		memcpy(p, "CPU:", 4);
+		p = put_u64(p + 4, s->cpu, 0, ' ');
+		memcpy(p, UNCOUNTED_TAIL, sizeof(UNCOUNTED_TAIL) - 1);
+		p += sizeof(UNCOUNTED_TAIL) - 1;
+	}
+	return p;
+}
+
 /*
  * "MACHINE [CPU]             COMM-PID     SEC.NSEC: EVENT:               INFO"
  * Lines gather in o->text, written out when it is nearly full (one fwrite per
@@ -424,14 +472,12 @@ static void print_text(struct output *o, struct source *s, uint64_t ns)
 	const struct event_slot *e = event_of(c, type);
 	char *p;
 
-	if (TEXT_BUF - o->text_len < PREFIX_MAX + (size_t)o->width + 4096)
+	if (TEXT_BUF - o->text_len < PREFIX_MAX + DROPPED_MAX + 3 * (size_t)o->width + 4096)
 		text_flush(o);
 	p = o->text + o->text_len;
-	p = put_str(p, s->m->name, strnlen(s->m->name, 64), o->width, false);
-	memcpy(p, " [", 2);
-	p = put_u64(p + 2, s->cpu, 3, '0');
-	memcpy(p, "] ", 2);
-	p += 2;
+	if (s->lost)
+		p = put_dropped(o, s, p);
+	p = put_machine(o, s, p);
 	p = put_comm(c, data_pid(c, s->rec), p);
 	p = put_time(o, s, ns, p);
 	memcpy(p, ": ", 2);
@@ -716,11 +762,12 @@ static void stats_line(FILE *out, const struct source *s, int width, const struc
 	const struct vtrace_cpu_counts *c = s->reader ? vtrace_cpu_reader_counts(s->reader) : NULL;
 	const struct vtrace_cpu_stats *eos = s->m->dump ? vtrace_dump_eos(s->m->dump, s->cpu) : NULL;
 	uint64_t lost_pages = c ? c->missed : s->missed;
+	bool lost_unknown = c ? c->missed_unknown : s->missed_unknown;
 	uint64_t lost_eos = eos ? eos->events_lost_ring + eos->events_lost_port : 0;
 
 	fprintf(out, "%-*s %3d %10" PRIu64 " %10" PRIu64 " %7" PRIu64 " %9" PRIu64 "%s %9" PRIu64
 		" %5" PRIu64, width, s->m->name, s->cpu, s->read, s->printed, s->fillers,
-		lost_pages, c && c->missed_unknown ? "+" : " ", lost_eos,
+		lost_pages, lost_unknown ? "+" : " ", lost_eos,
 		c ? c->bad_pages : 0);
 	print_range(out, s, o);
 	print_intervals(out, s);
