@@ -83,7 +83,8 @@ port_watch() {
 }
 
 # console_lines [END]: the guest's "vtg-bench" lines so far, without a last
-# line still being written (unless END: the guest has ended)
+# line still being written (unless END: the guest has ended); a line the
+# guest's kernel wrote into is mended (console-rows.awk)
 console_lines() {
 	local f=$VTRACE_OUT/$name/console.log n
 	n=$(stat -c %s "$f" 2>/dev/null) || return 0
@@ -91,7 +92,7 @@ console_lines() {
 		cat
 	else
 		sed '$d'
-	fi | sed -n 's/\r$//; /^vtg-bench/p'
+	fi | awk -f "$VTRACE_PROJ/bench/console-rows.awk"
 }
 
 # port_bytes [PUNCH]: total size of the data ports' files; PUNCH: free their blocks

@@ -23,7 +23,7 @@ guest() {
 	log=$(cat "$d/watchdog.txt" 2>/dev/null)
 }
 
-ktap_header 24
+ktap_header 25
 
 # The cases that say "within its bound" tell a watchdog that acted (about 10
 # s: a 3 s watchdog, 5 s of CPU sampling, a restart) from one that did not
@@ -340,6 +340,22 @@ rc2=$?
 	[ "$(grep -c '^vtg-bench-port: method=vtrace' "$r")" = 2 ] && grep -q '^vtg-bench-order: run=3 splice vtrace' "$r" &&
 	grep -q '^vtg-bench-port: method=rest job=0 ' "$r"
 ktap_result $? "transport_rows_rerun_from_the_first_lost_round" "missing rc $rc1 '$miss', after join rc $rc2, rows: $got"
+
+# 25: a transport bench row the guest's kernel wrote into (ci42's, cut after a
+# number; the taint message cut a word): joined with its rest, the message out;
+# a row whose rest never came left out, not cut short; \r and other lines dropped
+printf '%s\r\n' 'boot line' \
+	'vtg-bench-info: method vtrace job 1 (1000x1953), size 256, settl[   18.417199] vtrace_guest: loading out-of-tree module taints kernel.' \
+	'e 2, buffer 128 KiB, 2 CPUs' \
+	'vtg-bench: method=splice job=1 lost=0 moved=1138688[   49.303278] hrtimer: interrupt took 34102805 ns' '' \
+	'[   50.100000] a kernel line' 'vtg-bench: method=vtrace job=2 lost=0 moved=42' \
+	'vtg-bench: method=vtrace job=3 lost=0 moved=11[   51.000001] a message' > "$tmp/console.log"
+got=$(awk -f "$tb/../bench/console-rows.awk" "$tmp/console.log")
+want='vtg-bench-info: method vtrace job 1 (1000x1953), size 256, settle 2, buffer 128 KiB, 2 CPUs
+vtg-bench: method=splice job=1 lost=0 moved=1138688
+vtg-bench: method=vtrace job=2 lost=0 moved=42'
+[ "$got" = "$want" ]
+ktap_result $? "transport_rows_mended_after_a_kernel_message" "got: $(echo "$got" | tr '\n' '|')"
 
 echo "bed: $ktap_pass passed, $ktap_fail failed"
 [ "$ktap_fail" -eq 0 ]
