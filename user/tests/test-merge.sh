@@ -261,6 +261,13 @@ run --host "$T/stat.dat" "${RL[@]}"
 	[ "$(grep -c 'counts at its stop' "$T/err")" = 1 ] &&
 	grep -qF "vtrace-merge: warning: $T/stat.dat: trace-cmd's counts at its stop (trace-cmd report --stat): cpu 0: 6 left in the kernel's buffer; cpu 1: 120 overwritten, 3 dropped: the file lacks those events (left: trace-cmd stopped without reading them; overwritten or dropped: its buffer was too small for the rate, trace-cmd record -b KiB)" "$T/err"
 ok $? host_dat_cpustat_lost_said "rc $rc, trace-cmd saw entries: 6 $tc time(s), $(grep -v self-check "$T/err" | head -c 400)"
+# more CPUs than the warning has room for: the first ones, the others counted
+cp $R/host.dat "$T/stat8.dat"
+./dat-edit.py cpustat "$T/stat8.dat" 0:10:20:30 1:11:21:31 2:12:22:32 3:13:23:33 4:14:24:34 \
+	5:15:25:35 6:16:26:36 7:17:27:37
+run --host "$T/stat8.dat" "${RL[@]}"
+[ $rc -eq 0 ] && grep -qF "cpu 4: 14 left in the kernel's buffer, 24 overwritten, 34 dropped; 3 more cpus: the file lacks" "$T/err"
+ok $? host_dat_cpustat_many_cpus_counted "rc $rc, $(grep 'counts at its stop' "$T/err" | head -c 600)"
 cp $R/host.dat "$T/stat0.dat"
 ./dat-edit.py cpustat "$T/stat0.dat" 0:0:0:0 1:0:0:0
 run --host "$T/stat0.dat" "${RL[@]}"

@@ -423,6 +423,9 @@ const char *vtrace_dat_clock(struct tracecmd_input *handle)
 	return tracecmd_get_trace_clock(handle);
 }
 
+/* the longest clause of vtrace_dat_unread(): "; cpu N:" and three 20-digit counts with their words */
+#define VTRACE_UNREAD_CLAUSE	160
+
 /* "NAME: N" at a line's start in one CPU's statistics (@b..@e), 0 if absent */
 static unsigned long long stat_field(const char *b, const char *e, const char *name)
 {
@@ -443,6 +446,7 @@ static unsigned long long stat_field(const char *b, const char *e, const char *n
  * vtrace_dat_unread - the events a trace.dat lacks by trace-cmd's own count
  * @handle:	the file, its headers read by libtracecmd
  * @msg:	"cpu 0: 6 left in the kernel's buffer; cpu 1: 120 overwritten", or ""
+ *		(the CPUs past its room as "; N more cpus")
  * @len:	its size
  *
  * trace-cmd record writes each CPU's ring-buffer statistics as they were
@@ -454,33 +458,40 @@ static unsigned long long stat_field(const char *b, const char *e, const char *n
  */
 int vtrace_dat_unread(struct tracecmd_input *handle, char *msg, size_t len)
 {
-	const char *t = tracecmd_get_cpustats(handle), *b, *e;
+	const char *t = tracecmd_get_cpustats(handle), *b, *e, *end;
 	unsigned long long left, over, drop;
+	int nr = 0, more = 0;
 	size_t at = 0;
-	int nr = 0;
 
-	*msg = '\0';
+	if (len)
+		*msg = '\0';
 	for (b = t ? strstr(t, "CPU: ") : NULL; b; b = e) {
 		int cpu = atoi(b + 5);
 
 		e = strstr(b + 5, "CPU: ");
-		left = stat_field(b, e ? e : b + strlen(b), "entries");
-		over = stat_field(b, e ? e : b + strlen(b), "overrun");
-		drop = stat_field(b, e ? e : b + strlen(b), "dropped events");
+		end = e ? e : b + strlen(b);
+		left = stat_field(b, end, "entries");
+		over = stat_field(b, end, "overrun");
+		drop = stat_field(b, end, "dropped events");
 		if (!left && !over && !drop)
 			continue;
-		at += snprintf(msg + at, at < len ? len - at : 0, "%scpu %d:", nr ? "; " : "", cpu);
-		if (left)
-			at += snprintf(msg + at, at < len ? len - at : 0,
-				       " %llu left in the kernel's buffer", left);
-		if (over)
-			at += snprintf(msg + at, at < len ? len - at : 0, "%s %llu overwritten",
-				       left ? "," : "", over);
-		if (drop)
-			at += snprintf(msg + at, at < len ? len - at : 0, "%s %llu dropped",
-				       left || over ? "," : "", drop);
 		nr++;
+		/* a CPU's clause takes at most VTRACE_UNREAD_CLAUSE bytes: the others counted */
+		if (at + VTRACE_UNREAD_CLAUSE + 32 > len) {
+			more++;
+			continue;
+		}
+		at += snprintf(msg + at, len - at, "%scpu %d:", at ? "; " : "", cpu);
+		if (left)
+			at += snprintf(msg + at, len - at, " %llu left in the kernel's buffer", left);
+		if (over)
+			at += snprintf(msg + at, len - at, "%s %llu overwritten", left ? "," : "", over);
+		if (drop)
+			at += snprintf(msg + at, len - at, "%s %llu dropped", left || over ? "," : "",
+				       drop);
 	}
+	if (more && at + 32 <= len)
+		snprintf(msg + at, len - at, "%s%d more cpus", at ? "; " : "", more);
 	return nr;
 }
 
