@@ -185,6 +185,7 @@ static int vtg_ctl_setup(void)
 	ret = vtg_ports_open();
 	if (ret)
 		goto out_unmap_buffers;
+	vtg_instance_defaults();
 	vtg_agent_watch();
 	return 0;
 

@@ -24,6 +24,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <linux/rcupdate.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -34,6 +35,8 @@
 #define VTG_CLOCK	"x86-tsc"
 /* set_event reads words of at most this many bytes (EVENT_BUF_SIZE + 1) */
 #define VTG_EVENT_WORD_MAX	128
+/* buffer_percent of the instance the module creates (vtg_instance_defaults()) */
+#define VTG_BUFFER_PERCENT	25
 /* A CPU ring's size when buffer_size_kb cannot be read (the kernel's default) */
 #define VTG_STOP_DEFAULT_KB	1408
 
@@ -133,6 +136,41 @@ static int vtg_reset_buffers(void)
 	return ret;
 }
 
+/* Sub-buffers of @cpu's ring (per_cpu/cpuN/buffer_size_kb), 0 if unreadable */
+static unsigned int vtg_ring_subbufs(unsigned int cpu)
+{
+	unsigned long kb = 0;
+	char rel[48];
+	size_t len;
+	char *buf;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%u/buffer_size_kb", cpu);
+	buf = vtg_read_instance(rel, &len);
+	if (IS_ERR(buf))
+		return 0;
+	if (kstrtoul(strim(buf), 10, &kb) || kb > UINT_MAX >> 10)
+		kb = 0;
+	kvfree(buf);
+	return DIV_ROUND_UP(kb << 10, vtg.subbuf_size);
+}
+
+/*
+ * Each drain thread paces its sleeps by the share of its ring still free
+ * when it wakes (stream.c): the ring's sub-buffers at the start.
+ */
+static void vtg_set_ring_sizes(void)
+{
+	unsigned int cpu, n;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (!vtg_port_present(&vtg.cpus[cpu].port))
+			continue;
+		n = vtg_ring_subbufs(cpu);
+		vtg.cpus[cpu].ring_subbufs = n ?: DIV_ROUND_UP(VTG_STOP_DEFAULT_KB << 10,
+							      vtg.subbuf_size);
+	}
+}
+
 static int vtg_prepare(void)
 {
 	int ret = vtg_read_subbuf();
@@ -146,6 +184,8 @@ static int vtg_prepare(void)
 		ret = vtg_reset_buffers();
 	if (!ret)
 		ret = vtg_apply_events(vtg.events);
+	if (!ret)
+		vtg_set_ring_sizes();
 	return ret;
 }
 
@@ -243,6 +283,30 @@ static void vtg_count_unread(void)
 	}
 }
 
+/**
+ * vtg_instance_defaults() - settings of the instance the module created
+ *
+ * Its drain threads wake at VTG_BUFFER_PERCENT of a CPU's ring rather than
+ * the kernel's 50: three quarters of the ring stay free for the wake-up,
+ * the first drain of a burst and a vCPU the host does not run meanwhile,
+ * for the same notifications per MB (a splice round sends at most
+ * VTG_SPLICE_PAGES pages whatever the batch).  An instance the user made
+ * keeps its own; a value written by hand after the load stays.
+ *
+ * Context: the control thread, once, at its start.
+ */
+void vtg_instance_defaults(void)
+{
+	int ret;
+
+	if (!vtg.own_instance)
+		return;
+	ret = vtg_write_instance("buffer_percent", __stringify(VTG_BUFFER_PERCENT), false);
+	if (ret)
+		pr_warn("instances/%s/buffer_percent: cannot set %u (%d): drain threads wake at the kernel's default\n",
+			VTG_INSTANCE, VTG_BUFFER_PERCENT, ret);
+}
+
 /*
  * The stop's drain takes at most twice the sub-buffers the largest CPU ring
  * holds (buffer_size_kb): a frozen ring holds no more, so only a bug or a
@@ -250,26 +314,14 @@ static void vtg_count_unread(void)
  */
 static void vtg_set_stop_budget(void)
 {
-	unsigned long kb = 0, max_kb = 0;
-	unsigned int cpu;
-	char rel[48];
-	size_t len;
-	char *buf;
+	unsigned int cpu, n = 0;
 
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		if (!vtg.cpus[cpu].task)
-			continue;
-		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/buffer_size_kb", cpu);
-		buf = vtg_read_instance(rel, &len);
-		if (IS_ERR(buf))
-			continue;
-		if (!kstrtoul(strim(buf), 10, &kb))
-			max_kb = max(max_kb, kb);
-		kvfree(buf);
-	}
-	if (!max_kb)
-		max_kb = VTG_STOP_DEFAULT_KB;
-	vtg.stop_budget = 2 * (DIV_ROUND_UP(max_kb << 10, vtg.subbuf_size) + VTG_SPLICE_PAGES);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (vtg.cpus[cpu].task)
+			n = max(n, vtg_ring_subbufs(cpu));
+	if (!n)
+		n = DIV_ROUND_UP(VTG_STOP_DEFAULT_KB << 10, vtg.subbuf_size);
+	vtg.stop_budget = 2 * (n + VTG_SPLICE_PAGES);
 }
 
 /**

@@ -48,13 +48,14 @@
  *
  * Between drains a thread sleeps until its CPU's ring holds the instance's
  * buffer_percent (the ring buffer wakes poll()ers of trace_pipe_raw from
- * an irq_work), or drain_max_ms passes: a few wake-ups per second at a
- * steady rate rather than one every drain_ms (see vtg_drain_sleep()).
- * When the ring reaches buffer_percent within VTG_BUSY_FILL_MS of the last
- * drain, the rest of it fills about as fast: too little headroom for the
- * wake-up, the drain and a vCPU the host does not run meanwhile.  The
- * thread then drains every drain_ms, as a polling reader does, until the
- * rate falls (vtg_drain_pace()).
+ * an irq_work; 25 in the instance the module creates, see main.c), or
+ * drain_max_ms passes: a few wake-ups per second at a steady rate rather
+ * than one every drain_ms (see vtg_drain_sleep()).  When, at the rate the
+ * ring reached buffer_percent, the rest of it would fill within
+ * VTG_BUSY_HEADROOM_MS, that is too little headroom for the wake-up, the
+ * drain and a vCPU the host does not run meanwhile.  The thread then
+ * drains every drain_ms, as a polling reader does, until the rate falls
+ * (vtg_drain_pace()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -87,11 +88,13 @@
 /* read()s of a frozen ring's last page: one, and one to see it empty */
 #define VTG_FINAL_READS		4
 /*
- * A ring that reaches buffer_percent this soon after a drain leaves too
- * little headroom to wait for that again (vtg_drain_pace()); at 50 % of
- * 512 KiB that is from about 5,000 256-byte markers a second on the CPU up.
+ * A ring whose free part, when buffer_percent wakes the thread, fills
+ * within this time at that rate leaves too little headroom to wait for
+ * buffer_percent again (vtg_drain_pace()).  At 25 % of 512 KiB (96 free
+ * sub-buffers) that is from about 7,700 256-byte markers a second on the
+ * CPU up.
  */
-#define VTG_BUSY_FILL_MS	200
+#define VTG_BUSY_HEADROOM_MS	200
 
 static bool vtg_is_filler(const u8 *data, size_t len)
 {
@@ -414,8 +417,9 @@ static bool vtg_drain_due(struct vtg_cpu *c)
 
 /*
  * Between two drains.  trace_pipe_raw's poll() queues c->ring (poll.c)
- * where the ring buffer wakes its readers once the CPU's buffer holds the instance's
- * buffer_percent (default 50): the thread sleeps until then, or
+ * where the ring buffer wakes its readers once the CPU's buffer holds the
+ * instance's buffer_percent (25, see vtg_instance_defaults()): the thread
+ * sleeps until then, or
  * drain_max_ms.  If the ring is readable at once (buffer_percent 0 and a
  * partial page, or a drain that left data behind), a wake-up would come at
  * the next event: the thread sleeps drain_ms on the timer instead, as it
@@ -443,13 +447,20 @@ sleep:
 	return woken;
 }
 
+/* Sub-buffers of the ring still free when a drain took @taken of them */
+static u64 vtg_ring_free(const struct vtg_cpu *c, u64 taken)
+{
+	return taken < c->ring_subbufs ? c->ring_subbufs - taken : 0;
+}
+
 /*
- * After a drain that moved @moved pages: how the thread sleeps next.  A
- * drain the ring's buffer_percent woke (@by_ring) took about that share of
- * the ring; if it came within VTG_BUSY_FILL_MS of the previous drain's
- * end, the thread turns busy: it sleeps drain_ms (the ring may still wake
- * it sooner).  A busy thread turns back when, at the rate of its last
- * drain, buffer_percent would take over twice VTG_BUSY_FILL_MS.
+ * After a drain that moved @moved sub-buffers: how the thread sleeps next.
+ * A drain the ring's buffer_percent woke (@by_ring) took about that share
+ * of the ring; if, at the rate it filled since the previous drain's end,
+ * the rest of the ring fills within VTG_BUSY_HEADROOM_MS, the thread turns
+ * busy: it sleeps drain_ms (the ring may still wake it sooner).  A busy
+ * thread turns back when, at the rate of its last drain, that rest would
+ * take over twice VTG_BUSY_HEADROOM_MS.
  */
 static void vtg_drain_pace(struct vtg_cpu *c, u64 moved, bool by_ring)
 {
@@ -459,8 +470,9 @@ static void vtg_drain_pace(struct vtg_cpu *c, u64 moved, bool by_ring)
 	c->drained_at = now;
 	if (by_ring) {
 		c->wake_pages = moved;
-		c->busy = moved && ms < VTG_BUSY_FILL_MS;
-	} else if (c->busy && c->wake_pages * ms >= 2 * VTG_BUSY_FILL_MS * moved) {
+		c->busy = moved && vtg_ring_free(c, moved) * ms < VTG_BUSY_HEADROOM_MS * moved;
+	} else if (c->busy &&
+		   vtg_ring_free(c, c->wake_pages) * ms >= 2 * VTG_BUSY_HEADROOM_MS * moved) {
 		c->busy = false;
 	}
 }

@@ -98,8 +98,9 @@ struct vtg_page_count {
  *		failed, the port went away): counted in events_lost_ring
  * @st:		counters of the session, reported in STATUS and EOS
  * @ring:	the drain thread's poller on @raw between drains (stream.c)
- * @busy:	the ring fills its buffer_percent too fast to wait for it: the
- *		thread drains every drain_ms (vtg_drain_pace())
+ * @ring_subbufs: sub-buffers of the CPU's ring at the start (session.c)
+ * @busy:	the rest of the ring fills too fast after a buffer_percent
+ *		wake-up: the thread drains every drain_ms (vtg_drain_pace())
  * @wake_pages:	pages the last drain after a buffer_percent wake-up moved
  * @drained_at:	jiffies at the end of the last drain
  */
@@ -115,6 +116,7 @@ struct vtg_cpu {
 	u64 unread;
 	struct vtrace_cpu_stats st;
 	struct vtg_poller ring;
+	unsigned int ring_subbufs;
 	bool busy;
 	u64 wake_pages;
 	unsigned long drained_at;
@@ -342,6 +344,7 @@ void vtg_agent_unwatch(void);
 long vtg_agent_timeout(void);
 
 /* session.c */
+void vtg_instance_defaults(void);
 int vtg_start(void);
 int vtg_stop(void);
 int vtg_set_events(const char *spec);

@@ -22,7 +22,7 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
-ktap_header 24
+ktap_header 26
 modprobe kvm_amd
 l2_run gdata /tests/guest_data.sh --cpus 2 --arg 3000 --timeout 240
 ktap_result $? "data_l2_runs"

@@ -9,6 +9,11 @@ T=/sys/kernel/tracing
 
 insmod /lib/vtrace/vtrace_guest.ko
 t $? load
+# the instance it made wakes the drain threads at a quarter of a CPU's ring
+bp=$(cat $T/instances/vtrace/buffer_percent)
+echo "vtg-bp: module's instance buffer_percent=$bp"
+[ "$bp" = 25 ]
+t $? own_instance_buffer_percent_25
 sed 's/^/vtg-status: /' $D/status
 echo "sched:sched_switch sched:sched_wakeup" > $D/events
 t $? set_events
@@ -116,3 +121,12 @@ t $? unload
 t $? no_kthread_left
 ! [ -d $D ]
 t $? debugfs_removed
+
+# a user's instance keeps its buffer_percent through a load, and stays after it
+mkdir $T/instances/vtrace && echo 40 > $T/instances/vtrace/buffer_percent &&
+	insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 &&
+	bp=$(cat $T/instances/vtrace/buffer_percent) && rmmod vtrace_guest &&
+	echo "vtg-bp: user's instance buffer_percent=$bp after load" &&
+	[ "$bp" = 40 ] && [ "$(cat $T/instances/vtrace/buffer_percent)" = 40 ]
+t $? user_instance_buffer_percent_kept
+rmdir $T/instances/vtrace
