@@ -235,7 +235,8 @@ for m in methods:
         host['l1'] = med(spread['l1'])
     summary[m] = dict(spread=spread, host=host, wake=wake, kwork=kwork, guest=guest,mb=med(mbs), cpu=med(cpu), cpu_out=med(cpu_out),
                       runs=' '.join('%.0f' % c for c in cpu), lost_runs=' '.join(str(x) for x in lost),
-                      gone=' '.join(k.get('kworker_gone', '-') for k in main), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
+                      gone=' '.join(k.get('kworker_gone', '-') for k in main),
+                      steal=' '.join('%.0f' % (int(k['steal_ns']) / 1e6) if 'steal_ns' in k else '-' for k in main), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
                       rate=med(rate), best=best, clean=clean and bool(sw), sweep=' '.join(steps))
 print()
 print('%-24s %6s %9s %7s %10s %9s %11s %8s %16s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace',
@@ -269,8 +270,8 @@ for m, s in list(summary.items()) + ([('none', base)] if base else []):
     if s['host']:
         print('exits/MB %-8s %s' % (m, s['host']['kinds']))
 for m, s in summary.items():
-    print('per run %-8s CPU ms/MB %s; lost %s; kworkers ended in the window %s' % (
-        m, s['runs'], s['lost_runs'], s['gone']))
+    print('per run %-8s CPU ms/MB %s; lost %s; kworkers ended in the window %s; steal ms %s' % (
+        m, s['runs'], s['lost_runs'], s['gone'], s['steal']))
 print()
 print('spread over the runs, min / median / max per MB of markers: guest = the method\'s threads')
 print('+ kworkers (ms), exits = L1\'s kvm_exit of the guest, L1 = QEMU\'s non-vCPU threads + vhost (ms)')

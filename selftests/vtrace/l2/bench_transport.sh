@@ -115,6 +115,9 @@ stop_pid() {
 #     IDLE_WORKER_TIMEOUT, 300 s, longer than any window, so what it ran
 #     in the window is its exit alone, not counted)
 #   8 TID:NS,... of every helper thread now, for the next pass's $kprev
+#   9 the guest's steal time (/proc/stat, both CPUs, in ns): time its vCPUs
+#     were runnable in L1 but did not run (kvm steal time), which the
+#     threads' run times of 1 to 3 include (no PARAVIRT_TIME_ACCOUNTING)
 cpu_ns() {
 	s=0 s2=0 k=0 n=0 n2=0 kl=, gone=0
 	for p in /proc/[0-9]*; do
@@ -142,8 +145,8 @@ cpu_ns() {
 		case "$kl" in *",${v%%:*}:"*) ;; *) gone=$((gone + 1)) ;; esac
 		v=,${v#*,}
 	done
-	read -r _ u ni sy _ _ hi si _ < /proc/stat
-	echo $s $s2 $k $(( (u + ni + sy + hi + si) * 10000000 )) $n $n2 $gone $kl
+	read -r _ u ni sy _ _ hi si st _ < /proc/stat
+	echo $s $s2 $k $(( (u + ni + sy + hi + si) * 10000000 )) $n $n2 $gone $kl $((st * 10000000))
 }
 
 # irqs: one line, NAME=COUNT (both CPUs) of every /proc/interrupts line
@@ -411,14 +414,14 @@ window() {
 	mark exits-begin $method $j
 	i0=$(irqs)
 	set -- $(cpu_ns "$pat" "$sub")
-	c0=$1 d0=$2 k0=0 b0=$4 w0=$(($5 - $6)) s0=$6 kl0=$8
+	c0=$1 d0=$2 k0=0 b0=$4 w0=$(($5 - $6)) s0=$6 kl0=$8 st0=$9
 	[ -n "$sub" ] || w0=0 s0=$5
 	watch_start
 	load $I/trace_marker "$rate" "$count" || { fail "the load (bench_load) to end"; lf=1; }
 	sleep "$settle"
 	watch_end
 	set -- $(kprev=$kl0; cpu_ns "$pat" "$sub")
-	c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6 kg=$7
+	c1=$1 d1=$2 k1=$3 b1=$4 w1=$(($5 - $6)) s1=$6 kg=$7 st1=$9
 	[ -n "$sub" ] || w1=0 s1=$5
 	i1=$(irqs)
 	mark exits-end $method $j
@@ -509,7 +512,7 @@ run_job() {
 		[ -z "$lf" ] || return 1
 		;;
 	esac
-	say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) drain_switches=$((s1 - s0)) kworker_ns=$((k1 - k0)) kworker_gone=$kg busy_ns=$((b1 - b0)) load_ns=$load_ns lost=$lost moved=$moved"
+	say "method=$method job=$j rate=$rate count=$count size=$size written=$written usec=$usec cpu_ns=$((c1 - c0)) drain_ns=$((d1 - d0)) ctl_switches=$((w1 - w0)) drain_switches=$((s1 - s0)) kworker_ns=$((k1 - k0)) kworker_gone=$kg busy_ns=$((b1 - b0)) steal_ns=$((st1 - st0)) load_ns=$load_ns lost=$lost moved=$moved"
 	echo "vtg-bench-irq: method=$method job=$j $(irq_delta "$i0" "$i1")"
 	if [ "$method" = agent ]; then echo 0 > $T/tracing_on; echo "vtg-bench-done: $aj"; fi
 }
