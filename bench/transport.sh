@@ -148,11 +148,12 @@ fi
 python3 "$here/bench/transport-plot.py" "$out/results.txt" "$runs" "$methods" "$out/transport.svg" &&
 	echo "bench: picture in $out/transport.svg"
 
-python3 - "$out/results.txt" "$runs" "$methods" "$xfail" <<'PY'
+python3 - "$out/results.txt" "$runs" "$methods" "$xfail" "$njobs" "$out" <<'PY'
 import sys, statistics
 def med(v):
     return statistics.median(v) if v else 0
 path, runs, methods, xfail = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(','), sys.argv[4]
+njobs, out = int(sys.argv[5]), sys.argv[6]
 rows, files, ports, jports, exits, fails, orders, idle = {}, {}, {}, {}, {}, [], [], []
 for line in open(path):
     line = line.strip()
@@ -177,6 +178,23 @@ for line in open(path):
 names = {'vtrace': 'vtrace_guest (kthreads)', 'splice': 'user splice loop',
          'agent': 'trace-cmd agent/vsock', 'net': 'trace-cmd -N/TCP', 'none': '(load alone)'}
 summary, broken = {}, []
+# jobs with neither a row nor a failure: the bed lost them (and the re-run,
+# when it ran, did not bring them back); a method's jobs after its first
+# failure are not run.  One line per set of jobs lost.
+gone = {}
+for m in methods:
+    got = {int(kv['job']) for kv in rows.get(m, [])}
+    failed = sorted(int(j) for mm, j, _ in fails if mm == m)
+    last = failed[0] - 1 if failed else njobs
+    lost = tuple(k for k in range(1, last + 1) if k not in got)
+    if lost and got:
+        gone.setdefault((lost, len([k for k in got if k <= runs])), []).append(m)
+for (lost, main), ms in gone.items():
+    broken.append('%s: no row for job %s of %d (main runs: %d of %d, sweep steps: %d of %d): the bed '
+                  'lost them (%s/l2-boot-watchdog.txt, %s/rerun/); the figures above are of the '
+                  'jobs that came: run the bench again' % (
+                      ', '.join(ms), ','.join(map(str, lost)), njobs, main, runs,
+                      njobs - runs - len([k for k in lost if k > runs]), njobs - runs, out, out))
 for m in methods:
     r = rows.get(m, [])
     main, sw = r[:runs], r[runs:]

@@ -23,7 +23,7 @@ guest() {
 	log=$(cat "$d/watchdog.txt" 2>/dev/null)
 }
 
-ktap_header 25
+ktap_header 26
 
 # The cases that say "within its bound" tell a watchdog that acted (about 10
 # s: a 3 s watchdog, 5 s of CPU sampling, a restart) from one that did not
@@ -356,6 +356,26 @@ vtg-bench: method=splice job=1 lost=0 moved=1138688
 vtg-bench: method=vtrace job=2 lost=0 moved=42'
 [ "$got" = "$want" ]
 ktap_result $? "transport_rows_mended_after_a_kernel_message" "got: $(echo "$got" | tr '\n' '|')"
+
+# 26: bench/transport.sh's report when the bed lost jobs and the re-run did
+# not bring them back (default17: the re-run's L2 stuck busy): exit 1, and a
+# line per set of jobs lost, not a summary that reads as whole
+mkdir -p "$tmp/rep"
+row() {	# row METHOD JOB RATE
+	echo "vtg-bench: method=$1 job=$2 rate=$3 count=1000 size=256 written=2000 usec=1000000 cpu_ns=5000000 drain_ns=0 kworker_ns=0 kworker_gone=0 steal_ns=0 lost=0 moved=512000"
+}
+{ row vtrace 1 2000; row splice 1 2000; row vtrace 2 2000; row vtrace 3 8000; } > "$tmp/rep/results.txt"
+out=$(bash "$tb/../bench/transport.sh" --report --mb 1 --runs 2 --sweep 8000 --methods vtrace,splice \
+	--out "$tmp/rep" 2>&1)
+rc1=$?
+row splice 2 2000 >> "$tmp/rep/results.txt"; row splice 3 8000 >> "$tmp/rep/results.txt"
+out2=$(bash "$tb/../bench/transport.sh" --report --mb 1 --runs 2 --sweep 8000 --methods vtrace,splice \
+	--out "$tmp/rep" 2>&1)
+rc2=$?
+[ $rc1 -eq 1 ] && [ "$(grep -c 'no row for job' <<< "$out")" = 1 ] &&
+	grep -q "^bench: broken: splice: no row for job 2,3 of 3 (main runs: 1 of 2, sweep steps: 0 of 1): the bed lost them" <<< "$out" &&
+	[ $rc2 -eq 0 ] && ! grep -q 'broken' <<< "$out2"
+ktap_result $? "transport_report_says_jobs_the_bed_lost" "rc $rc1/$rc2: $(grep broken <<< "$out$out2")"
 
 echo "bed: $ktap_pass passed, $ktap_fail failed"
 [ "$ktap_fail" -eq 0 ]
