@@ -52,6 +52,7 @@ for ((i = 1; i < $#; i++)); do
 done
 splat=$(dirname "$0")/splat-check.sh
 . "$(dirname "$0")/ticks.sh"
+. "$(dirname "$0")/qemu-monitor.sh"
 
 say() {	# say MESSAGE: to the guest's qemu.log and to LOG
 	echo "$*" | tee -a "$log"
@@ -137,6 +138,18 @@ l1_cpus() {
 	[ -s "$VTRACE_OUT/$f" ] && echo "; L1's CPUs meanwhile: $f"
 }
 
+# vcpu_regs: each vCPU's registers from the watchdog's own monitor (QEMU
+# pauses nothing for it) into DIR/l2-regs.txt, and "; vCPU RIPs: ..." for
+# the finding: where a spinning guest spins, with its stack pointers, for
+# lack of the guest's own report
+vcpu_regs() {
+	local f=$d/l2-regs.txt
+	[ -S "$mon" ] || return
+	# (the monitor's echo of the command, with its cursor codes, left out)
+	l2_monitor "$mon" "info registers -a" 2>&1 | grep -av $'\e' > "$f" || return
+	grep -q '^RIP=' "$f" && echo "; vCPU RIPs: $(sed -n 's/^RIP=\([0-9a-f]*\) .*/0x\1/p' "$f" | tr '\n' ' ' | sed 's/ $//') (registers: $(basename "$f"))"
+}
+
 stuck() {	# stuck PID: classify a guest whose heartbeat stopped, kill it
 	local a b hz ms
 	hz=$(getconf CLK_TCK)
@@ -147,7 +160,7 @@ stuck() {	# stuck PID: classify a guest whose heartbeat stopped, kill it
 	if [ $ms -lt 250 ]; then
 		say "l2 stalled: $d: no heartbeat for ${hb_wd}s after \"L2 up\", its vCPU threads idle ($ms ms of CPU in 5 s): the guest lost its wake-ups; QEMU killed"
 	else
-		say "l2 stuck busy: $d: no heartbeat for ${hb_wd}s after \"L2 up\", its vCPU threads busy ($ms ms of CPU in 5 s); their exits: $(exit_sample "$1")$(l1_cpus); QEMU killed"
+		say "l2 stuck busy: $d: no heartbeat for ${hb_wd}s after \"L2 up\", its vCPU threads busy ($ms ms of CPU in 5 s); their exits: $(exit_sample "$1")$(l1_cpus)$(vcpu_regs); QEMU killed"
 	fi
 	kill -9 "$1"
 }
@@ -212,11 +225,14 @@ watch() {
 if [ "$boot_wd" -eq 0 ]; then
 	exec "$qemu" "$@"
 fi
-trap ring_stop EXIT
+# the watchdog's own monitor (vcpu_regs); /run: a socket's path is short
+mon=/run/vtrace-watch-$$.mon
+trap 'ring_stop; rm -f "$mon"' EXIT
 for try in 1 2 3; do
 	rm -f "$d/qemu.pid" "$d/.qemu.pid" "$d/heartbeat.log"
 	t0=$SECONDS
-	"$qemu" "$@" -serial "file:$d/heartbeat.log" &
+	rm -f "$mon"
+	"$qemu" "$@" -serial "file:$d/heartbeat.log" -monitor "unix:$mon,server=on,wait=off" &
 	q=$!
 	while [ ! -s "$d/qemu.pid" ] && kill -0 $q 2>/dev/null; do sleep 0.1; done
 	# QEMU removes its pid file at exit: a hard link keeps it (lib.sh)
