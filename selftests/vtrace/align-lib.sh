@@ -122,6 +122,26 @@ align_irq_events() {
 	done
 }
 
+# align_wait_line GUESTDIR TEXT [PID]: wait (800 s at most) until the
+# guest's console has a line with TEXT; 1 as soon as the guest's QEMU has
+# ended (a reset after "L2 up": nothing more will come, and waiting out the
+# 800 s held ci47's align suite 13 minutes) or the helper PID waiting for
+# the line has.  For a guest past "L2 up" (no boot restart can come).
+align_wait_line() {
+	local i vm
+	for ((i = 0; i < 4000; i++)); do
+		grep -aq "$2" "$VTRACE_OUT/$1/console.log" 2>/dev/null && return 0
+		[ -z "${3:-}" ] || kill -0 "$3" 2>/dev/null || return 1
+		vm=$(cat "$VTRACE_OUT/$1/qemu.pid" 2>/dev/null)
+		if [ -n "$vm" ] && ! kill -0 "$vm" 2>/dev/null; then
+			grep -aq "$2" "$VTRACE_OUT/$1/console.log" 2>/dev/null
+			return
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
 # ALIGN_HOG: the host's bursts on the vCPU's CPU (ALIGN_LATENCY): count, us each, period us
 ALIGN_HOG=(5 40000 400000)
 
@@ -149,14 +169,9 @@ align_hog() {
 	"$VTRACE_PROJ/build/helpers/e2e_hog" 1 10 "${ALIGN_HOG[1]}" "${ALIGN_HOG[2]}" 20 \
 		"${ALIGN_HOG[0]}" - <> "$fifo" &
 	hog=$!
-	for ((i = 0; i < 4000; i++)); do
-		grep -q "vtg: # lat hog" "$VTRACE_OUT/$g/console.log" && break
-		kill -0 $hog 2> /dev/null || break
-		sleep 0.2
-	done
+	align_wait_line "$g" "vtg: # lat hog" $hog || echo "align_hog: no 'lat hog' from $g"
 	sleep 1	# the line comes before lat_hog starts: one burst came 0.1 s early
 	echo go 1<> "$fifo"
-	[ $i -lt 4000 ] || echo "align_hog: no 'lat hog' from $g"
 	wait $hog
 	rc=$?
 	align_sirq "$g" "$fifo" || rc=1
@@ -172,14 +187,9 @@ align_sirq() {
 	local g=$1 fifo=$2 i sirq
 	"$VTRACE_PROJ/build/helpers/e2e_sirq" 1 0 2 - <> "$fifo" &
 	sirq=$!
-	for ((i = 0; i < 4000; i++)); do
-		grep -q "vtg: # lat sirq" "$VTRACE_OUT/$g/console.log" && break
-		kill -0 $sirq 2> /dev/null || break
-		sleep 0.2
-	done
+	align_wait_line "$g" "vtg: # lat sirq" $sirq || echo "align_sirq: no 'lat sirq' from $g"
 	sleep 1
 	echo go 1<> "$fifo"	# read-write: no wait for a reader that already died
-	[ $i -lt 4000 ] || echo "align_sirq: no 'lat sirq' from $g"
 	wait $sirq
 }
 
@@ -194,11 +204,7 @@ ALIGN_IDLE=(5 50000 400000)
 # L0's answer ("l0-freeze: ...") is printed
 align_idle() {
 	local g=$1 i
-	for ((i = 0; i < 4000; i++)); do
-		grep -q "vtg: # lat idle" "$VTRACE_OUT/$g/console.log" && break
-		sleep 0.2
-	done
-	[ $i -lt 4000 ] || { echo "align_idle: no 'lat idle' from $g"; return 1; }
+	align_wait_line "$g" "vtg: # lat idle" || { echo "align_idle: no 'lat idle' from $g"; return 1; }
 	[ -e "$VTRACE_OUT/freeze-watch" ] ||
 		{ echo "align_idle: nothing on L0 to stop this host's CPU (run-l1.sh --freeze-watch)"; return 1; }
 	sleep 0.5
