@@ -136,6 +136,12 @@ static int vtg_reset_buffers(void)
 	return ret;
 }
 
+/* Sub-buffers of a CPU's ring when its buffer_size_kb cannot be read */
+static unsigned int vtg_default_subbufs(void)
+{
+	return DIV_ROUND_UP(VTG_STOP_DEFAULT_KB << 10, vtg.subbuf_size);
+}
+
 /* Sub-buffers of @cpu's ring (per_cpu/cpuN/buffer_size_kb), 0 if unreadable */
 static unsigned int vtg_ring_subbufs(unsigned int cpu)
 {
@@ -166,8 +172,7 @@ static void vtg_set_ring_sizes(void)
 		if (!vtg_port_present(&vtg.cpus[cpu].port))
 			continue;
 		n = vtg_ring_subbufs(cpu);
-		vtg.cpus[cpu].ring_subbufs = n ?: DIV_ROUND_UP(VTG_STOP_DEFAULT_KB << 10,
-							      vtg.subbuf_size);
+		vtg.cpus[cpu].ring_subbufs = n ?: vtg_default_subbufs();
 	}
 }
 
@@ -320,7 +325,7 @@ static void vtg_set_stop_budget(void)
 		if (vtg.cpus[cpu].task)
 			n = max(n, vtg_ring_subbufs(cpu));
 	if (!n)
-		n = DIV_ROUND_UP(VTG_STOP_DEFAULT_KB << 10, vtg.subbuf_size);
+		n = vtg_default_subbufs();
 	vtg.stop_budget = 2 * (n + VTG_SPLICE_PAGES);
 }
 

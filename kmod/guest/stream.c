@@ -48,7 +48,8 @@
  *
  * Between drains a thread sleeps until its CPU's ring holds the instance's
  * buffer_percent (the ring buffer wakes poll()ers of trace_pipe_raw from
- * an irq_work; 25 in the instance the module creates, see main.c), or
+ * an irq_work; 25 in the instance the module creates, see
+ * vtg_instance_defaults() in session.c), or
  * drain_max_ms passes: a few wake-ups per second at a steady rate rather
  * than one every drain_ms (see vtg_drain_sleep()).  When, at the rate the
  * ring reached buffer_percent, the rest of it would fill within

@@ -184,7 +184,7 @@ align_hog() {
 # the guest's console says "vtg: # lat sirq", 2 s of NET_RX softirq work on
 # host CPU 1 (the vCPU's), sent from CPU 0 (the guest's lat_sirq runs 4 s)
 align_sirq() {
-	local g=$1 fifo=$2 i sirq
+	local g=$1 fifo=$2 sirq
 	"$VTRACE_PROJ/build/helpers/e2e_sirq" 1 0 2 - <> "$fifo" &
 	sirq=$!
 	align_wait_line "$g" "vtg: # lat sirq" $sirq || echo "align_sirq: no 'lat sirq' from $g"
