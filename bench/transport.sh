@@ -247,6 +247,13 @@ for m in methods:
     # per run, for the spread: guest CPU (threads + kworkers), exits and L1's cost per MB
     spread = dict(cpu=cpu, guest=[(int(k['cpu_ns']) + int(k.get('kworker_ns', 0))) / 1e6 / x
                                   for k, x in zip(main, mbs) if x])
+    # the steal: the guest's kernel (no PARAVIRT_TIME_ACCOUNTING) charges it to the
+    # thread on the vCPU; its share of the vCPUs' time, and the guest CPU less that
+    # share (an estimate: the steal spread evenly over the busy time of the window)
+    share = [int(k['steal_ns']) / (int(k['busy_ns']) + int(k['steal_ns']))
+             if int(k.get('busy_ns', 0)) + int(k.get('steal_ns', 0)) else None for k in main]
+    spread['less_steal'] = [(int(k['cpu_ns']) + int(k.get('kworker_ns', 0))) / 1e6 / x * (1 - f)
+                            for k, x, f in zip(main, mbs, share) if x and f is not None]
     if host:
         spread['exits'] = [int(e['exits']) / x for e, x in zip(ex, mbs) if x]
         spread['l1'] = [(int(e['l1_qemu_ns']) + int(e['l1_vhost_ns'])) / 1e6 / x for e, x in zip(ex, mbs) if x]
@@ -254,7 +261,8 @@ for m in methods:
     summary[m] = dict(spread=spread, host=host, wake=wake, kwork=kwork, guest=guest,mb=med(mbs), cpu=med(cpu), cpu_out=med(cpu_out),
                       runs=' '.join('%.0f' % c for c in cpu), lost_runs=' '.join(str(x) for x in lost),
                       gone=' '.join(k.get('kworker_gone', '-') for k in main),
-                      steal=' '.join('%.0f' % (int(k['steal_ns']) / 1e6) if 'steal_ns' in k else '-' for k in main), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
+                      steal=' '.join('%.0f' % (int(k['steal_ns']) / 1e6) if 'steal_ns' in k else '-' for k in main),
+                      share=' '.join('%.0f%%' % (100 * f) if f is not None else '-' for f in share), drain=med(drain), ctl=med(ctl), lost=med(lost), moved=med(moved),
                       rate=med(rate), best=best, clean=clean and bool(sw), sweep=' '.join(steps))
 print()
 print('%-24s %6s %9s %7s %10s %9s %11s %8s %16s' % ('method', 'MB', 'moved MB', 'ev/s', 'CPU ms/MB', 'x vtrace',
@@ -288,8 +296,8 @@ for m, s in list(summary.items()) + ([('none', base)] if base else []):
     if s['host']:
         print('exits/MB %-8s %s' % (m, s['host']['kinds']))
 for m, s in summary.items():
-    print('per run %-8s CPU ms/MB %s; lost %s; kworkers ended in the window %s; steal ms %s' % (
-        m, s['runs'], s['lost_runs'], s['gone'], s['steal']))
+    print('per run %-8s CPU ms/MB %s; lost %s; kworkers ended in the window %s; steal ms %s (%s of the vCPUs\' time)' % (
+        m, s['runs'], s['lost_runs'], s['gone'], s['steal'], s['share']))
 print()
 print('spread over the runs, min / median / max per MB of markers: guest = the method\'s threads')
 print('+ kworkers (ms), exits = L1\'s kvm_exit of the guest, L1 = QEMU\'s non-vCPU threads + vhost (ms)')
@@ -317,6 +325,18 @@ for refm in ('agent', 'splice'):
         if m != refm:
             print('  %-15s %12s %9s %9s' % (m, rat(fig(s, 'guest'), fig(r, 'guest')),
                                              rat(fig(s, 'exits'), fig(r, 'exits')), rat(fig(s, 'l1'), fig(r, 'l1'))))
+# the guest CPU less the steal's share, where every run has the figures
+ls = {m: s['spread']['less_steal'] for m, s in summary.items()
+      if s['spread']['less_steal'] and len(s['spread']['less_steal']) == len(s['spread']['guest'])}
+if ls:
+    print('guest CPU/MB less the steal\'s share of each run (an estimate: the guest charges L1\'s steal')
+    print('to the thread on the vCPU; here spread evenly over the busy time), min / median / max:')
+    for m, v in ls.items():
+        print('  %-15s %s' % (m, mmm(v)))
+    for refm in ('agent', 'splice'):
+        if refm in ls:
+            print('  ratio to %-6s %s' % (refm, ', '.join('%s %s' % (m, rat(med(v), med(ls[refm])).strip())
+                                                          for m, v in ls.items() if m != refm)))
 for kv in idle:
     print('vtrace_guest idle (enabled, no marker) %s s: vtrace-ctl scheduled in %s times, drain threads %s' % (
         kv['s'], kv['ctl_switches'], kv['drain_switches']))

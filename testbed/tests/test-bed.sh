@@ -23,7 +23,7 @@ guest() {
 	log=$(cat "$d/watchdog.txt" 2>/dev/null)
 }
 
-ktap_header 27
+ktap_header 28
 
 # The cases that say "within its bound" tell a watchdog that acted (about 10
 # s: a 3 s watchdog, 5 s of CPU sampling, a restart) from one that did not
@@ -376,6 +376,27 @@ rc2=$?
 	grep -q "^bench: broken: splice: no row for job 2,3 of 3 (main runs: 1 of 2, sweep steps: 0 of 1): the bed lost them" <<< "$out" &&
 	[ $rc2 -eq 0 ] && ! grep -q 'broken' <<< "$out2"
 ktap_result $? "transport_report_says_jobs_the_bed_lost" "rc $rc1/$rc2: $(grep broken <<< "$out$out2")"
+
+# 28: bench/transport.sh's guest CPU less the steal's share (default18: the
+# steal was 65 to 82 % of the vCPUs' time): per run guest CPU x (1 - steal /
+# (busy + steal)); vtrace 12 ms/MB at 75 % and 20 at 50 % -> 3 and 10,
+# median 6.5; the splice loop 20 and 40 at 0 % -> median 30: 0.22x (0.53x
+# with the steal: 16 against 30)
+mkdir -p "$tmp/steal"
+srow() {	# srow METHOD JOB CPU_NS BUSY_NS STEAL_NS
+	echo "vtg-bench: method=$1 job=$2 rate=2000 count=1000 size=256 written=2000 usec=1000000 cpu_ns=$3 drain_ns=0 kworker_ns=0 kworker_gone=0 busy_ns=$4 steal_ns=$5 lost=0 moved=512000"
+}
+{ srow vtrace 1 6144000 1000000000 3000000000; srow splice 1 10240000 1000000000 0
+  srow vtrace 2 10240000 1000000000 1000000000; srow splice 2 20480000 1000000000 0
+  srow vtrace 3 6144000 1 1; srow splice 3 6144000 1 1; } > "$tmp/steal/results.txt"
+out=$(bash "$tb/../bench/transport.sh" --report --mb 1 --runs 2 --sweep 8000 --methods vtrace,splice \
+	--out "$tmp/steal" 2>&1)
+grep -q "^per run vtrace   CPU ms/MB 12 20; .*; steal ms 3000 1000 (75% 50% of the vCPUs' time)$" <<< "$out" &&
+	grep -q '^  vtrace               3.0 /     6.5 /    10.0$' <<< "$out" &&
+	grep -q '^  splice              20.0 /    30.0 /    40.0$' <<< "$out" &&
+	grep -q '^  ratio to splice vtrace 0.22x$' <<< "$out" &&
+	grep -q '^  vtrace                 0.53x' <<< "$out"
+ktap_result $? "transport_report_guest_cpu_less_steal" "$(grep -A4 'less the steal' <<< "$out" | tr '\n' '|')"
 
 # 27: the align suite's waits for a guest's console line end when the
 # guest's QEMU has (ci47: a guest reset after "L2 up" held align 13 minutes
