@@ -44,9 +44,23 @@ for w in $(cat /proc/cmdline); do
 done
 
 # the bed's heartbeat (testbed/l2-watch.sh): uptime on the second serial
-# port every 5 s, so that L1 notices within a minute a guest that stopped
+# port every 5 s, so that L1 notices within a minute a guest that stopped.
+# Also the kernel's release and where this boot put the kernel and each
+# module (KASLR), again when modules come and go: testbed/l2-stack.py names
+# the functions a spinning guest's vCPUs are in with them.
 if [ -c /dev/ttyS1 ]; then
-	(while :; do cut -d' ' -f1 /proc/uptime; sleep 5; done 2>/dev/null > /dev/ttyS1 &)
+	( (
+		echo "kernel $(uname -r)"
+		sed -n '/ T _text$/{s/ .*//;s/^/text /;p;q}' /proc/kallsyms
+		seen=
+		while :; do
+			mods=$(sed -n 's/^\([a-z0-9_]*\) \([0-9]*\) .* 0x\([0-9a-f]*\).*$/module \1 \3 \2/p' /proc/modules)
+			[ "$mods" = "$seen" ] || echo "$mods"
+			seen=$mods
+			cut -d' ' -f1 /proc/uptime
+			sleep 5
+		done
+	) 2>/dev/null > /dev/ttyS1 &)
 fi
 
 rc=1

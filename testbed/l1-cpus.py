@@ -8,23 +8,18 @@ Connects to L1's QEMU (QMP, a unix socket), reads every vCPU's registers
 SAMPLES times (default 5) a second apart (the monitor's "info registers -a")
 and prints, per sample and CPU, RIP with the L1 kernel symbol it falls in,
 the privilege level, CR3 (the page-table root: a vCPU in guest mode shows
-the nested guest's) and whether the CPU is halted.  L1's kernel and modules
-are loaded at random addresses (KASLR): L1's init writes this boot's address
-of _text and of each module ("text ADDR", "module NAME ADDR") into the
-heartbeat log, and once per kernel and set of modules a copy of
-/proc/kallsyms after the module addresses of that boot (KALLSYMS,
-build/testbed/l1-kallsyms-KVER); the symbols are moved by the difference.
-Modules missing from the copy (vtrace's own, rebuilt often) are named
-without their functions.  A RIP outside them is an L2 guest's
-(a vCPU in guest mode shows the nested guest's registers under TCG) or
-user space.
+the nested guest's) and whether the CPU is halted, named with the heartbeat
+log's layout and KALLSYMS (testbed/ksyms.py).  A RIP outside L1's kernel
+is an L2 guest's (a vCPU in guest mode shows the nested guest's registers
+under TCG) or user space.
 """
-import bisect
 import json
 import re
 import socket
 import sys
 import time
+
+import ksyms
 
 
 class Qmp:
@@ -56,53 +51,8 @@ class Qmp:
         return msg["return"]
 
 
-def layout(lines):
-    """{"": (_text address, 0), NAME: (module address, size)} from the
-    "text ADDR" and "module NAME ADDR SIZE" lines"""
-    where = {}
-    for line in lines:
-        p = line.split()
-        if len(p) == 2 and p[0] == "text":
-            where[""] = (int(p[1], 16), 0)
-        elif len(p) == 4 and p[0] == "module":
-            where[p[1]] = (int(p[2], 16), int(p[3]))
-    return where
-
-
-def load_symbols(kallsyms, now):
-    """(addresses, names) of L1's text symbols moved to this boot's layout;
-    modules missing from the copy (ours) as one name each"""
-    with open(kallsyms) as f:
-        lines = f.read().splitlines()
-    then = layout(l for l in lines if l.startswith("module "))
-    then = {m: a for m, a in then.items() if not m.startswith("vtrace_")}
-    out = []
-    for line in lines:
-        p = line.split()
-        if len(p) < 3 or p[1] not in ("t", "T"):
-            continue
-        mod = p[3].strip("[]") if len(p) > 3 else ""
-        addr = int(p[0], 16)
-        if mod == "" and p[2] == "_text":
-            then[""] = (addr, 0)
-        out.append((addr, p[2], mod))
-    syms = [(a - then[m][0] + now[m][0], n + ("[%s]" % m if m else ""))
-            for a, n, m in out if m in then and m in now]
-    for m, (addr, size) in now.items():
-        if m and m not in then:
-            syms += [(addr, "[%s]" % m), (addr + size, "(after [%s])" % m)]
-    syms.sort()
-    return [a for a, _ in syms], [n for _, n in syms]
-
-
 def symbolize(syms, rip):
-    if not syms or not syms[0]:
-        return "?"
-    addrs, names = syms
-    i = bisect.bisect_right(addrs, rip) - 1
-    if i < 0 or rip - addrs[i] > 0x10000 or names[i].startswith("(after"):
-        return "(not L1's kernel: an L2 guest or user space)"
-    return "%s+0x%x" % (names[i], rip - addrs[i])
+    return ksyms.symbolize(syms, rip, "(not L1's kernel: an L2 guest or user space)")
 
 
 def main():
@@ -113,8 +63,8 @@ def main():
     samples = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     try:
         with open(heartbeat) as f:
-            now = layout(f.read().splitlines())
-        syms = load_symbols(kallsyms, now)
+            now = ksyms.layout(f.read().splitlines())
+        syms = ksyms.load_symbols(kallsyms, now)
     except (OSError, ValueError) as e:
         print("l1-cpus: no symbols (%s): %s" % (kallsyms, e))
         syms = None

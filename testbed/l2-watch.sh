@@ -50,7 +50,8 @@ for ((i = 1; i < $#; i++)); do
 	j=$((i + 1))
 	[[ ${!j} =~ ^([0-9]+)[mM]?$ ]] && mem=${BASH_REMATCH[1]}
 done
-splat=$(dirname "$0")/splat-check.sh
+here=$(cd "$(dirname "$0")" && pwd)
+splat=$here/splat-check.sh
 . "$(dirname "$0")/ticks.sh"
 . "$(dirname "$0")/qemu-monitor.sh"
 
@@ -138,16 +139,18 @@ l1_cpus() {
 	[ -s "$VTRACE_OUT/$f" ] && echo "; L1's CPUs meanwhile: $f"
 }
 
-# vcpu_regs: each vCPU's registers from the watchdog's own monitor (QEMU
-# pauses nothing for it) into DIR/l2-regs.txt, and "; vCPU RIPs: ..." for
-# the finding: where a spinning guest spins, with its stack pointers, for
-# lack of the guest's own report
+# vcpu_regs: each vCPU's registers and stack from the watchdog's own monitor
+# (QEMU pauses nothing for it) into DIR/l2-regs.txt, named with the guest's
+# layout in its heartbeat and L1's copy of its kallsyms (testbed/l2-stack.py),
+# and "; vCPUs: ..." for the finding: where a spinning guest spins, and what
+# its stacks hold, for lack of the guest's own report
 vcpu_regs() {
 	local f=$d/l2-regs.txt
 	[ -S "$mon" ] || return
-	# (the monitor's echo of the command, with its cursor codes, left out)
-	l2_monitor "$mon" "info registers -a" 2>&1 | grep -av $'\e' > "$f" || return
-	grep -q '^RIP=' "$f" && echo "; vCPU RIPs: $(sed -n 's/^RIP=\([0-9a-f]*\) .*/0x\1/p' "$f" | tr '\n' ' ' | sed 's/ $//') (registers: $(basename "$f"))"
+	# (VTRACE_L1_KALLSYMS: testbed/tests/test-bed.sh's stand-in)
+	python3 "$here/l2-stack.py" "$mon" "${VTRACE_L1_KALLSYMS:-$here/../build/testbed/l1-kallsyms-$(uname -r)}" \
+		"$d/heartbeat.log" > "$f" 2>&1
+	grep -q '^summary: ' "$f" && echo "; vCPUs: $(sed -n 's/^summary: //p' "$f") (registers, stacks: $(basename "$f"))"
 }
 
 stuck() {	# stuck PID: classify a guest whose heartbeat stopped, kill it

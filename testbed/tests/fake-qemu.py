@@ -13,7 +13,12 @@ one behaviour per start (counted in P's folder, .fake-starts):
   panic-boot  print a kernel panic, exit 0 before "L2 up"
   reset-up    "L2 up", one heartbeat, exit 0 without "L2 script exit"
   hang-idle   "L2 up", one heartbeat, then nothing; its "CPU 0/KVM" thread sleeps
-  hang-busy   the same, its "CPU 0/KVM" thread spins
+  hang-busy   the same, its "CPU 0/KVM" thread spins; its heartbeat has the
+              layout lines of testbed/init-l2.sh, and on -monitor unix:PATH
+              it answers "info registers -a", "cpu N" and "x /Ngx ADDR" as
+              a guest spinning in __pv_queued_spin_lock_slowpath+0x7e
+              (text at FAKE_TEXT), stacks from FAKE_STACK (words, comma-
+              separated hex)
   slow        "L2 up", heartbeats for FAKE_QEMU_SECS (default 8) s, exit 0
   silent-busy its "CPU 0/KVM" thread spins, nothing printed for FAKE_QEMU_SECS
               (default 5) s, then as ok
@@ -24,6 +29,7 @@ one behaviour per start (counted in P's folder, .fake-starts):
 import ctypes
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -33,6 +39,7 @@ pidfile = args[args.index("-pidfile") + 1]
 serials = [args[i + 1][5:] for i, a in enumerate(args[:-1]) if a == "-serial"]
 console = open(serials[0], "a", buffering=1)
 heart = open(serials[1], "a", buffering=1) if len(serials) > 1 else None
+monitors = [a[5:].split(",")[0] for a in args if a.startswith("unix:")]
 
 counter = os.path.join(os.path.dirname(pidfile), ".fake-starts")
 n = int(open(counter).read()) if os.path.exists(counter) else 0
@@ -89,7 +96,42 @@ console.write("vtrace-testbed: L2 up, running /tests/fake.sh\n")
 beat()
 if mode == "reset-up":
     sys.exit(0)
+def monitor(path):
+    """a human monitor with two spinning vCPUs"""
+    text = int(os.environ.get("FAKE_TEXT", "ffffffffa8400000"), 16)
+    stack = [int(w, 16) for w in os.environ.get("FAKE_STACK", "1").split(",")]
+    rip = text + 0x5a45e
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(path)
+    srv.listen(1)
+    while True:
+        c, _ = srv.accept()
+        f = c.makefile("rw", buffering=1, newline="")
+        f.write("QEMU 7.2.22 monitor - type 'help' for more information\r\n(qemu) ")
+        for line in f:
+            line = line.strip()
+            f.write(line + "\x1b[K\r\n")
+            if line == "info registers -a":
+                for n in range(2):
+                    f.write("\r\nCPU#%d\r\nRAX=0000000000000001 RBX=ffff888003c1e000\r\n"
+                            "RSI=0000000000000001 RDI=ffff888003c1e000 RBP=ffffc90000083e60 "
+                            "RSP=ffffc900000%d3e00\r\nRIP=%016x RFL=00000002 [-------] "
+                            "CPL=0 II=0 A20=1 SMM=0 HLT=0\r\n" % (n, n, rip))
+            elif line.startswith("x /"):
+                addr = int(line.split()[-1], 16)
+                for i in range(0, len(stack), 2):
+                    f.write("%016x: %s\r\n" % (addr + 8 * i, " ".join(
+                        "0x%016x" % w for w in stack[i:i + 2])))
+            f.write("(qemu) ")
+        c.close()
+
+
 if mode.startswith("hang-"):
+    if mode == "hang-busy" and heart:
+        heart.write("kernel %s\ntext %s\nmodule vtrace_guest ffffffffc0a00000 65536\n" % (
+            os.uname().release, os.environ.get("FAKE_TEXT", "ffffffffa8400000")))
+    if mode == "hang-busy" and monitors:
+        threading.Thread(target=monitor, args=(monitors[0],), daemon=True).start()
     threading.Thread(target=vcpu, args=(mode == "hang-busy",), daemon=True).start()
     time.sleep(3600)
 secs = float(os.environ.get("FAKE_QEMU_SECS", "8")) if mode == "slow" else 2
