@@ -5,6 +5,7 @@ kills a guest whose heartbeat stopped while its vCPUs ran ("l2 stuck busy"),
 which says nothing of its own when it spins with interrupts off.
 
     l2-stack.py MONITOR_SOCKET KALLSYMS HEARTBEAT_LOG [WORDS]
+    l2-stack.py --name KALLSYMS HEARTBEAT_LOG ADDR...
 
 Reads every vCPU's registers from the guest's QEMU (its human monitor,
 testbed/hmp.py) and WORDS (default 64) 8-byte words of each vCPU's stack
@@ -15,7 +16,9 @@ The guest's init writes its kernel release and this boot's layout into the
 heartbeat log ("kernel KVER", "text ADDR", "module NAME ADDR SIZE":
 testbed/init-l2.sh); the names come from KALLSYMS, the copy L1's init keeps
 of L1's /proc/kallsyms (testbed/ksyms.py), when L1 runs the same kernel.
-The last line, "summary: ...", is the watchdog's finding.
+The last line, "summary: ...", is the watchdog's finding.  --name: only
+name the guest's addresses ADDR (hex), e.g. the RIP of an exit sample,
+from a guest's heartbeat log kept beside its console.
 """
 import os
 import re
@@ -36,8 +39,11 @@ def symbols(kallsyms, heartbeat):
     now = ksyms.layout(lines)
     if not kver or "" not in now:
         return None, "the guest wrote no layout into %s" % heartbeat
-    if kver[-1] != os.uname().release:
-        return None, "the guest runs %s, L1 %s" % (kver[-1], os.uname().release)
+    # the copy's kernel: in its name (l1-kallsyms-KVER), else this one's
+    name = os.path.basename(kallsyms)
+    l1 = name[len("l1-kallsyms-"):] if name.startswith("l1-kallsyms-") else os.uname().release
+    if kver[-1] != l1:
+        return None, "the guest runs %s, %s is of %s" % (kver[-1], kallsyms, l1)
     try:
         return ksyms.load_symbols(kallsyms, now), None
     except (OSError, ValueError, KeyError) as e:
@@ -48,6 +54,14 @@ def main():
     if len(sys.argv) < 4:
         print(__doc__.strip().split("\n")[4].strip(), file=sys.stderr)
         return 2
+    if sys.argv[1] == "--name":
+        syms, why = symbols(sys.argv[2], sys.argv[3])
+        if why:
+            print("l2-stack: %s" % why, file=sys.stderr)
+            return 1
+        for a in sys.argv[4:]:
+            print("%s %s" % (a, ksyms.symbolize(syms, int(a, 16), "?")))
+        return 0
     sockpath, kallsyms, heartbeat = sys.argv[1:4]
     words = int(sys.argv[4]) if len(sys.argv) > 4 else 64
     syms, why = symbols(kallsyms, heartbeat)
