@@ -47,17 +47,27 @@ done
 # port every 5 s, so that L1 notices within a minute a guest that stopped.
 # Also the kernel's release and where this boot put the kernel and each
 # module (KASLR), again when modules come and go: testbed/l2-stack.py names
-# the functions a spinning guest's vCPUs are in with them.
+# the functions a spinning guest's vCPUs are in with them.  The loop reads
+# with the shell's own read: a program started in it would add its exits
+# (a busybox start costs dozens of CPUID exits here) to every benchmark
+# window (bench/transport.sh's exits per MB: 9 CPUID a MB with a cut every
+# 5 s, 15 with a sed more).
 if [ -c /dev/ttyS1 ]; then
 	( (
-		echo "kernel $(uname -r)"
+		read -r rel < /proc/sys/kernel/osrelease
+		echo "kernel $rel"
 		sed -n '/ T _text$/{s/ .*//;s/^/text /;p;q}' /proc/kallsyms
 		seen=
 		while :; do
-			mods=$(sed -n 's/^\([a-z0-9_]*\) \([0-9]*\) .* 0x\([0-9a-f]*\).*$/module \1 \3 \2/p' /proc/modules)
+			mods=
+			while read -r m size _ _ _ addr _; do
+				mods="$mods${mods:+
+}module $m ${addr#0x} $size"
+			done < /proc/modules
 			[ "$mods" = "$seen" ] || echo "$mods"
 			seen=$mods
-			cut -d' ' -f1 /proc/uptime
+			read -r up _ < /proc/uptime
+			echo "$up"
 			sleep 5
 		done
 	) 2>/dev/null > /dev/ttyS1 &)
