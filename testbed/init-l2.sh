@@ -47,25 +47,28 @@ done
 # port every 5 s, so that L1 notices within a minute a guest that stopped.
 # Also the kernel's release and where this boot put the kernel and each
 # module (KASLR), again when modules come and go: testbed/l2-stack.py names
-# the functions a spinning guest's vCPUs are in with them.  The loop reads
-# with the shell's own read: a program started in it would add its exits
-# (a busybox start costs dozens of CPUID exits here) to every benchmark
-# window (bench/transport.sh's exits per MB: 9 CPUID a MB with a cut every
-# 5 s, 15 with a sed more).
+# the functions a spinning guest's vCPUs are in with them (a module loaded
+# again at another address: the last line counts).  What the loop costs
+# lands in every benchmark window, so it starts no program (a busybox start
+# costs dozens of CPUID exits here: bench/transport.sh's CPUID exits per MB
+# went from 9 to 15 with a sed every 5 s) and writes a module's line once,
+# when it first shows at that address, not the whole list on each change
+# (every byte is I/O exits: 1,000 more in each vtrace_guest window, which
+# loads and unloads the module).
 if [ -c /dev/ttyS1 ]; then
 	( (
 		read -r rel < /proc/sys/kernel/osrelease
 		echo "kernel $rel"
 		sed -n '/ T _text$/{s/ .*//;s/^/text /;p;q}' /proc/kallsyms
-		seen=
+		seen=,
 		while :; do
-			mods=
 			while read -r m size _ _ _ addr _; do
-				mods="$mods${mods:+
-}module $m ${addr#0x} $size"
+				l="module $m ${addr#0x} $size"
+				case "$seen" in
+				*",$l,"*) ;;
+				*) echo "$l"; seen="$seen$l," ;;
+				esac
 			done < /proc/modules
-			[ "$mods" = "$seen" ] || echo "$mods"
-			seen=$mods
 			read -r up _ < /proc/uptime
 			echo "$up"
 			sleep 5

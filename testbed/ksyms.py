@@ -16,14 +16,19 @@ import bisect
 
 def layout(lines):
     """{"": (_text address, 0), NAME: (module address, size)} from the
-    "text ADDR" and "module NAME ADDR SIZE" lines"""
+    "text ADDR" and "module NAME ADDR SIZE" lines, the last line of a
+    module or of an address counting"""
     where = {}
     for line in lines:
         p = line.split()
         if len(p) == 2 and p[0] == "text":
             where[""] = (int(p[1], 16), 0)
         elif len(p) == 4 and p[0] == "module":
-            where[p[1]] = (int(p[2], 16), int(p[3]))
+            # a later line wins: a module loaded again, or another one at
+            # the address of a module unloaded since
+            addr = int(p[2], 16)
+            where = {m: a for m, a in where.items() if m == "" or a[0] != addr}
+            where[p[1]] = (addr, int(p[3]))
     return where
 
 

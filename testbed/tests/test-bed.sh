@@ -23,7 +23,7 @@ guest() {
 	log=$(cat "$d/watchdog.txt" 2>/dev/null)
 }
 
-ktap_header 28
+ktap_header 29
 
 # The cases that say "within its bound" tell a watchdog that acted (about 10
 # s: a 3 s watchdog, 5 s of CPU sampling, a restart) from one that did not
@@ -386,7 +386,7 @@ rc2=$?
 	[ $rc2 -eq 0 ] && ! grep -q 'broken' <<< "$out2"
 ktap_result $? "transport_report_says_jobs_the_bed_lost" "rc $rc1/$rc2: $(grep broken <<< "$out$out2")"
 
-# 28: bench/transport.sh's guest CPU less the steal's share (default18: the
+# 27: bench/transport.sh's guest CPU less the steal's share (default18: the
 # steal was 65 to 82 % of the vCPUs' time): per run guest CPU x (1 - steal /
 # (busy + steal)); vtrace 12 ms/MB at 75 % and 20 at 50 % -> 3 and 10,
 # median 6.5; the splice loop 20 and 40 at 0 % -> median 30: 0.22x (0.53x
@@ -407,7 +407,15 @@ grep -q "^per run vtrace   CPU ms/MB 12 20; .*; steal ms 3000 1000 (75% 50% of t
 	grep -q '^  vtrace                 0.53x' <<< "$out"
 ktap_result $? "transport_report_guest_cpu_less_steal" "$(grep -A4 'less the steal' <<< "$out" | tr '\n' '|')"
 
-# 27: the align suite's waits for a guest's console line end when the
+# 28: testbed/ksyms.py's layout of a guest's heartbeat, which writes a
+# module's line once per address (init-l2.sh): a module loaded again at
+# another address, or another module at the address of one unloaded, is
+# taken from its last line
+got=$(cd "$tb" && python3 -c 'import ksyms; print(sorted((m, hex(a), n) for m, (a, n) in ksyms.layout(["text ffffffff81000000", "module a ffffffffc0000000 100", "module b ffffffffc0001000 10", "42.0", "module a ffffffffc0002000 100", "module c ffffffffc0001000 5"]).items()))')
+[ "$got" = "[('', '0xffffffff81000000', 0), ('a', '0xffffffffc0002000', 100), ('c', '0xffffffffc0001000', 5)]" ]
+ktap_result $? "guest_layout_last_line_counts" "got: $got"
+
+# 29: the align suite's waits for a guest's console line end when the
 # guest's QEMU has (ci47: a guest reset after "L2 up" held align 13 minutes
 # in align_hog's 800 s wait); a line that comes while it runs is found
 (
