@@ -250,15 +250,15 @@ for m in methods:
     kwork = per_mb([int(k.get('kworker_ns', 0)) / 1e6 for k in main])
     guest = per_mb([(int(k['cpu_ns']) + int(k.get('kworker_ns', 0))) / 1e6 for k in main])
     # per run, for the spread: guest CPU (threads + kworkers), exits and L1's cost per MB
-    spread = dict(cpu=cpu, guest=[(int(k['cpu_ns']) + int(k.get('kworker_ns', 0))) / 1e6 / x
-                                  for k, x in zip(main, mbs) if x])
     # the steal: the guest's kernel (no PARAVIRT_TIME_ACCOUNTING) charges it to the
     # thread on the vCPU; its share of the vCPUs' time, and the guest CPU less that
     # share (an estimate: the steal spread evenly over the busy time of the window)
     share = [int(k['steal_ns']) / (int(k['busy_ns']) + int(k['steal_ns']))
              if int(k.get('busy_ns', 0)) + int(k.get('steal_ns', 0)) else None for k in main]
-    spread['less_steal'] = [(int(k['cpu_ns']) + int(k.get('kworker_ns', 0))) / 1e6 / x * (1 - f)
-                            for k, x, f in zip(main, mbs, share) if x and f is not None]
+    runs_guest = [((int(k['cpu_ns']) + int(k.get('kworker_ns', 0))) / 1e6 / x, f)
+                  for k, x, f in zip(main, mbs, share) if x]
+    spread = dict(cpu=cpu, guest=[g for g, _ in runs_guest],
+                  less_steal=[g * (1 - f) for g, f in runs_guest if f is not None])
     if host:
         spread['exits'] = [int(e['exits']) / x for e, x in zip(ex, mbs) if x]
         spread['l1'] = [(int(e['l1_qemu_ns']) + int(e['l1_vhost_ns'])) / 1e6 / x for e, x in zip(ex, mbs) if x]

@@ -9,7 +9,6 @@ runs the commands in one session (so that "cpu N" holds for the next) and
 prints each answer: what came before the next "(qemu) " prompt, at most 10 s
 in all, without the monitor's echo of the command.
 """
-import re
 import socket
 import sys
 import time

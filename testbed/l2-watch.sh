@@ -52,8 +52,8 @@ for ((i = 1; i < $#; i++)); do
 done
 here=$(cd "$(dirname "$0")" && pwd)
 splat=$here/splat-check.sh
-. "$(dirname "$0")/ticks.sh"
-. "$(dirname "$0")/qemu-monitor.sh"
+. "$here/ticks.sh"
+. "$here/qemu-monitor.sh"
 
 say() {	# say MESSAGE: to the guest's qemu.log and to LOG
 	echo "$*" | tee -a "$log"
@@ -92,7 +92,7 @@ exit_sample() {
 	echo "$tids" > "$i/set_event_pid" &&
 		echo 1 > "$i/events/kvm/kvm_exit/enable" && sleep 0.5 &&
 		echo 0 > "$i/events/kvm/kvm_exit/enable"
-	awk -v mem="$mem" -f "$(dirname "$0")/exit-loop.awk" "$i/trace"
+	awk -v mem="$mem" -f "$here/exit-loop.awk" "$i/trace"
 	rmdir "$i"
 }
 
