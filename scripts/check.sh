@@ -6,7 +6,7 @@
 # default kernel and the others.
 # Prints KTAP per part and ends with the plain "N passed, N failed" line.
 #
-#   scripts/check.sh [PART...]   only these parts: unit sanitizers modules docs
+#   scripts/check.sh [PART...]   only these parts: unit sanitizers fuzz modules docs
 #                                setup bed install bench libvirt vm clone matrix
 #                                bench-vm (not in the default run)
 #                                (or one matrix entry's name, e.g.
@@ -107,6 +107,7 @@ others=$(for m in $matrix; do m=${m%%:*}; echo "${m%%/*}" "${m#*/}"; done | tr '
 
 part unit make -s check-unit
 part sanitizers make -s -C user test-asan
+part fuzz make -s -C user fuzz-replay
 part modules build_modules
 part docs ./scripts/check-docs.sh
 part setup ./scripts/check-setup.sh
