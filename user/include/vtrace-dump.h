@@ -49,7 +49,7 @@ extern unsigned int vtrace_dump_forced_flags;
 struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags);
 struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags, bool *compressed);
 const char *vtrace_dump_dat_clock(struct vtrace_dump *dump);
-int vtrace_dump_dat_unread(struct vtrace_dump *dump, char *msg, size_t len);
+struct tracecmd_input *vtrace_dump_dat_handle(struct vtrace_dump *dump);
 void vtrace_dump_close(struct vtrace_dump *dump);
 const char *vtrace_dump_dir(struct vtrace_dump *dump);
 struct tep_handle *vtrace_dump_tep(struct vtrace_dump *dump);
@@ -67,6 +67,15 @@ int vtrace_dat_check_clock(const char *path, const char *clock);
 struct tracecmd_input *vtrace_dat_open_raw(const char *path);
 const char *vtrace_dat_clock(struct tracecmd_input *handle);
 int vtrace_dat_unread(struct tracecmd_input *handle, char *msg, size_t len);
+
+/* trace-cmd's counts of one CPU's ring buffer at its stop (vtrace_dat_cpustat()) */
+struct vtrace_dat_cpustat {
+	uint64_t	left;		/* "entries": still in the kernel's buffer */
+	uint64_t	overrun;	/* overwritten before they were read */
+	uint64_t	dropped;	/* refused while the buffer was full */
+	uint64_t	read;		/* "read events": read from it so far */
+};
+int vtrace_dat_cpustat(struct tracecmd_input *handle, int cpu, struct vtrace_dat_cpustat *st);
 int64_t vtrace_field_num(bool native, struct tep_format_field *field,
 			 const struct tep_record *rec);
 

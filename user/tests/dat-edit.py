@@ -6,9 +6,10 @@
     dat-edit.py clock FILE CLOCK      rewrite it (in place)
     dat-edit.py offset FILE N         add an OFFSET option of N ns (libtracecmd adds N to
                                       every time stamp it returns, unless asked for raw ones)
-    dat-edit.py cpustat FILE CPU:ENTRIES:OVERRUN:DROPPED ...
+    dat-edit.py cpustat FILE CPU:ENTRIES:OVERRUN:DROPPED[:READ] ...
                                       add trace-cmd record's statistics of each CPU at its
-                                      stop (CPUSTAT options, trace-cmd report --stat)
+                                      stop (CPUSTAT options, trace-cmd report --stat); READ:
+                                      its "read events" (default 0)
     dat-edit.py v6clock FILE CLOCK    a v6 file (trace-cmd convert --file-version 6 writes
                                       none) gets a trace clock as trace-cmd record writes it:
                                       a TRACECLOCK option and the trace_clock text after the
@@ -95,10 +96,10 @@ def add_offset(path, b, n):
 def add_cpustats(path, b, specs):
     """a TRACECMD_OPTION_CPUSTAT (2) per CPU: its per_cpu/cpuN/stats text, as trace-cmd record adds it"""
     for spec in specs:
-        cpu, entries, overrun, dropped = (int(x) for x in spec.split(':'))
+        cpu, entries, overrun, dropped, read = (int(x) for x in (spec + ':0').split(':')[:5])
         text = ('\nCPU: %d\nentries: %d\noverrun: %d\ncommit overrun: 0\nbytes: 0\n'
-                'oldest event ts: 0\nnow ts: 0\ndropped events: %d\nread events: 0\n'
-                % (cpu, entries, overrun, dropped)).encode() + b'\0'
+                'oldest event ts: 0\nnow ts: 0\ndropped events: %d\nread events: %d\n'
+                % (cpu, entries, overrun, dropped, read)).encode() + b'\0'
         add_option(path, b, 2, text)
     open(path, 'wb').write(b)
 

@@ -900,11 +900,10 @@ const char *vtrace_dump_dat_clock(struct vtrace_dump *d)
 	return d->is_dat ? dat_layout_clock(&d->dat) : NULL;
 }
 
-/* vtrace_dat_unread() of a trace.dat's dump; 0 for a guest's dump folder */
-int vtrace_dump_dat_unread(struct vtrace_dump *d, char *msg, size_t len)
+/* libtracecmd's handle of a trace.dat's dump (its headers, options); NULL for a guest's */
+struct tracecmd_input *vtrace_dump_dat_handle(struct vtrace_dump *d)
 {
-	*msg = '\0';
-	return d->is_dat ? dat_layout_unread(&d->dat, msg, len) : 0;
+	return d->is_dat ? d->dat.handle : NULL;
 }
 
 void vtrace_dump_close(struct vtrace_dump *d)

@@ -35,7 +35,6 @@ struct dat_layout {
 /* tracedat.c */
 int dat_layout_read(const char *path, struct dat_layout *l);
 const char *dat_layout_clock(const struct dat_layout *l);
-int dat_layout_unread(const struct dat_layout *l, char *msg, size_t len);
 void dat_layout_free(struct dat_layout *l, bool keep_handle);
 
 #endif /* _LIB_LOCAL_H */

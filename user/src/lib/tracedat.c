@@ -332,12 +332,6 @@ const char *dat_layout_clock(const struct dat_layout *l)
 	return tracecmd_get_trace_clock(l->handle);
 }
 
-/* vtrace_dat_unread() of the file the layout was read from */
-int dat_layout_unread(const struct dat_layout *l, char *msg, size_t len)
-{
-	return vtrace_dat_unread(l->handle, msg, len);
-}
-
 /* The handle (and its fd) stays when @keep_handle: its tep is the file's */
 void dat_layout_free(struct dat_layout *l, bool keep_handle)
 {
@@ -423,8 +417,8 @@ const char *vtrace_dat_clock(struct tracecmd_input *handle)
 	return tracecmd_get_trace_clock(handle);
 }
 
-/* the longest clause of vtrace_dat_unread(): "; cpu N:" and three 20-digit counts with their words */
-#define VTRACE_UNREAD_CLAUSE	160
+/* the longest clause of vtrace_dat_unread(): "; cpu N:" and two 20-digit counts with their words */
+#define VTRACE_UNREAD_CLAUSE	120
 
 /* "NAME: N" at a line's start in one CPU's statistics (@b..@e), 0 if absent */
 static unsigned long long stat_field(const char *b, const char *e, const char *name)
@@ -442,38 +436,74 @@ static unsigned long long stat_field(const char *b, const char *e, const char *n
 	return 0;
 }
 
+/* The statistics of the CPU whose "CPU: N" block starts at @b; the next block's start in @next */
+static int parse_cpustat(const char *b, const char **next, struct vtrace_dat_cpustat *st)
+{
+	const char *e = strstr(b + 5, "CPU: ");
+	const char *end = e ? e : b + strlen(b);
+
+	*next = e;
+	st->left = stat_field(b, end, "entries");
+	st->overrun = stat_field(b, end, "overrun");
+	st->dropped = stat_field(b, end, "dropped events");
+	st->read = stat_field(b, end, "read events");
+	return atoi(b + 5);
+}
+
+/**
+ * vtrace_dat_cpustat - trace-cmd's counts of one CPU's ring buffer at its stop
+ * @handle:	the file, its headers read by libtracecmd
+ * @cpu:	the CPU
+ * @st:		the counts (all 0 when the file has none for @cpu)
+ *
+ * trace-cmd record writes each CPU's ring-buffer statistics (its CPUSTAT
+ * options; trace-cmd report --stat): "entries" are events in the kernel's
+ * buffer, "read events" those read from it so far, "overrun" events
+ * overwritten before they were read, "dropped events" events refused while
+ * the buffer was full.  trace-cmd takes them before its last read of the
+ * buffers, so "entries" are normally in the file: the file holds @st->read
+ * + @st->left events of @cpu, or more, when nothing was left behind.
+ * Returns 0, or -1 when the file has no statistics for @cpu.
+ */
+int vtrace_dat_cpustat(struct tracecmd_input *handle, int cpu, struct vtrace_dat_cpustat *st)
+{
+	const char *t = tracecmd_get_cpustats(handle), *b, *next;
+
+	memset(st, 0, sizeof(*st));
+	for (b = t ? strstr(t, "CPU: ") : NULL; b; b = next)
+		if (parse_cpustat(b, &next, st) == cpu)
+			return 0;
+	memset(st, 0, sizeof(*st));
+	return -1;
+}
+
 /**
  * vtrace_dat_unread - the events a trace.dat lacks by trace-cmd's own count
  * @handle:	the file, its headers read by libtracecmd
- * @msg:	"cpu 0: 6 left in the kernel's buffer; cpu 1: 120 overwritten", or ""
+ * @msg:	"cpu 0: 6 overwritten; cpu 1: 120 overwritten, 3 dropped", or ""
  *		(the CPUs past its room as "; N more cpus")
  * @len:	its size
  *
- * trace-cmd record writes each CPU's ring-buffer statistics as they were
- * when it stopped (its CPUSTAT options; trace-cmd report --stat): "entries"
- * are events still in the kernel's buffer, never read into the file,
- * "overrun" events overwritten before they were read, "dropped events"
- * events refused while the buffer was full.  Returns how many CPUs lack
- * some, 0 when none does or the file has no statistics.
+ * The events overwritten or dropped in the kernel's buffer
+ * (vtrace_dat_cpustat()): lost for good.  The events trace-cmd counted as
+ * left in the buffer are not among them: whether the file lacks them shows
+ * only against its contents (the merge's count of each CPU's events).
+ * Returns how many CPUs lack some, 0 when none does or the file has no
+ * statistics.
  */
 int vtrace_dat_unread(struct tracecmd_input *handle, char *msg, size_t len)
 {
-	const char *t = tracecmd_get_cpustats(handle), *b, *e, *end;
-	unsigned long long left, over, drop;
+	const char *t = tracecmd_get_cpustats(handle), *b, *next;
+	struct vtrace_dat_cpustat st;
 	int nr = 0, more = 0;
 	size_t at = 0;
 
 	if (len)
 		*msg = '\0';
-	for (b = t ? strstr(t, "CPU: ") : NULL; b; b = e) {
-		int cpu = atoi(b + 5);
+	for (b = t ? strstr(t, "CPU: ") : NULL; b; b = next) {
+		int cpu = parse_cpustat(b, &next, &st);
 
-		e = strstr(b + 5, "CPU: ");
-		end = e ? e : b + strlen(b);
-		left = stat_field(b, end, "entries");
-		over = stat_field(b, end, "overrun");
-		drop = stat_field(b, end, "dropped events");
-		if (!left && !over && !drop)
+		if (!st.overrun && !st.dropped)
 			continue;
 		nr++;
 		/* a CPU's clause takes at most VTRACE_UNREAD_CLAUSE bytes: the others counted */
@@ -482,13 +512,12 @@ int vtrace_dat_unread(struct tracecmd_input *handle, char *msg, size_t len)
 			continue;
 		}
 		at += snprintf(msg + at, len - at, "%scpu %d:", at ? "; " : "", cpu);
-		if (left)
-			at += snprintf(msg + at, len - at, " %llu left in the kernel's buffer", left);
-		if (over)
-			at += snprintf(msg + at, len - at, "%s %llu overwritten", left ? "," : "", over);
-		if (drop)
-			at += snprintf(msg + at, len - at, "%s %llu dropped", left || over ? "," : "",
-				       drop);
+		if (st.overrun)
+			at += snprintf(msg + at, len - at, " %llu overwritten",
+				       (unsigned long long)st.overrun);
+		if (st.dropped)
+			at += snprintf(msg + at, len - at, "%s %llu dropped", st.overrun ? "," : "",
+				       (unsigned long long)st.dropped);
 	}
 	if (more && at + 32 <= len)
 		snprintf(msg + at, len - at, "%s%d more cpus", at ? "; " : "", more);

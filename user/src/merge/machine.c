@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -99,14 +100,59 @@ static long long compressed_warn_bytes(void)
 }
 
 /*
- * What trace-cmd counted as not in the file when it stopped: events a
- * merge cannot show, and that --explain's windows may have lacked.
+ * What trace-cmd counted as lost when it stopped: events a merge cannot
+ * show, and that --explain's windows may have lacked.
  */
 static void warn_unread(const char *path, const char *lacks)
 {
 	vtrace_warn("%s: trace-cmd's counts at its stop (trace-cmd report --stat): %s: the file"
-		    " lacks those events (left: trace-cmd stopped without reading them; overwritten"
-		    " or dropped: its buffer was too small for the rate, trace-cmd record -b KiB)", path, lacks);
+		    " lacks those events (its buffer was too small for the rate: trace-cmd record"
+		    " -b KiB)", path, lacks);
+}
+
+/* trace-cmd's count of each CPU's events at its stop, for machine_close() */
+static void note_cpustats(struct machine *m, struct tracecmd_input *handle)
+{
+	struct vtrace_dat_cpustat st;
+
+	for (int i = 0; i < m->nr_cpus; i++)
+		if (!vtrace_dat_cpustat(handle, i, &st) && st.left)
+			m->cpus[i].stat_events = st.read + st.left;
+}
+
+/*
+ * trace-cmd takes a CPU's statistics before it reads the buffer a last
+ * time: the events it counted as left there ("entries") are normally in
+ * the file.  Only a source read to its end tells: it lacks events if it
+ * holds fewer than trace-cmd had read by then plus those left.
+ */
+static void warn_left(struct machine *m)
+{
+	char msg[512];
+	size_t at = 0;
+	int more = 0;
+
+	for (int i = 0; i < m->nr_cpus; i++)
+		if (m->cpus[i].stat_events && !m->cpus[i].at_end)
+			return;
+	for (int i = 0; i < m->nr_cpus; i++) {
+		const struct source *s = &m->cpus[i];
+
+		if (s->read >= s->stat_events)
+			continue;
+		if (at + 100 > sizeof(msg)) {
+			more++;
+			continue;
+		}
+		at += snprintf(msg + at, sizeof(msg) - at, "%scpu %d: %" PRIu64 " of %" PRIu64,
+			       at ? "; " : "", i, s->stat_events - s->read, s->stat_events);
+	}
+	if (more)
+		snprintf(msg + at, sizeof(msg) - at, "; %d more cpus", more);
+	if (at)
+		vtrace_warn("%s: events trace-cmd counted at its stop (read, and left in the"
+			    " kernel's buffer: trace-cmd report --stat) but the file lacks: %s (trace-cmd"
+			    " stopped before it read them all)", m->path, msg);
 }
 
 static int open_dat(struct machine *m, const struct merge_opts *opts)
@@ -130,9 +176,12 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 	if (m->dat_pages) {
 		if (vtrace_dat_check_clock(m->path, vtrace_dump_dat_clock(m->dat_pages)))
 			return -1;
-		if (vtrace_dump_dat_unread(m->dat_pages, lacks, sizeof(lacks)))
+		if (vtrace_dat_unread(vtrace_dump_dat_handle(m->dat_pages), lacks, sizeof(lacks)))
 			warn_unread(m->path, lacks);
-		return open_readers(m, m->dat_pages);
+		if (open_readers(m, m->dat_pages))
+			return -1;
+		note_cpustats(m, vtrace_dump_dat_handle(m->dat_pages));
+		return 0;
 	}
 	if (!compressed)
 		return -1;
@@ -155,7 +204,10 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 		vtrace_set_error("%s: no CPU data", m->path);
 		return -1;
 	}
-	return alloc_sources(m);
+	if (alloc_sources(m))
+		return -1;
+	note_cpustats(m, m->dat);
+	return 0;
 }
 
 /*
@@ -242,6 +294,8 @@ void machine_close(struct machine *m)
 {
 	if (!m)
 		return;
+	if (m->cpus)
+		warn_left(m);
 	symbols_detach(m);
 	for (int i = 0; m->cpus && i < m->nr_cpus; i++) {
 		vtrace_cpu_reader_close(m->cpus[i].reader);
@@ -551,6 +605,7 @@ int source_advance(struct source *s, const struct merge_opts *opts)
 		ret = next_record(s, &filler);
 		if (ret <= 0) {
 			s->rec = NULL;
+			s->at_end = !ret;
 			return ret;
 		}
 		s->read++;

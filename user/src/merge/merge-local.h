@@ -98,6 +98,8 @@ struct source {
 	uint64_t			last_tsc;
 	uint64_t			out_of_order;
 	bool				warned;
+	bool				at_end;		/* read to its end */
+	uint64_t			stat_events;	/* trace-cmd's count at its stop, 0: none */
 	bool				ambiguous;	/* @rec's time: two intervals, not told apart */
 	struct vtrace_tsc_drop		*drops;
 };
