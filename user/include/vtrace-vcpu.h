@@ -21,15 +21,17 @@ struct vtrace_spans {
 };
 
 /**
- * struct vtrace_vthread - one host thread named "CPU N/KVM"
+ * struct vtrace_vthread - one host thread named "CPU N/KVM", or with kvm_entry events
  * @tid:	its thread id
- * @idx:	the N, -1 until known
+ * @idx:	the N, -1 until known (or not so named)
+ * @entry_vcpu:	the vcpu_id its kvm_entry events carry, -1 none, -2 several
  * @run:	when it was on a host CPU (sched_switch in .. out)
  * @guest:	when it ran guest code (kvm_entry .. kvm_exit)
  */
 struct vtrace_vthread {
 	int			tid;
 	int			idx;
+	int64_t			entry_vcpu;
 	struct vtrace_spans	run;
 	struct vtrace_spans	guest;
 };
@@ -40,6 +42,7 @@ struct vtrace_vthread {
  * @lost:	events its ring buffers lost
  * @has_kvm:	kvm_entry/kvm_exit in its formats
  * @has_switch:	sched_switch in its formats
+ * @nr_switch, @nr_entry: sched_switch and kvm_entry events read
  */
 struct vtrace_vthreads {
 	struct vtrace_vthread	*th;
@@ -48,6 +51,8 @@ struct vtrace_vthreads {
 	uint64_t		lost;
 	bool			has_kvm;
 	bool			has_switch;
+	uint64_t		nr_switch;
+	uint64_t		nr_entry;
 	void			*priv;		/* the fields of the events read (vcpu.c) */
 };
 
@@ -101,7 +106,7 @@ int vtrace_vthreads_read_dat(struct vtrace_vthreads *vt, const char *path);
 void vtrace_vthreads_free(struct vtrace_vthreads *vt);
 
 int vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
-			 int vcpu_idx, uint64_t tol);
+			 int vcpu_idx, int64_t vcpu_id, uint64_t tol);
 void vtrace_vcpu_fit_free(struct vtrace_vcpu_fit *fit);
 int vtrace_vcpu_fit_in_guest(void *fit, uint64_t host_tsc);
 bool vtrace_vcpu_fit_has_windows(const struct vtrace_vcpu_fit *fit);

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import re
 import struct
 import sys
 
@@ -931,21 +932,23 @@ def scenario(name, rng, nev):
             run = timer_wake(ev, fire, timer, wake)
             t = run + tsc(3_000)
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
-    elif name in ('kvm', 'kvm_half'):
+    elif name in ('kvm', 'kvm_half', 'kvm_half_gone'):
         # the host recorded its vCPU threads' kvm_entry/kvm_exit: every guest event is
         # 1 us after an entry or 1.2 us before the next exit of its vCPU (2.5 GHz);
-        # kvm_half: vCPU 1's thread is "worker" on the host: guest cpu 1 unverified
+        # kvm_half: vCPU 1's thread is "worker" on the host, told by its kvm_entry's
+        # vcpu_id; kvm_half_gone: and it has no kvm_entry/kvm_exit: guest cpu 1 unverified
         host.events = [[] for _ in range(2)]
         g = guest('g1', 2, [0, 1], 4253)
         for c in range(2):
             tid = 900 + c
-            vcomm = b'worker' if name == 'kvm_half' and c else b'CPU %d/KVM' % c
+            vcomm = b'worker' if name != 'kvm' and c else b'CPU %d/KVM' % c
             host.events[c].append((base, ev_switch(b'swapper/%d' % c, 0, vcomm, tid), '', 0))
             t = base + 10_000
             for i in range(nev):
-                host.events[c].append((t, ev_kvm_entry(tid, c), '', 0))
+                if name != 'kvm_half_gone' or not c:
+                    host.events[c].append((t, ev_kvm_entry(tid, c), '', 0))
+                    host.events[c].append((t + 10_000, ev_kvm_exit(tid, c), '', 0))
                 g.events[c].append((t + 2_500 + (i % 2) * 4_500, ev_print(0, b'in guest'), '', 0))
-                host.events[c].append((t + 10_000, ev_kvm_exit(tid, c), '', 0))
                 t += 20_000
             host.events[c].append((t, ev_switch(vcomm, tid, b'swapper/%d' % c, 0), '', 0))
     elif name in ('ambig', 'ambig_nokvm', 'ambig_run'):
@@ -1088,6 +1091,16 @@ def ctl_messages(m, khz, cpu_stats, omit=(), page_size=PAGE, corrupt=(), eos=Tru
     return b''.join(msg(t, p, i + 1) for i, (t, p) in enumerate(msgs))
 
 
+def plain_qemu(host):
+    """every "CPU N/KVM" comm of the host's events (16-byte fields) and saved cmdlines
+    becomes QEMU's own name, as on a QEMU command line without debug-threads=on"""
+    name = re.compile(rb'CPU \d/KVM\0{7}')
+    for evs in host.events:
+        evs[:] = [(h, name.sub(b'qemu-system-x86\0', p), t, x) for h, p, t, x in evs]
+    if getattr(host, 'cmdlines', None):
+        host.cmdlines = re.sub(r'CPU \d+/KVM', 'qemu-system-x86', host.cmdlines)
+
+
 def write_machine(out, m, rng, abs_every):
     d = os.path.join(out, m.name)
     os.makedirs(d, exist_ok=True)
@@ -1225,6 +1238,8 @@ def cmd_make(a):
                           a.offset_snapshots)
     os.makedirs(a.out, exist_ok=True)
     truth, stats = [], {}
+    if a.plain_qemu:
+        plain_qemu(machines[0])
     for mi, m in enumerate(machines):
         t, s = write_machine(a.out, m, rng, 97 if a.scenario == 'multi' else 0)
         for e in t:
@@ -1329,6 +1344,9 @@ def main():
                    " the enable (--offset-events-from)")
     m.add_argument('--lose-at', type=float, default=0.0,
                    help='host cpu 1 loses events at this fraction of the recording')
+    m.add_argument('--plain-qemu', action='store_true',
+                   help='the host\'s vCPU threads keep QEMU\'s name, "qemu-system-x86", as'
+                   ' without -name ...,debug-threads=on (kvm_entry tells them)')
     m.add_argument('--guest-page-size', type=int, default=PAGE,
                    help="the guests' sub-buffer size (buffer_subbuf_size_kb)")
     c = sub.add_parser('check')

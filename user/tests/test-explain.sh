@@ -33,6 +33,48 @@ run --guest g1="$X/g1" --offsets "$X/tsc_offsets" --tsc-khz 2500000 --explain --
 [ $rc -eq 0 ] && grep -q "No wake-up of nosuchtask found" "$T/out"
 ok $? explain_nothing_found "rc $rc $(cat "$T/out" "$T/err" | head -c 300)"
 
+# ---- a QEMU started without -name ...,debug-threads=on: its vCPU threads keep the process's
+# name ("qemu-system-x86"), and each one's kvm_entry events carry its vCPU id: the self-check
+# and --explain find them by that (gen.py --plain-qemu).  Before: "no thread "CPU 0/KVM" in
+# the host trace's sched_switch events", unverified, and no vCPU thread in the story.
+XP=$T/explain-plain
+$GEN make "$XP" bench_explain --events 200 --plain-qemu > /dev/null
+run --host "$XP/host" --guest g1="$XP/g1" --offsets "$XP/tsc_offsets" --explain --task cyclictest \
+	--worst 1
+[ $rc -eq 0 ] && ! grep -q 'CPU [0-9]/KVM' "$T/out" &&
+	grep -qx 'vtrace-merge: self-check: guest g1 cpu 0: 1002 checked, 0 outside, worst 0 ns outside, bound 4999 ns (kvm_entry..kvm_exit of host tid 900 (not named CPU N/KVM: its kvm_entry events'"'"' vcpu_id 0))' "$T/err" &&
+	grep -qx 'vtrace-merge: self-check: 2004 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 4999 ns: verified' "$T/err" &&
+	grep -qx 'Guest cpu 0 is vCPU 0 (APIC id 0) of QEMU pid 6002, host thread "qemu-system-x86" (tid 900), on host cpu 0.' "$T/out" &&
+	grep -qx '  4.010838000 .. 4.011138000  0.300 ms  hog (pid 777)  <- ran instead of the vCPU' "$T/out" &&
+	grep -qx 'Verdict: host task hog (pid 777) took host cpu 0 from the vCPU for 0.300 ms.' "$T/out" &&
+	grep -qE "^  host task hog on the vCPU's host cpu +40 +13\.280 +0\.332 +100\.0%$" "$T/out"
+ok $? explain_plain_qemu_vcpu_thread_by_kvm_entry "rc $rc $(grep -E 'self-check|^Guest cpu|^Verdict' "$T/out" "$T/err" | tr '\n' '|' | head -c 900)"
+# two VMs of the same shape, both plain: four unnamed vCPU threads, two per vCPU id; each
+# guest's events fit its own (g1: tids 900, 901; g2: 950, 951), and the drawn tracks say so
+XQ=$T/two-vms-plain
+$GEN make "$XQ" two_vms --events 50 --plain-qemu > /dev/null
+run --host "$XQ/host" --guest g1="$XQ/g1" --guest g2="$XQ/g2" --offsets "$XQ/tsc_offsets"
+[ $rc -eq 0 ] &&
+	for g in "g1 0 900" "g1 1 901" "g2 0 950" "g2 1 951"; do
+		set -- $g
+		grep -qx "vtrace-merge: self-check: guest $1 cpu $2: 52 checked, 0 outside, worst 0 ns outside, bound 1600 ns (kvm_entry..kvm_exit of host tid $3 (not named CPU N/KVM: its kvm_entry events' vcpu_id $2), the best fit of 2 threads of that vCPU)" "$T/err" || break
+	done &&
+	grep -qx 'vtrace-merge: self-check: 208 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 1600 ns: verified' "$T/err"
+ok $? two_vms_plain_qemu_each_guest_its_own_threads "rc $rc $(grep self-check "$T/err" | tr '\n' '|' | head -c 900)"
+run --host "$XQ/host" --guest g1="$XQ/g1" --guest g2="$XQ/g2" --offsets "$XQ/tsc_offsets" \
+	--format perfetto
+[ $rc -eq 0 ] && [ "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["traceEvents"] if isinstance(d, dict) else d:
+    n = e.get("args", {}).get("name", "")
+    if e.get("ph") == "M" and "on the host:" in n:
+        print(n)' "$T/out" | sort)" = "cpu 0 on the host: thread tid 900 (vCPU 0, by its kvm_entry)
+cpu 0 on the host: thread tid 950 (vCPU 0, by its kvm_entry)
+cpu 1 on the host: thread tid 901 (vCPU 1, by its kvm_entry)
+cpu 1 on the host: thread tid 951 (vCPU 1, by its kvm_entry)" ]
+ok $? two_vms_plain_qemu_perfetto_tracks "rc $rc"
+
 # ---- --explain's summary: every wake-up later than --threshold, per cause
 run --host "$X/host" --guest g1="$X/g1" --offsets "$X/tsc_offsets" --explain --task cyclictest
 [ "$(head -1 "$T/out")" = "Late wake-ups of cyclictest (later than 0.100 ms): 1 of 100, 4.747 ms of delay in all, each counted under the cause that took most of it:" ] &&

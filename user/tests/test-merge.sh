@@ -509,12 +509,20 @@ $GEN make "$T/ambig-run" ambig_run --events 40 > /dev/null || ok 1 gen_ambig_run
 run --host "$T/ambig-run/host" --guest g1="$T/ambig-run/g1" --offsets "$T/ambig-run/tsc_offsets"
 [ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: 42 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 331698 ns but for 2 ambiguous events, whose times are not proved: verified except those 2 events' "$T/err"
 ok $? self_check_verdict_verified_but_ambiguous "rc $rc: $(tail -1 "$T/err")"
-# - one guest CPU checked, the other's vCPU thread not in the host trace
+# - a vCPU thread not named "CPU 1/KVM" (QEMU without debug-threads=on) is told by the
+#   vcpu_id of its kvm_entry events: both guest CPUs checked
 $GEN make "$T/kvm-half" kvm_half --events 100 > /dev/null || ok 1 gen_kvm_half
 run --host "$T/kvm-half/host" --guest g1="$T/kvm-half/g1" --offsets "$T/kvm-half/tsc_offsets"
-[ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: guest g1 cpu 1: unverified: no thread "CPU 1/KVM" in the host trace'"'"'s sched_switch events' "$T/err" &&
-grep -qx 'vtrace-merge: self-check: 102 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 1000 ns: verified on 1 of 2 guest CPUs, 1 unverified (above)' "$T/err"
-ok $? self_check_verdict_partly_unverified "rc $rc: $(tail -1 "$T/err")"
+[ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: guest g1 cpu 1: 102 checked, 0 outside, worst 0 ns outside, bound 1000 ns (kvm_entry..kvm_exit of host tid 901 (not named CPU N/KVM: its kvm_entry events'"'"' vcpu_id 1))' "$T/err" &&
+grep -qx 'vtrace-merge: self-check: 204 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 1000 ns: verified' "$T/err"
+ok $? self_check_unnamed_vcpu_thread_by_its_kvm_entry "rc $rc: $(grep self-check "$T/err")"
+# - one guest CPU checked, the other's vCPU thread not in the host trace by name nor kvm_entry
+$GEN make "$T/kvm-half-gone" kvm_half_gone --events 100 > /dev/null || ok 1 gen_kvm_half_gone
+run --host "$T/kvm-half-gone/host" --guest g1="$T/kvm-half-gone/g1" --offsets "$T/kvm-half-gone/tsc_offsets"
+[ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: guest g1 cpu 1: unverified: no thread "CPU 1/KVM" in the host trace'"'"'s sched_switch events, and no kvm_entry of vcpu_id 1' "$T/err" &&
+grep -qx 'vtrace-merge: self-check: 102 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 1000 ns: verified on 1 of 2 guest CPUs, 1 unverified (above)' "$T/err" &&
+grep -qx 'vtrace-merge: self-check: the host trace has sched_switch and kvm_entry events, but none of the unverified guest CPUs'"'"' vCPU threads ran in it: record the host while the guests run, and give the host trace of the same run' "$T/err"
+ok $? self_check_verdict_partly_unverified "rc $rc: $(grep self-check "$T/err")"
 # - nothing checkable, 140 ambiguous events (the unstable capture has no vCPU threads)
 run --host "$T/unstable/host" $(guests "$T/unstable") --offsets "$T/unstable/tsc_offsets"
 [ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: unverified: no guest CPU could be checked; 140 ambiguous events (above) whose times may be wrong' "$T/err" &&

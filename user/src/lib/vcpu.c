@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* vcpu.c: the host's "CPU N/KVM" threads, their spans, and which one ran a guest's vCPU. */
 /*
- * A vCPU is a thread of QEMU named "CPU N/KVM"; between a sched_switch to
- * it and the next sched_switch from it, it is on a host CPU (a "run
- * span"); between a kvm_entry and the next kvm_exit of it, it runs guest
- * code (a "guest window").  One pass over the host trace collects the
- * spans of every such thread, sorted.
+ * A vCPU is a thread of QEMU, named "CPU N/KVM" when QEMU runs with
+ * -name ...,debug-threads=on (libvirt sets it); on a plain QEMU command line
+ * every thread keeps the process's name, and what tells a vCPU thread is
+ * its kvm_entry events, which carry the vCPU's id (its APIC id).  Between a
+ * sched_switch to it and the next sched_switch from it, it is on a host CPU
+ * (a "run span"); between a kvm_entry and the next kvm_exit of it, it runs
+ * guest code (a "guest window").  One pass over the host trace collects the
+ * spans of every such thread, sorted (the run spans of a thread known by
+ * its kvm_entry alone from its first kvm_entry on).
  *
- * With several VMs, several threads share the name: a guest CPU's
- * candidates are all the threads of its vCPU's name, and each of its
- * events (on the host's TSC) is looked up in the spans of each.  The
+ * With several VMs, several threads share the name or the vCPU id: a guest
+ * CPU's candidates are all the threads of its vCPU's name or, unnamed,
+ * whose kvm_entry events carry its vCPU id, and each of its events (on the
+ * host's TSC) is looked up in the spans of each.  The
  * candidate with the fewest events outside its spans, then the most
  * spans, is the vCPU's thread (vtrace_vcpu_fit_best()); a tie is
  * ambiguous.  vtrace-merge's self-check (src/merge/check.c) and vtrace
@@ -29,6 +34,7 @@
 struct fields {
 	struct tep_event	*sw, *entry, *exit;
 	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
+	struct tep_format_field	*vcpu_id;	/* kvm_entry's */
 };
 
 /* What one host CPU's walk keeps */
@@ -37,6 +43,7 @@ struct walk {
 	bool		seen;		/* a switch or a kvm event went by */
 	int		cur;		/* the task on the CPU */
 	int		cur_idx;	/* its vCPU index, -1 none, -2 unknown */
+	bool		cur_vcpu;	/* a vCPU thread: named so, or known by its kvm_entry */
 	uint64_t	since;
 	bool		in_guest;
 	int		guest_tid;
@@ -65,13 +72,20 @@ static int vcpu_idx_of(const char *comm, size_t len)
 	return -1;
 }
 
-static struct vtrace_vthread *thread_get(struct vtrace_vthreads *c, int tid)
+static struct vtrace_vthread *thread_find(struct vtrace_vthreads *c, int tid)
 {
-	struct vtrace_vthread *n;
-
 	for (int i = c->nr_th - 1; i >= 0; i--)
 		if (c->th[i].tid == tid)
 			return &c->th[i];
+	return NULL;
+}
+
+static struct vtrace_vthread *thread_get(struct vtrace_vthreads *c, int tid)
+{
+	struct vtrace_vthread *n = thread_find(c, tid);
+
+	if (n)
+		return n;
 	if (c->nr_th == c->alloc_th) {
 		int alloc = c->alloc_th ? 2 * c->alloc_th : 16;
 
@@ -82,7 +96,7 @@ static struct vtrace_vthread *thread_get(struct vtrace_vthreads *c, int tid)
 		c->alloc_th = alloc;
 	}
 	n = &c->th[c->nr_th++];
-	*n = (struct vtrace_vthread){ .tid = tid, .idx = -1 };
+	*n = (struct vtrace_vthread){ .tid = tid, .idx = -1, .entry_vcpu = -1 };
 	return n;
 }
 
@@ -115,12 +129,13 @@ static int close_run(struct vtrace_vthreads *c, struct walk *w, uint64_t t)
 {
 	struct vtrace_vthread *th;
 
-	if (w->cur_idx < 0)
+	if (w->cur_idx < 0 && !w->cur_vcpu)
 		return 0;
 	th = thread_get(c, w->cur);
 	if (!th)
 		return -1;
-	th->idx = w->cur_idx;
+	if (w->cur_idx >= 0)
+		th->idx = w->cur_idx;
 	return span_add(&th->run, w->since, t);
 }
 
@@ -135,6 +150,23 @@ static int close_guest(struct vtrace_vthreads *c, struct walk *w, uint64_t t)
 	return th ? span_add(&th->guest, w->entry, t) : -1;
 }
 
+/* A thread whose kvm_entry events were seen: a vCPU thread, whatever its name */
+static bool is_kvm_thread(struct vtrace_vthreads *c, int tid)
+{
+	const struct vtrace_vthread *th = thread_find(c, tid);
+
+	return th && th->entry_vcpu != -1;
+}
+
+/* The vCPU id a thread's kvm_entry events carry: -2 when they carry several */
+static void note_entry_vcpu(struct vtrace_vthread *th, int64_t id)
+{
+	if (th->entry_vcpu == -1)
+		th->entry_vcpu = id;
+	else if (th->entry_vcpu != id)
+		th->entry_vcpu = -2;
+}
+
 static int on_switch(struct vtrace_vthreads *c, const struct fields *f, struct walk *w,
 		     struct tep_record *rec)
 {
@@ -143,24 +175,38 @@ static int on_switch(struct vtrace_vthreads *c, const struct fields *f, struct w
 
 	w->cur = prev;
 	w->cur_idx = vcpu_idx_of(d + f->prev_comm->offset, f->prev_comm->size);
+	w->cur_vcpu = w->cur_idx >= 0 || is_kvm_thread(c, prev);
 	if (w->in_guest && w->guest_tid == prev && close_guest(c, w, rec->ts))
 		return -1;
 	if (close_run(c, w, rec->ts))
 		return -1;
 	w->cur = num(f->next_pid, rec);
 	w->cur_idx = vcpu_idx_of(d + f->next_comm->offset, f->next_comm->size);
+	w->cur_vcpu = w->cur_idx >= 0 || is_kvm_thread(c, w->cur);
 	w->since = rec->ts;
 	w->seen = true;
 	return 0;
 }
 
-static int on_kvm(struct vtrace_vthreads *c, struct tep_handle *tep, struct walk *w,
-		  struct tep_record *rec, bool entry)
+static int on_kvm(struct vtrace_vthreads *c, const struct fields *f, struct tep_handle *tep,
+		  struct walk *w, struct tep_record *rec, bool entry)
 {
 	int tid = tep_data_pid(tep, rec);
+	struct vtrace_vthread *th;
 
 	if (w->in_guest && close_guest(c, w, rec->ts))
 		return -1;
+	th = thread_get(c, tid);
+	if (!th)
+		return -1;
+	if (entry && f->vcpu_id) {
+		note_entry_vcpu(th, num(f->vcpu_id, rec));
+		/* known from here on: its time on the cpu counts as a run span */
+		if (w->cur == tid && !w->cur_vcpu) {
+			w->cur_vcpu = true;
+			w->since = rec->ts;
+		}
+	}
 	if (entry) {
 		w->in_guest = true;
 		w->guest_tid = tid;
@@ -174,7 +220,7 @@ static int on_kvm(struct vtrace_vthreads *c, struct tep_handle *tep, struct walk
 			return -1;
 	}
 	w->seen = true;
-	return thread_get(c, tid) ? 0 : -1;
+	return 0;
 }
 
 static void find_fields(struct tep_handle *tep, struct fields *f)
@@ -193,6 +239,7 @@ static void find_fields(struct tep_handle *tep, struct fields *f)
 	f->exit = tep_find_event_by_name(tep, "kvm", "kvm_exit");
 	if (!f->entry || !f->exit)
 		f->entry = f->exit = NULL;
+	f->vcpu_id = f->entry ? tep_find_field(f->entry, "vcpu_id") : NULL;
 }
 
 /**
@@ -244,12 +291,16 @@ int vtrace_vthreads_record(struct vtrace_vthreads *c, struct tep_handle *tep,
 		c->hi = rec->ts;
 	if (rec->missed_events)
 		c->lost += rec->missed_events > 0 ? rec->missed_events : 1;
-	if (f->sw && id == f->sw->id)
+	if (f->sw && id == f->sw->id) {
+		c->nr_switch++;
 		return on_switch(c, f, w, rec);
-	if (f->entry && id == f->entry->id)
-		return on_kvm(c, tep, w, rec, true);
+	}
+	if (f->entry && id == f->entry->id) {
+		c->nr_entry++;
+		return on_kvm(c, f, tep, w, rec, true);
+	}
 	if (f->exit && id == f->exit->id)
-		return on_kvm(c, tep, w, rec, false);
+		return on_kvm(c, f, tep, w, rec, false);
 	return 0;
 }
 
@@ -347,29 +398,38 @@ void vtrace_vthreads_free(struct vtrace_vthreads *vt)
 
 /* ---- which thread ran a guest CPU */
 
+/* A thread named after vCPU @vcpu_idx, or unnamed with kvm_entry events of @vcpu_id */
+static bool is_candidate(const struct vtrace_vthread *t, int vcpu_idx, int64_t vcpu_id)
+{
+	if (vcpu_idx < 0)
+		return false;
+	return t->idx == vcpu_idx || (t->idx < 0 && vcpu_id >= 0 && t->entry_vcpu == vcpu_id);
+}
+
 /*
- * @fit's candidates: every thread named "CPU @vcpu_idx/KVM" (none for a
- * negative index).  Returns 0, or -1 out of memory.
+ * @fit's candidates: every thread named "CPU @vcpu_idx/KVM" and every
+ * unnamed one whose kvm_entry events carry @vcpu_id (-1: unknown; none for
+ * a negative index).  Returns 0, or -1 out of memory.
  */
 int vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
-			 int vcpu_idx, uint64_t tol)
+			 int vcpu_idx, int64_t vcpu_id, uint64_t tol)
 {
 	int n = 0;
 
 	memset(fit, 0, sizeof(*fit));
 	fit->vt = vt;
 	fit->tol = tol;
-	for (int i = 0; vcpu_idx >= 0 && i < vt->nr_th; i++)
-		n += vt->th[i].idx == vcpu_idx;
+	for (int i = 0; i < vt->nr_th; i++)
+		n += is_candidate(&vt->th[i], vcpu_idx, vcpu_id);
 	if (n && !(fit->cand = calloc(n, sizeof(*fit->cand)))) {
-		vtrace_set_error("out of memory for %d threads \"CPU %d/KVM\"", n, vcpu_idx);
+		vtrace_set_error("out of memory for %d threads of vCPU %d", n, vcpu_idx);
 		return -1;
 	}
 	for (int i = 0; n && i < vt->nr_th; i++) {
 		struct vtrace_vthread *t = &vt->th[i];
 		struct vtrace_vcpu_cand *k;
 
-		if (t->idx != vcpu_idx)
+		if (!is_candidate(t, vcpu_idx, vcpu_id))
 			continue;
 		k = &fit->cand[fit->nr_cand++];
 		k->t = t;

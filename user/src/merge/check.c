@@ -132,7 +132,7 @@ static int bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 	s->chk = cc;
 	if (!h || h->vcpu_idx < 0)
 		return 0;
-	if (vtrace_vcpu_fit_init(&cc->fit, &c->vt, h->vcpu_idx, c->tol))
+	if (vtrace_vcpu_fit_init(&cc->fit, &c->vt, h->vcpu_idx, h->vcpu_id, c->tol))
 		return -1;
 	bind_windows(cc, s);
 	return 0;
@@ -297,6 +297,11 @@ static const char *cpu_unverified(const struct check *c, const struct check_cpu 
 		return c->unverified;
 	if (!h || h->vcpu_idx < 0)
 		return "its vCPU's index is not known (no offset history with vcpu_idx)";
+	if (!cc->fit.nr_cand && c->vt.nr_entry) {
+		snprintf(buf, size, "no thread \"CPU %d/KVM\" in the host trace's sched_switch"
+			 " events, and no kvm_entry of vcpu_id %u", h->vcpu_idx, h->vcpu_id);
+		return buf;
+	}
 	if (!cc->fit.nr_cand) {
 		snprintf(buf, size, "no thread \"CPU %d/KVM\" in the host trace's sched_switch"
 			 " events", h->vcpu_idx);
@@ -437,10 +442,16 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 		fprintf(f, "none");
 	else
 		fprintf(f, "%" PRIu64 " ns", to_ns(c, b));
-	fprintf(f, " (%s of host tid %d \"CPU %d/KVM\"", k->sp == &k->t->guest ?
-		"kvm_entry..kvm_exit" : "sched_switch spans", k->t->tid, k->t->idx);
+	fprintf(f, " (%s of host tid %d ", k->sp == &k->t->guest ?
+		"kvm_entry..kvm_exit" : "sched_switch spans", k->t->tid);
+	if (k->t->idx >= 0)
+		fprintf(f, "\"CPU %d/KVM\"", k->t->idx);
+	else	/* QEMU without debug-threads=on: the thread told by its kvm_entry events */
+		fprintf(f, "(not named CPU N/KVM: its kvm_entry events' vcpu_id %" PRId64 ")",
+			k->t->entry_vcpu);
 	if (cc->fit.nr_cand > 1)
-		fprintf(f, ", the best fit of %d threads of that name", cc->fit.nr_cand);
+		fprintf(f, ", the best fit of %d threads of that %s", cc->fit.nr_cand,
+			k->t->idx >= 0 ? "name" : "vCPU");
 	if (amb)
 		fprintf(f, ", but another fits as well: ambiguous");
 	if (cc->fit.unchecked)
@@ -454,7 +465,11 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 
 static void hint(const struct check *c, FILE *f, const struct totals *t)
 {
-	if (t->unverified && (!c->unverified || strstr(c->unverified, "sched_switch")))
+	if (t->unverified && c->vt.nr_entry && c->vt.nr_switch && !c->unverified)
+		fprintf(f, "vtrace-merge: self-check: the host trace has sched_switch and kvm_entry"
+			" events, but none of the unverified guest CPUs' vCPU threads ran in it: record"
+			" the host while the guests run, and give the host trace of the same run\n");
+	else if (t->unverified && (!c->unverified || strstr(c->unverified, "sched_switch")))
 		fprintf(f, "vtrace-merge: self-check: to verify, record the host while the guests"
 			" run with trace-cmd record -C x86-tsc -e sched:sched_switch -e kvm:kvm_entry"
 			" -e kvm:kvm_exit\n");

@@ -155,6 +155,7 @@ struct xmark {
 
 struct xring {
 	int		tid;
+	bool		located;	/* its vcpu_loc exists */
 	size_t		n;		/* ever pushed: the newest is m[(n - 1) % EXIT_RING] */
 	struct xmark	m[EXIT_RING];
 };
@@ -173,8 +174,10 @@ struct xstat {
 };
 
 /*
- * where a vCPU thread ("CPU N/KVM") was switched in, the last VCPU_SEEN times;
- * by tid: several VMs' threads share the name (check_vcpu_tid() tells which)
+ * where a vCPU thread ("CPU N/KVM", or any thread once its first kvm_entry
+ * went by: QEMU without debug-threads names none) was switched in, the last
+ * VCPU_SEEN times; by tid: several VMs' threads share the name
+ * (check_vcpu_tid() tells which)
  */
 #define VCPU_SEEN	8
 struct vcpu_loc {
@@ -446,6 +449,13 @@ static struct vcpu_loc *vcpu_loc(struct classify *c, int tid, bool create)
 	return l;
 }
 
+static void note_seen(struct vcpu_loc *l, int cpu, uint64_t ns)
+{
+	l->seen[l->n % VCPU_SEEN].cpu = cpu;
+	l->seen[l->n % VCPU_SEEN].since = ns;
+	l->n++;
+}
+
 /* vCPU thread @tid ("CPU 3/KVM") switched in on host @cpu: where it runs from @ns */
 static void vcpu_seen(struct classify *c, const char *comm, int tid, int cpu, uint64_t ns)
 {
@@ -454,13 +464,21 @@ static void vcpu_seen(struct classify *c, const char *comm, int tid, int cpu, ui
 
 	/* every host sched_switch comes here: sscanf() only for likely names */
 	if (strncmp(comm, "CPU ", 4) || sscanf(comm, "CPU %d/KVM", &idx) != 1 || idx < 0)
-		return;
-	l = vcpu_loc(c, tid, true);
+		l = vcpu_loc(c, tid, false);	/* a thread known by its kvm_entry, or none */
+	else
+		l = vcpu_loc(c, tid, true);
 	if (!l)
-		return;		/* out of memory: its wake-ups' host side is unknown */
-	l->seen[l->n % VCPU_SEEN].cpu = cpu;
-	l->seen[l->n % VCPU_SEEN].since = ns;
-	l->n++;
+		return;		/* not a vCPU, or out of memory: its wake-ups' host side unknown */
+	note_seen(l, cpu, ns);
+}
+
+/* a vCPU thread known by its kvm_entry on host @cpu at @ns */
+static void vcpu_seen_at(struct classify *c, int tid, int cpu, uint64_t ns)
+{
+	struct vcpu_loc *l = vcpu_loc(c, tid, true);
+
+	if (l)
+		note_seen(l, cpu, ns);
 }
 
 /* the ring of vCPU thread @tid's changes of mode */
@@ -482,6 +500,7 @@ static struct xring *xring_of(struct classify *c, int tid, bool create)
 	if (!x)
 		return NULL;
 	x->tid = tid;
+	x->located = false;
 	x->n = 0;
 	c->last_xr = c->nr_xr;
 	c->xr[c->nr_xr++] = x;
@@ -554,6 +573,12 @@ static void vcpu_mode(struct classify *c, const struct cl_fields *f, struct sour
 		c->entries++;
 	if (!x)
 		return;
+	/* a thread's first kvm_entry: a vCPU thread, running on this cpu, whatever its name */
+	if (!exit && !x->located) {
+		if (!vcpu_loc(c, x->tid, false))
+			vcpu_seen_at(c, x->tid, s->cpu, ns);
+		x->located = true;
+	}
 	m = &x->m[x->n++ % EXIT_RING];
 	m->t = ns;
 	m->state = exit ? reason_of(c, f, s) + 1 : X_GUEST;

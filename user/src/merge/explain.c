@@ -694,6 +694,20 @@ static void print_verdict(struct explain *x, FILE *out, uint64_t other)
 	fputs(".\n\n", out);
 }
 
+/*
+ * The vCPU thread's name: the host's sched_switch name of it in the window
+ * ("CPU 1/KVM"; QEMU's own name on a command line without debug-threads=on,
+ * where the self-check told the thread by its kvm_entry events), else the
+ * name QEMU gives it with debug-threads=on
+ */
+static const char *vcpu_name(const struct explain *x)
+{
+	for (int i = 0; x->vcpu_tid > 0 && i < x->nr_slices; i++)
+		if (x->slices[i].pid == x->vcpu_tid && x->slices[i].comm[0])
+			return x->slices[i].comm;
+	return x->vcpu_comm;
+}
+
 static void print_host_side(struct explain *x, FILE *out, bool have_host)
 {
 	uint64_t ran = 0, other = 0, idle = 0;
@@ -707,7 +721,7 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 		return;
 	}
 	fprintf(out, "Guest cpu %d is vCPU %d (APIC id %u) of QEMU pid %d, host thread \"%s\"",
-		x->gcpu, x->vcpu_idx, x->apic_id, x->qemu_pid, x->vcpu_comm);
+		x->gcpu, x->vcpu_idx, x->apic_id, x->qemu_pid, vcpu_name(x));
 	if (x->host_cpu < 0 && x->vcpu_tid < 0) {
 		fputs(": which host thread it is was not told apart (none of that name in the"
 		      " host's sched_switch events, or several VMs' threads of that name fit the"

@@ -364,10 +364,20 @@ static void resolve_vcpus(struct sched_tracker *t)
 				t->ms[i].cpus[c].vtid = -1;
 }
 
+/* Was thread @tid seen named "CPU @idx/KVM" (in --from..--to)? */
+static bool is_named(const struct sched_tracker *t, int tid, int idx)
+{
+	for (int i = 0; i < t->nr_vth; i++)
+		if (t->vth[i].tid == tid && t->vth[i].idx == idx)
+			return true;
+	return t->vth_oom;	/* not known: as before */
+}
+
 /**
  * sched_vcpu_label - what a guest CPU's vCPU track is, for its name
  *
- * "thread CPU 1/KVM (tid 900)", "thread CPU 1/KVM (not seen)" (no host
+ * "thread CPU 1/KVM (tid 900)", "thread tid 900 (vCPU 1, by its kvm_entry)"
+ * (a thread QEMU did not name), "thread CPU 1/KVM (not seen)" (no host
  * thread of that name), "not told apart: 2 threads named CPU 1/KVM" (and
  * "for 2 guests" when two guests of the merge have vCPU 1), or "not told
  * apart: tid 900 of CPU 1/KVM fits 2 guest CPUs".  Returns the thread, or -1.
@@ -383,7 +393,10 @@ int sched_vcpu_label(struct sched_tracker *t, int mi, int cpu, char *buf, size_t
 		return -1;
 	}
 	c = &t->ms[mi].cpus[cpu];
-	if (c->vtid >= 0)
+	if (c->vtid >= 0 && !is_named(t, c->vtid, idx))
+		/* QEMU without debug-threads=on: the self-check told it by its kvm_entry */
+		snprintf(buf, len, "thread tid %d (vCPU %d, by its kvm_entry)", c->vtid, idx);
+	else if (c->vtid >= 0)
 		snprintf(buf, len, "thread CPU %d/KVM (tid %d)", idx, c->vtid);
 	else if (c->shared > 1)
 		snprintf(buf, len, "not told apart: tid %d of CPU %d/KVM fits %d guest CPUs",
