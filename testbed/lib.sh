@@ -55,6 +55,20 @@ save_dmesg() {	# save_dmesg NAME
 
 # ---- L2 guests ----------------------------------------------------------
 
+# l2_drop_name ARRAY: ARRAY (a QEMU command line) without its "-name VALUE"
+l2_drop_name() {
+	local -n a=$1
+	local out=() i
+	for ((i = 0; i < ${#a[@]}; i++)); do
+		if [ "${a[i]}" = -name ]; then
+			i=$((i + 1))
+			continue
+		fi
+		out+=("${a[i]}")
+	done
+	a=("${out[@]}")
+}
+
 # l2_start NAME SCRIPT [options]: start a guest in the background.
 #   --cpus N        vCPUs (default 2)
 #   --mem MIB       memory (default 512)
@@ -72,6 +86,9 @@ save_dmesg() {	# save_dmesg NAME
 #   --data-dir DIR  host ends of the data ports (cpuK) in DIR instead of
 #                   NAME/: e.g. L1's tmpfs, where QEMU writes them at memory
 #                   speed rather than over the 9p share (benchmarks)
+# L2_QEMU_PLAIN=1: no "-name NAME,debug-threads=on", as on a QEMU command line
+# a kernel developer types: the vCPU threads keep QEMU's own name (the bed's
+# watchdog then sees no "CPU K/KVM" thread of this guest to sample)
 # L2's CPU is "host,xsave=off": KVM nested under TCG reports an XSAVE area size
 # that does not match XCR0, and the guest kernel WARNs at boot with XSAVE on.
 # Files land in $VTRACE_OUT/NAME/: console.log, ctl, cpuK, qemu.pid, qemu.log;
@@ -128,11 +145,13 @@ l2_start() {
 			args[a]=${args[a]/",path=$dir/cpu"/",path=$ddir/cpu"}
 		done
 		ports=0 ctl=none
+		[ -z "${L2_QEMU_PLAIN:-}" ] || l2_drop_name args
 	else
 		# as many ports as the guest has (the data ports, the control
 		# port, one spare), as "vtrace qemu-args" gives: each port is two
 		# virtqueues the guest's virtio_console sets up in its boot
-		args+=(-name "$name,debug-threads=on" -pidfile "$dir/qemu.pid"
+		[ -n "${L2_QEMU_PLAIN:-}" ] || args+=(-name "$name,debug-threads=on")
+		args+=(-pidfile "$dir/qemu.pid"
 		       -device "virtio-serial-pci,id=vser0,max_ports=$((ports + 2))")
 	fi
 	case "$ctl" in

@@ -25,6 +25,13 @@
 # capture orders every sample too), followed by NAME-mispaired-refused with
 # two guests or more.
 #
+# ALIGN_PLAIN=G: NAME-vcpu-threads, the self-check told every guest CPU's
+# vCPU thread, and each is a thread of that guest's own QEMU (qemu-tids,
+# read in L1 while it ran): guest gG's, whose QEMU ran without
+# debug-threads=on, by its kvm_entry events ("not named CPU N/KVM"), the
+# others' by their names "CPU N/KVM" (the other VM has threads of the same
+# vCPU ids, so each guest CPU had two candidates).
+#
 # ALIGN_FULL_FIRST=1: NAME-full-before-recording, every guest's VM had lost
 # records in the module's array before trace-cmd started (NAME/stats-before).
 #
@@ -55,6 +62,7 @@ ALIGN_CHECK=$VTRACE_PROJ/selftests/vtrace/align_check.py
 # L1 left no case.env: the capture never started)
 align_analyse_plan() {
 	local n=2 ALIGN_GUESTS ALIGN_HISTORY ALIGN_FULL_FIRST ALIGN_OLD_WAY ALIGN_LATENCY ALIGN_COUNT
+	local ALIGN_PLAIN
 	. "$VTRACE_OUT/$1/case.env" 2> /dev/null || { echo 1; return; }
 	if [ "$ALIGN_HISTORY" = events ]; then
 		n=$((n + 2))
@@ -62,12 +70,14 @@ align_analyse_plan() {
 		[ "$ALIGN_OLD_WAY" != file ] || [ "$ALIGN_GUESTS" -lt 2 ] || n=$((n + 1))
 	fi
 	[ -z "$ALIGN_LATENCY" ] || n=$((n + 7))
+	[ -z "$ALIGN_PLAIN" ] || n=$((n + 1))
 	echo $n
 }
 
 align_analyse() {
 	local name=$1 dir=$VTRACE_OUT/$1 g args=() rc
 	local ALIGN_GUESTS ALIGN_HISTORY ALIGN_FULL_FIRST ALIGN_OLD_WAY ALIGN_LATENCY ALIGN_COUNT
+	local ALIGN_PLAIN
 	. "$dir/case.env" 2> /dev/null || {
 		ktap_result 1 "$name" "no $dir/case.env: L1 did not start the capture (its l1-script.out says why)"
 		return
@@ -76,6 +86,7 @@ align_analyse() {
 	[ -s "$dir/host.dat" ] || {
 		ktap_result 1 "$name" "no capture in $dir (host.dat): L1's l1-script.out says why"
 		ktap_result 1 "$name-self-check" "not run"
+		[ -z "$ALIGN_PLAIN" ] || ktap_result 1 "$name-vcpu-threads" "not run"
 		if [ "$ALIGN_HISTORY" = events ]; then
 			ktap_result 1 "$name-history-complete" "not run"
 			[ -z "$ALIGN_FULL_FIRST" ] || ktap_result 1 "$name-full-before-recording" "not run"
@@ -103,6 +114,7 @@ align_analyse() {
 	if [ $rc -ne 0 ]; then
 		ktap_result 1 "$name" "vtrace-merge failed ($rc):" "$(head -5 "$dir/merge.err")"
 		align_self_check "$name" "$dir/merge.err"
+		[ -z "$ALIGN_PLAIN" ] || align_vcpu_threads "$name" "$guests" "$dir/merge.err"
 		if [ "$ALIGN_HISTORY" = events ]; then
 			ktap_result 1 "$name-history-complete" "not run"
 			[ -z "$ALIGN_FULL_FIRST" ] || align_full_before "$name" "$guests"
@@ -119,6 +131,7 @@ align_analyse() {
 	sed 's/^/# /' "$dir/check.txt"
 	ktap_result $rc "$name"
 	align_self_check "$name" "$dir/merge.err"
+	[ -z "$ALIGN_PLAIN" ] || align_vcpu_threads "$name" "$guests" "$dir/merge.err"
 	if [ "$ALIGN_HISTORY" = events ]; then
 		local lost
 		lost=$(align_host_lost "$dir")
@@ -367,6 +380,29 @@ PY
 	grep -h 'self-check: [0-9]* guest events\|error: offset history' "$dir"/mis-{vm,cut,1ms}.err |
 		cut -c1-200 | sed 's/^/# mis-paired: /'
 	ktap_result $bad "$name-mispaired-refused"
+}
+
+# align_vcpu_threads NAME GUESTS MERGE_ERR: the self-check's line of every guest
+# CPU names a thread of that guest's QEMU (NAME-gG/qemu-tids), told by its
+# kvm_entry events for guest ALIGN_PLAIN, by its name for the others
+align_vcpu_threads() {
+	local name=$1 guests=$2 err=$3 g c line tid how rc=0
+	for ((g = 1; g <= guests; g++)); do
+		how='"CPU [0-9]+/KVM"'
+		[ "$g" != "$ALIGN_PLAIN" ] || how="\(not named CPU N/KVM: its kvm_entry events' vcpu_id [0-9]+\)"
+		for c in 0 1; do
+			line=$(grep -E "^vtrace-merge: self-check: guest g$g cpu $c: .* of host tid [0-9]+ " "$err")
+			tid=$(sed -nE 's/.* of host tid ([0-9]+) .*/\1/p' <<< "$line")
+			if [ -z "$tid" ] || ! grep -qE " of host tid $tid $how" <<< "$line" ||
+			   ! grep -qx "$tid" "$VTRACE_OUT/$name-g$g/qemu-tids" 2>/dev/null; then
+				ktap_diag "$name: guest g$g cpu $c: thread ${tid:-none} is not told as expected ($how), or not of g$g's QEMU (threads: $(tr '\n' ' ' < "$VTRACE_OUT/$name-g$g/qemu-tids" 2>/dev/null | head -c 300))"
+				rc=1
+			else
+				ktap_diag "$name: guest g$g cpu $c: host tid $tid, a thread of g$g's QEMU"
+			fi
+		done
+	done
+	ktap_result $rc "$name-vcpu-threads"
 }
 
 # align_self_check NAME MERGE_ERR: vtrace-merge's self-check said 0 outside,

@@ -43,6 +43,13 @@
 # array ("vm PID NAME kept K dropped N" in stats with N > 0); the stats of
 # that moment go to NAME/stats-before.
 #
+# ALIGN_PLAIN=G (align.sh): guest gG's QEMU runs without -name
+# ...,debug-threads=on (L2_QEMU_PLAIN, testbed/lib.sh), as on a QEMU command
+# line a kernel developer types: its vCPU threads keep QEMU's name, and
+# vtrace-merge must tell them by their kvm_entry events, apart from the
+# other guest's, of the same shape.  The thread ids of every guest's QEMU,
+# read while it runs, go to its folder (qemu-tids) for align-analyse.sh.
+#
 # ALIGN_OLD_WAY: what align-analyse.sh does with the module's own file
 # (refused: it must be refused as incomplete; file: it must order every
 # sample too, and the capture paired wrongly on purpose must be refused).
@@ -77,6 +84,7 @@ align_case() {
 		echo $? > "$VTRACE_OUT/$name-g$g/exit"
 	done
 	[ -n "$hog" ] && wait "$hog"
+	[ ${#ALIGN_TIDJOBS[@]} -eq 0 ] || wait "${ALIGN_TIDJOBS[@]}"
 	kill -INT "$ALIGN_TC"
 	wait "$ALIGN_TC"
 	cp "/tmp/$name-host.dat" "$dir/host.dat" || rc=1
@@ -102,6 +110,7 @@ align_case_env() {
 		printf 'ALIGN_COUNT=%q\nALIGN_GUESTS=%q\n' "$2" "$3"
 		printf 'ALIGN_HISTORY=%q\nALIGN_FULL_FIRST=%q\n' "${ALIGN_HISTORY:-file}" "${ALIGN_FULL_FIRST:-}"
 		printf 'ALIGN_OLD_WAY=%q\nALIGN_LATENCY=%q\n' "${ALIGN_OLD_WAY:-refused}" "${ALIGN_LATENCY:-}"
+		printf 'ALIGN_PLAIN=%q\n' "${ALIGN_PLAIN:-}"
 	} > "$VTRACE_OUT/$1/case.env"
 }
 
@@ -233,9 +242,12 @@ align_start_file() {
 	ALIGN_TC=$!
 	sleep 3
 	for ((g = 1; g <= $#; g++)); do
+		L2_QEMU_PLAIN=$([ "${ALIGN_PLAIN:-}" = $g ] && echo 1) \
 		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 --vtrace-args \
 			--arg "$count,$g,${!g},0,$([ "${ALIGN_LATENCY:-}" = $g ] && echo 1 || echo 0)"
 		pids+=("$L2_PID")
+		align_tids "$name" "$g" &
+		ALIGN_TIDJOBS+=($!)
 	done
 }
 
@@ -247,9 +259,12 @@ align_start_events() {
 	shift 2
 	grep -q '^vtrace_host ' /proc/modules || { ktap_diag "vtrace_host is not loaded"; return 1; }
 	for ((g = 1; g <= $#; g++)); do
+		L2_QEMU_PLAIN=$([ "${ALIGN_PLAIN:-}" = $g ] && echo 1) \
 		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 --vtrace-args \
 			--arg "$count,$g,${!g},${ALIGN_DELAY:-30},$([ "${ALIGN_LATENCY:-}" = $g ] && echo 1 || echo 0)"
 		pids+=("$L2_PID")
+		align_tids "$name" "$g" &
+		ALIGN_TIDJOBS+=($!)
 	done
 	for ((g = 1; g <= $#; g++)); do	# each guest's VM exists
 		for ((w = 0; w < 600; w++)); do
@@ -291,6 +306,22 @@ align_vm() {
 	local vm
 	vm=$(cat "$VTRACE_OUT/$1-g$2/qemu.pid" 2>/dev/null)
 	[ -n "$vm" ] && ls -d /sys/kernel/debug/kvm/"$vm"-* > /dev/null 2>&1 && echo "$vm"
+}
+
+# align_tids NAME G: every thread id guest gG's QEMU has had, read every second while
+# it runs (NAME-gG/qemu-tids, one a line): which host threads are that VM's
+align_tids() {
+	local d=$VTRACE_OUT/$1-g$2 pid i
+	for ((i = 0; i < 600; i++)); do
+		pid=$(cat "$d/qemu.pid" 2>/dev/null) && [ -d "/proc/$pid/task" ] && break
+		sleep 0.1
+	done
+	[ -n "$pid" ] || return
+	while [ -d "/proc/$pid/task" ]; do
+		ls "/proc/$pid/task" >> "$d/qemu-tids.all" 2>/dev/null
+		sleep 1
+	done
+	sort -un "$d/qemu-tids.all" > "$d/qemu-tids"
 }
 
 # align_vm_dropped PID STATS: the records vtrace_host dropped for the VM of

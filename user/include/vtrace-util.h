@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Library functions that fail return -1 or NULL and leave a message that
@@ -47,6 +48,7 @@ char *vtrace_libvirt_pid_path(const char *domain, const char *uri);
 int vtrace_libvirt_pid(const char *domain, const char *uri);
 int vtrace_libvirt_keep_pid(const char *domain, const char *uri, const char *dir);
 
+void vtrace_json_string(FILE *f, const char *str);
 int vtrace_parse_u64(const char *s, uint64_t *val);
 int vtrace_parse_s64(const char *s, int64_t *val);
 char *vtrace_read_file(const char *path, uint64_t max, uint64_t *len);

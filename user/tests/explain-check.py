@@ -33,7 +33,7 @@ import os
 import re
 import sys
 
-evs = [json.loads(line) for line in open(sys.argv[1])]
+evs = [e for e in map(json.loads, open(sys.argv[1])) if e.get('type') != 'self_check']
 out = [json.loads(line) for line in open(sys.argv[2])]
 summary = [o for o in out if o['type'] == 'summary'][0]
 causes = [o for o in out if o['type'] == 'cause']

@@ -220,7 +220,7 @@ def host(vcpu, g):
         if int(r[4]) == vcpu and (int(r[1]) + int(r[7])) % 2**64 <= g:
             best = r
     return (g - int(best[7])) % 2**64
-evs = [json.loads(l) for l in open(sys.argv[1])]
+evs = [e for e in map(json.loads, open(sys.argv[1])) if e.get('type') != 'self_check']
 bad = sum(1 for e in evs if e['host_tsc'] != host(e['cpu'], e['guest_tsc']))
 order = all(a['host_tsc'] <= b['host_tsc'] for a, b in zip(evs, evs[1:]))
 fill = sum('vtrace-flush-filler' in str(e['fields'].get('buf', '')) for e in evs)
@@ -545,6 +545,36 @@ grep -qx 'vtrace-merge: self-check: guest g cpu 1: 173 checked, 0 outside, worst
 grep -qx 'vtrace-merge: self-check: 250 guest events checked, 44 outside (tolerance 1000 ns): FAILED' "$T/err" &&
 ! grep -q -e 'at most' -e 'bound much tighter' "$T/err"
 ok $? self_check_verdict_failed_has_no_bound "$(cat "$T/err")"
+# every output carries the verdict: jsonl its last record, perfetto its metadata, svg a line
+# under its title; a FAILED timeline leaves nothing in the output file (--force keeps it,
+# saying FAILED), what the file held before the run stays
+V='250 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 166489 ns: verified'
+run "${RH[@]}" --guest g=$R --offsets $R/tsc_offsets --format jsonl
+[ $rc -eq 0 ] && [ "$(tail -1 "$T/out")" = "{\"type\":\"self_check\",\"verdict\":\"$V\"}" ] &&
+	[ "$(grep -c '"type":"self_check"' "$T/out")" = 1 ]
+ok $? verdict_in_jsonl "rc $rc: $(tail -1 "$T/out")"
+run "${RH[@]}" --guest g=$R --offsets $R/tsc_offsets --format perfetto
+[ $rc -eq 0 ] && [ "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["otherData"]["self_check"])' "$T/out")" = "$V" ]
+ok $? verdict_in_perfetto "rc $rc: $(tail -c 300 "$T/out")"
+run "${RH[@]}" --guest g=$R --offsets $R/tsc_offsets --format svg
+[ $rc -eq 0 ] && grep -qF "<text x=\"20\" y=\"38\" class=\"lg\">self-check: $V</text>" "$T/out"
+ok $? verdict_in_svg "rc $rc: $(grep -o 'self-check: [^<]*' "$T/out")"
+for f in text jsonl perfetto svg; do
+	run "${RH[@]}" --guest g=$R --offsets "$T/half-shift" --format $f
+	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && grep -q 'what it wrote to the output file was removed$' "$T/err" || break
+done
+ok $? failed_timeline_output_removed "format $f, rc $rc, $(wc -c < "$T/out") bytes, $(tail -1 "$T/err")"
+echo "an earlier run's line" > "$T/kept"
+timeout 20 "$M" "${RH[@]}" --guest g=$R --offsets "$T/half-shift" --format jsonl >> "$T/kept" 2> /dev/null
+rc=$?
+[ $rc -eq 1 ] && [ "$(cat "$T/kept")" = "an earlier run's line" ]
+ok $? failed_timeline_appended_output_removed_alone "rc $rc: $(head -c 200 "$T/kept")"
+run "${RH[@]}" --guest g=$R --offsets "$T/half-shift" --format jsonl --force
+[ $rc -eq 0 ] && [ "$(tail -1 "$T/out")" = '{"type":"self_check","verdict":"250 guest events checked, 44 outside (tolerance 1000 ns): FAILED"}' ]
+ok $? failed_timeline_forced_jsonl_says_failed "rc $rc: $(tail -1 "$T/out")"
+run "${RH[@]}" --guest g=$R --offsets "$T/half-shift" --format svg --force
+[ $rc -eq 0 ] && grep -qF '<text x="20" y="38" class="lg" fill="#c00000">self-check: 250 guest events checked, 44 outside (tolerance 1000 ns): FAILED</text>' "$T/out"
+ok $? failed_timeline_forced_svg_says_failed "rc $rc: $(grep -o 'self-check: [^<]*' "$T/out")"
 # --explain places ambiguous events by the same windows as the merge, and says how many
 run --host "$T/ambig/host" --guest g1="$T/ambig/g1" --offsets "$T/ambig/tsc_offsets" --explain
 [ $rc -eq 0 ] && grep -qx 'vtrace-merge: explain: guest g1 cpu 0: 1 events read a guest TSC that two offset intervals map (the offset was set back): 1 told apart by kvm_entry..kvm_exit (1 moved), 0 not' "$T/err" &&
@@ -1025,7 +1055,8 @@ off0=$(awk '$3 == 4242 && $5 == 0 { print $8 }' "$B/tsc_offsets")
 run --guest "g1=$B/g1,offset=$off0" --tsc-khz 2500000 --format jsonl
 python3 - "$T/out" "$B/truth.jsonl" <<'EOF2'
 import json, sys
-got = {(e['cpu'], e['fields']['buf'].strip()): e['host_tsc'] for e in map(json.loads, open(sys.argv[1]))}
+got = {(e['cpu'], e['fields']['buf'].strip()): e['host_tsc'] for e in map(json.loads, open(sys.argv[1]))
+       if e.get('type') != 'self_check'}
 want = {(e['cpu'], e['text']): e['tsc'] for e in map(json.loads, open(sys.argv[2])) if e['machine'] == 'g1'}
 sys.exit(0 if all(got[k] == want[k] for k in want if k[0] == 0) and len(got) == len(want) else 1)
 EOF2

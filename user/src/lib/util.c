@@ -229,6 +229,21 @@ void vtrace_guest_spec_free(struct vtrace_guest_spec *g)
 	g->name = g->dir = g->domain = g->uri = NULL;
 }
 
+/* @str as a JSON string, quoted: '"' and backslash escaped, control characters as \u00XX */
+void vtrace_json_string(FILE *f, const char *str)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(f, "\\u%04x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
 /* Decimal only, the whole string, no sign */
 int vtrace_parse_u64(const char *s, uint64_t *val)
 {

@@ -600,6 +600,44 @@ int check_report(const struct check *c, FILE *f, bool force)
 	return force ? 0 : -1;
 }
 
+/**
+ * check_verdict - the self-check's verdict line, for an output to carry it
+ * @buf, @len:	where it is written ("1234 guest events checked, 0 outside (tolerance
+ *		1000 ns), alignment error at most 4999 ns: verified", "unverified: ...")
+ *
+ * The line check_report() ends with, without its "vtrace-merge: self-check: ".
+ * Returns @buf, or NULL when there is nothing to verify (no guest CPU).
+ */
+const char *check_verdict(const struct check *c, char *buf, size_t len)
+{
+	static const char prefix[] = "vtrace-merge: self-check: ";
+	char *text = NULL, *line, *next;
+	size_t size = 0;
+	FILE *mem;
+
+	if (!c || !c->nr_cpus || !len)
+		return NULL;
+	mem = open_memstream(&text, &size);
+	if (!mem)
+		return NULL;
+	check_report(c, mem, true);
+	fclose(mem);
+	*buf = '\0';
+	/* the last summary: "N guest events checked, ..." or "unverified: ..." */
+	for (line = text; line && *line; line = next) {
+		const char *v = line + sizeof(prefix) - 1;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strncmp(line, prefix, sizeof(prefix) - 1) &&
+		    ((*v >= '0' && *v <= '9') || !strncmp(v, "unverified: ", 12)))
+			snprintf(buf, len, "%s", v);
+	}
+	free(text);
+	return *buf ? buf : NULL;
+}
+
 /* Can an event of some guest CPU be ambiguous (an offset history that sets the clock back)? */
 bool check_may_be_ambiguous(struct machine **ms, int nr)
 {

@@ -2,11 +2,13 @@
 /* main.c: vtrace-merge command line (vtrace_merge_main(); main() is in vtrace-merge.c). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <trace-cmd.h>
@@ -350,6 +352,46 @@ static int attach_vmlinux(struct cmdline *c, struct machine **machines, int nr)
 	return 0;
 }
 
+/* Where this run's output starts in standard output, a regular file; -1 for anything else */
+static off_t output_file_start(void)
+{
+	struct stat st;
+
+	int fl = fcntl(STDOUT_FILENO, F_GETFL);
+
+	if (fstat(STDOUT_FILENO, &st) || !S_ISREG(st.st_mode) || fl < 0)
+		return -1;
+	/* >>: the offset is 0 until the first write, which goes to the end */
+	return fl & O_APPEND ? st.st_size : lseek(STDOUT_FILENO, 0, SEEK_CUR);
+}
+
+/*
+ * A timeline the self-check FAILED is wrong: the file it went to keeps
+ * nothing of it (what was there before this run stays).  A pipe or a
+ * terminal has it already, its last line (jsonl), metadata (perfetto) or
+ * title (svg) saying FAILED.
+ */
+static void drop_output(off_t start)
+{
+	char *why;
+
+	if (start < 0 || ftruncate(STDOUT_FILENO, start))
+		return;
+	lseek(STDOUT_FILENO, start, SEEK_SET);
+	why = strdup(vtrace_last_error());
+	if (why)
+		vtrace_set_error("%s; what it wrote to the output file was removed", why);
+	free(why);
+}
+
+/* The self-check's verdict for the outputs (check_verdict()), once per run */
+static const char *main_verdict(void *priv)
+{
+	static char buf[512];
+
+	return check_verdict(priv, buf, sizeof(buf));
+}
+
 static int open_all(struct cmdline *c, struct machine ***out, int *nr,
 		    struct vtrace_offsets **offsets)
 {
@@ -460,6 +502,8 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 	struct check *chk = NULL;
 	struct ticks *ticks;
 	void *state = NULL;
+	const char *v = NULL;
+	char verdict[512];
 	int nr = 0, ret;
 	bool quiet, verify;
 
@@ -478,6 +522,8 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 				     c->opts.format == MERGE_JSONL);
 	if (ret >= 0 && verify && fflush(out) == 0 && check_report(chk, stderr, c->opts.force))
 		ret = -1;
+	if (ret >= 0 && verify && c->opts.format == MERGE_JSONL)
+		v = check_verdict(chk, verdict, sizeof(verdict));
 	check_close(chk);
 	close_all(ms, nr, offsets);
 	/* the same inputs again, once per story: pass 1 said their warnings already */
@@ -496,6 +542,8 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 		close_all(ms, nr, offsets);
 	}
 	vtrace_set_quiet(quiet);
+	if (ret >= 0)	/* --format jsonl: the verdict is the last record */
+		output_jsonl_verdict(out, v);
 	explain_free(state);
 	ticks_free(ticks);
 	if (ret >= 0 && check && !verify)
@@ -573,12 +621,14 @@ int vtrace_merge_main(int argc, char **argv)
 	struct cmdline c = { 0 };
 	struct check *chk = NULL;
 	int nr = 0, ret;
+	off_t out_start;
 
 	ret = parse_args(argc, argv, &c);
 	if (ret) {
 		free_cmdline(&c);
 		return ret;
 	}
+	out_start = output_file_start();
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
 	if (c.opts.explain && c.opts.format == MERGE_SVG && explain_svg(&c)) {
 		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
@@ -607,14 +657,21 @@ int vtrace_merge_main(int argc, char **argv)
 		if (!chk || check_offsets(chk, offsets, c.opts.offsets_src))
 			ret = -1;
 	}
+	if (chk) {
+		c.opts.verdict = main_verdict;
+		c.opts.verdict_priv = chk;
+	}
 	if (!ret)
 		ret = merge_run(machines, nr, &c.opts, stdout);
 	if (!ret && c.opts.stats) {
 		output_stats(stdout, machines, nr, &c.opts);
 		check_stats(chk, stdout, c.opts.format == MERGE_JSONL);
 	}
-	if (!ret && fflush(stdout) == 0)
+	if (!ret && fflush(stdout) == 0) {
 		ret = check_report(chk, stderr, c.opts.force);
+		if (ret)
+			drop_output(out_start);
+	}
 	if (!ret && fflush(stdout)) {
 		vtrace_set_error("writing the output: %s", strerror(errno));
 		ret = -1;

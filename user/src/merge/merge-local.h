@@ -61,6 +61,9 @@ struct merge_opts {
 	void			(*hook)(void *priv, struct source *s, uint64_t ns);
 	void			*hook_priv;
 	bool			*stop;		/* set by the hook: the merge stops there */
+	/* the self-check's verdict once every event was read, for the outputs to carry */
+	const char		*(*verdict)(void *priv);
+	void			*verdict_priv;
 };
 
 struct machine;
@@ -152,6 +155,7 @@ void check_event(struct check_cpu *cc, uint64_t host_tsc);
 int check_vcpu_tid(const struct check_cpu *cc);
 int check_vcpu_threads(const struct check_cpu *cc);
 int check_report(const struct check *c, FILE *f, bool force);
+const char *check_verdict(const struct check *c, char *buf, size_t len);
 void check_stats(const struct check *c, FILE *f, bool json);
 int check_offsets(const struct check *c, struct vtrace_offsets *o, const char *path);
 bool check_may_be_ambiguous(struct machine **machines, int nr);
@@ -164,6 +168,7 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 struct output;
 struct output *output_open(FILE *out, const struct merge_opts *opts, int name_width,
 			   struct machine **machines, int nr);
+void output_jsonl_verdict(FILE *out, const char *verdict);
 void output_close(struct output *o);
 void output_event(struct output *o, struct source *s, uint64_t ns);
 void output_stats(FILE *out, struct machine **machines, int nr, const struct merge_opts *opts);

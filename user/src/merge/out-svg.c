@@ -500,6 +500,19 @@ static void put_head(struct svg *g, int height)
 	      "</style>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", g->out);
 }
 
+/* The self-check's verdict under the title: a FAILED or unverified picture says so */
+static void put_verdict(struct svg *g)
+{
+	const char *v = g->opts->verdict ? g->opts->verdict(g->opts->verdict_priv) : NULL;
+
+	if (!v)
+		return;
+	fprintf(g->out, "<text x=\"20\" y=\"38\" class=\"lg\"%s>self-check: ",
+		strstr(v, "FAILED") || !strncmp(v, "unverified", 10) ? " fill=\"#c00000\"" : "");
+	put_text(g->out, v);
+	fputs("</text>\n", g->out);
+}
+
 static void put_title(struct svg *g)
 {
 	int nr = sched_tracker_machines(g->d.t);
@@ -516,6 +529,7 @@ static void put_title(struct svg *g)
 	fputs(" .. ", g->out);
 	put_ns(g->out, g->t1);
 	fprintf(g->out, " s%s</text>\n", g->opts->khz ? "" : " (TSC cycles: no --tsc-khz)");
+	put_verdict(g);
 }
 
 static int count_lines(const char *p)

@@ -203,10 +203,23 @@ static void text_flush(struct output *o)
 	o->text_len = 0;
 }
 
+/* The self-check's verdict @v as a JSON line: {"type":"self_check","verdict":"..."} */
+void output_jsonl_verdict(FILE *out, const char *v)
+{
+	if (!v)
+		return;
+	fputs("{\"type\":\"self_check\",\"verdict\":", out);
+	vtrace_json_string(out, v);
+	fputs("}\n", out);
+}
+
 void output_close(struct output *o)
 {
 	if (!o)
 		return;
+	/* --format jsonl: the verdict is the last record */
+	if (o->opts->verdict && o->opts->format == MERGE_JSONL)
+		output_jsonl_verdict(o->out, o->opts->verdict(o->opts->verdict_priv));
 	if (drawn_close(o->drawn))
 		vtrace_warn("%s", vtrace_last_error());
 	text_flush(o);

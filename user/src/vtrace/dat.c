@@ -1487,20 +1487,6 @@ enum {
 	KS_GUEST_DRAW	= 1 << 3,
 };
 
-static void put_json_str(FILE *f, const char *str)
-{
-	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
 static int put_ks_stream(FILE *f, int sd, const char *file, bool kvm, int cpus)
 {
 	char abs[PATH_MAX];
@@ -1513,7 +1499,7 @@ static int put_ks_stream(FILE *f, int sd, const char *file, bool kvm, int cpus)
 	fprintf(f, "%s  {\n   \"type\": \"kshark.config.stream\",\n   \"stream id\": %d,\n"
 		"   \"data\": { \"type\": \"kshark.config.data\", \"file\": ", sd ? ",\n" : "",
 		sd);
-	put_json_str(f, abs);
+	vtrace_json_string(f, abs);
 	fprintf(f, ", \"name\": \"top buffer\", \"time\": %lld },\n", (long long)st.st_mtime);
 	fprintf(f, "   \"filters\": { \"type\": \"kshark.config.filter\", \"filter mask\": 7 },\n"
 		"   \"plugins\": { \"type\": \"kshark.config.plugins\", \"registered\":"
