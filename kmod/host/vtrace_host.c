@@ -737,18 +737,24 @@ static DECLARE_DELAYED_WORK(vth_enable_work, vth_enable_work_fn);
 /*
  * One vtrace_host:tsc_offset event into @file's buffer only (the fields
  * of TP_fast_assign); false when the buffer takes none (not recording,
- * soft-disabled, filtered out).  Process context.
+ * soft-disabled, filtered out).  Process context: preemption is disabled
+ * around reserve..commit as a tracepoint's caller has it, since
+ * trace_event_buffer_reserve() takes one level of the preempt count for
+ * the tracepoint's own (tracing_gen_ctx_dec()) and reads per-CPU state
+ * (the pid filter).
  */
 static bool vth_emit_to(struct trace_event_file *file, const struct vth_record *rec, u64 since)
 {
 	struct trace_event_raw_tsc_offset *entry;
 	struct trace_event_buffer fbuffer;
+	bool emitted = false;
 
+	preempt_disable_notrace();
 	if (trace_trigger_soft_disabled(file))
-		return false;
+		goto out_preempt;
 	entry = trace_event_buffer_reserve(&fbuffer, file, sizeof(*entry));
 	if (!entry)
-		return false;
+		goto out_preempt;
 	entry->host_tsc = rec->host_tsc;
 	entry->prev_offset = rec->prev;
 	entry->offset = rec->offset;
@@ -760,9 +766,12 @@ static bool vth_emit_to(struct trace_event_file *file, const struct vth_record *
 	entry->vcpu_idx = rec->vcpu_idx;
 	entry->frac_bits = rec->frac_bits;
 	entry->kind = rec->kind;
-	strscpy(entry->vm, rec->vm, sizeof(entry->vm));
+	strscpy_pad(entry->vm, rec->vm, sizeof(entry->vm));
 	trace_event_buffer_commit(&fbuffer);
-	return true;
+	emitted = true;
+out_preempt:
+	preempt_enable_notrace();
+	return emitted;
 }
 
 /* A snapshot of one enable in progress */

@@ -49,7 +49,7 @@ TRACE_EVENT(tsc_offset,
 		__entry->vcpu_idx = vcpu_idx;
 		__entry->frac_bits = frac_bits;
 		__entry->kind = kind;
-		strscpy(__entry->vm, vm, sizeof(__entry->vm));
+		strscpy_pad(__entry->vm, vm, sizeof(__entry->vm));
 	),
 	TP_printk("host_tsc=%llu pid=%d vm=%s vcpu_id=%u vcpu_idx=%d prev_offset=%lld offset=%lld multiplier=%llu frac_bits=%u kind=%s since=%llu tsc_khz=%u",
 		  __entry->host_tsc, __entry->pid, __entry->vm, __entry->vcpu_id,

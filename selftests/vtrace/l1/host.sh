@@ -265,6 +265,14 @@ t_enable_snapshot() {
 		END { if (since) printf "last snapshot %.1f ms after the enable", (last - since) / khz }')"
 	[ "$(echo "$rep" | grep -c .)" = 6 ] && [ "$(echo "$rep" | grep -c 'kind=snapshot ')" = 6 ] ||
 		return 1
+	# written from process context (a work item): the latency flags (trace-cmd report -l:
+	# CPU, irqs-off, need-resched, hardirq/softirq/NMI, preempt depth) say irqs on, no
+	# interrupt context; reserved preemptible, the context word underflowed and every
+	# snapshot said irqs off, NMI and hardirq, preempt depth 15
+	lat=$(trace-cmd report -l "$dat" 2> /dev/null | grep ' tsc_offset: .*kind=snapshot ' |
+		awk '{ f = $2; sub(/^[0-9]+/, "", f); sub(/[0-9]+:?$/, "", f); print f }')
+	ktap_diag "snapshot events' latency flags: $(echo "$lat" | sort | uniq -c | tr '\n' ' ')"
+	[ "$(echo "$lat" | grep -c '^\.[.nNX][.]')" = 6 ] || return 1
 	[ -z "$(echo "$rep" | awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 				  if (f["since"] < 1 || f["since"] > f["host_tsc"] ||
 				      f["prev_offset"] != f["offset"]) print }')" ] || return 1
