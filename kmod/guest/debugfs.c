@@ -46,11 +46,15 @@ static const struct file_operations vtg_enable_fops = {
 };
 
 
+/* events: the selection as the control thread last set it (vtg_set_events()) */
 static ssize_t vtg_events_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
 {
-	char *text = kasprintf(GFP_KERNEL, "%s\n", vtg.events);
+	char *text;
 	ssize_t ret;
 
+	mutex_lock(&vtg.events_lock);
+	text = kasprintf(GFP_KERNEL, "%s\n", vtg.events);
+	mutex_unlock(&vtg.events_lock);
 	if (!text)
 		return -ENOMEM;
 	ret = simple_read_from_buffer(ubuf, len, ppos, text, strlen(text));

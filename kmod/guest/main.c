@@ -242,6 +242,7 @@ static int __init vtrace_guest_init(void)
 	int ret = vtg_check_abi();
 
 	spin_lock_init(&vtg.req_lock);
+	mutex_init(&vtg.events_lock);
 	INIT_LIST_HEAD(&vtg.reqs);
 	init_waitqueue_head(&vtg.wq);
 	init_waitqueue_head(&vtg.drain_wq);

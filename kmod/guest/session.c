@@ -469,7 +469,10 @@ int vtg_set_events(const char *spec)
 	ret = vtg_check_events(spec);
 	if (ret)
 		return ret;
+	/* a debugfs reader of events sees the old text or the new, never half of each */
+	mutex_lock(&vtg.events_lock);
 	strscpy(vtg.events, spec, VTG_EVENTS_MAX + 1);
+	mutex_unlock(&vtg.events_lock);
 	return 0;
 }
 

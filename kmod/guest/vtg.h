@@ -190,7 +190,9 @@ struct vtg_req {
  *		buffer_subbuf_size_kb (v6.8+), else PAGE_SIZE; read at start
  * @subbuf_pages: @subbuf_size in pages
  * @drain_wq:	drain threads sleep here between drains
- * @events:	event specification applied at start (set_event syntax)
+ * @events:	event specification applied at start (set_event syntax); written
+ *		by the control thread, read by debugfs readers: under @events_lock
+ * @events_lock: serialises @events' writer with its readers
  * @rx:		bytes received on ctl, not yet parsed
  * @rx_len:	valid bytes in @rx
  * @rx_since:	jiffies when @rx last grew (truncated-message timeout)
@@ -240,6 +242,7 @@ struct vtg {
 	unsigned int subbuf_pages;
 	wait_queue_head_t drain_wq;
 	char *events;
+	struct mutex events_lock;
 	u8 *rx;
 	size_t rx_len;
 	unsigned long rx_since;
