@@ -851,6 +851,26 @@ def scenario(name, rng, nev):
             tick = base + k * ms(20)
             if not any(a <= tick < b for a, b in quiet):
                 he.append((tick, ev_tick(900), '', 0))
+    elif name == 'explain_stale':
+        # cyclictest (pid 500, guest cpu 1) is woken each ms by a task on guest cpu 0 (waker,
+        # pid 600), 20 us before it runs, and once 500 us: 1 late wake-up.  Before each sleep,
+        # while it still runs, the waker wakes it too (a sched_wakeup of a running task,
+        # ttwu_runnable: no sched_switch to it follows): not a wake-up of the next sleep
+        g = explain_guest()
+        ev, ew = g.events[1], g.events[0]
+        t = base + tsc(1_000_000)
+        for i in range(nev):
+            ev.append((t, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            ew.append((t + tsc(10_000), ev_wakeup(500, b'cyclictest', 1, 600), '', 0))
+            ev.append((t + tsc(50_000), ev_switch(b'cyclictest', 500, b'swapper/1', 0, 120,
+                                                   120), '', 0))
+            wake = t + tsc(1_000_000)
+            ew.append((wake, ev_wakeup(500, b'cyclictest', 1, 600), '', 0))
+            t = wake + tsc(500_000 if i == nev // 2 else 20_000)
+        ev.append((t, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+        for c in range(2):
+            host.events[c].append((t + tsc(10_000), ev_switch(b'CPU %d/KVM' % c, 899 + c,
+                                                              b'swapper/%d' % c, 0), '', 0))
     elif name == 'explain_self':
         # cyclictest (pid 500, guest cpu 1) wakes every ms; in some periods it has not slept
         # yet when its next period falls due: the timer it then arms, for a time already

@@ -615,6 +615,19 @@ ok $? explain_nohz_full_cpu_jsonl "$(grep host_cpu "$T/out")"
 run "${NZ[@]}" --format jsonl
 python3 explain-check.py "$T/out" "$T/nz-explain.jsonl" "guest_task:spin=3"
 ok $? explain_nohz_full_cpu_recomputed_from_the_events
+# a sched_wakeup of a task that still runs (ttwu_runnable: no sched_switch to it follows),
+# before each of its sleeps (gen.py explain_stale: cyclictest woken each ms by a task on the
+# other cpu, 20 us before it runs, once 500 us): the next wake-up is measured from its own
+# sched_wakeup, not from the stale one (before: 100 of 100 late, 101.480 ms of delay)
+XT=$T/explain-stale
+$GEN make "$XT" explain_stale --events 100 > /dev/null
+run --host "$XT/host" --guest g1="$XT/g1" --offsets "$XT/tsc_offsets" --task cyclictest \
+	--explain --worst 1
+[ $rc -eq 0 ] &&
+	grep -qx 'Late wake-ups of cyclictest (later than 0.100 ms): 1 of 100, 0.500 ms of delay in all, each counted under the cause that took most of it:' "$T/out" &&
+	grep -qx '  expected   4.053000000  sched_wakeup (no timer of the task seen)' "$T/out" &&
+	grep -qx '  running    4.053500000  sched_switch to the task' "$T/out"
+ok $? explain_stale_wakeup_of_a_running_task_not_counted "rc $rc $(head -1 "$T/out")"
 # a timer that fires into the task that armed it, before it slept (gen.py explain_self:
 # cyclictest still running when its next period falls due, 3 times under e2e_hog on the
 # vCPU's host cpu, twice on its own): no sched_switch follows, the wake-up is over there,

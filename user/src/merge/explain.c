@@ -425,6 +425,19 @@ static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint6
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * @pid leaves its CPU: what was pending for it happened while it ran (a
+ * sched_wakeup of a running task, ttwu_runnable: no sched_switch to it
+ * follows) and is no wake-up of its next wait, which starts now
+ */
+static void task_left(struct explain *x, int mi, int pid)
+{
+	struct pending *p = umap_get(&x->pending, key(mi, pid), false);
+
+	if (p)
+		memset(p, 0, sizeof(*p));
+}
+
 static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns)
 {
 	struct ev_fields *f = &x->fields[mi];
@@ -435,6 +448,7 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 	if (id == f->switch_id) {
 		str(f->prev_comm, rec, comm);
 		learn_comm(x, mi, num(f, f->prev_pid, rec), comm);
+		task_left(x, mi, num(f, f->prev_pid, rec));
 		str(f->next_comm, rec, comm);
 		learn_comm(x, mi, num(f, f->next_pid, rec), comm);
 		task_ran(x, s, mi, num(f, f->next_pid, rec), ns,
