@@ -11,6 +11,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -46,20 +47,23 @@ static const struct file_operations vtg_enable_fops = {
 };
 
 
-/* events: the selection as the control thread last set it (vtg_set_events()) */
-static ssize_t vtg_events_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
+/*
+ * events: the selection as the control thread last set it
+ * (vtg_set_events()), one text per open: a reader that reads it in pieces
+ * (a shell's read, byte by byte) gets one whole selection, never parts of
+ * two
+ */
+static int vtg_events_show(struct seq_file *m, void *v)
 {
-	char *text;
-	ssize_t ret;
-
 	mutex_lock(&vtg.events_lock);
-	text = kasprintf(GFP_KERNEL, "%s\n", vtg.events);
+	seq_printf(m, "%s\n", vtg.events);
 	mutex_unlock(&vtg.events_lock);
-	if (!text)
-		return -ENOMEM;
-	ret = simple_read_from_buffer(ubuf, len, ppos, text, strlen(text));
-	kfree(text);
-	return ret;
+	return 0;
+}
+
+static int vtg_events_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, vtg_events_show, NULL);
 }
 
 static ssize_t vtg_events_write(struct file *f, const char __user *ubuf, size_t len,
@@ -79,10 +83,12 @@ static ssize_t vtg_events_write(struct file *f, const char __user *ubuf, size_t 
 }
 
 static const struct file_operations vtg_events_fops = {
-	.owner	= THIS_MODULE,
-	.read	= vtg_events_read,
-	.write	= vtg_events_write,
-	.llseek	= default_llseek,
+	.owner		= THIS_MODULE,
+	.open		= vtg_events_open,
+	.read		= seq_read,
+	.write		= vtg_events_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
 };
 
 /*

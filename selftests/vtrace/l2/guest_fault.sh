@@ -24,20 +24,26 @@ t $? events_set_while_idle_not_armed
 t $? events_unknown_refused
 # a reader of events while the selection changes sees one whole selection, the old or the
 # new: the control thread wrote the text under the reader's kasprintf() (a WARN when the
-# length changed between its two passes; the kernel log is checked after the suite)
+# length changed between its two passes; the kernel log is checked after the suite), and
+# the shell's read takes it a byte at a time, a read() each, each formatting it anew (98 of
+# 5266 reads mixed two selections)
 short="irq"
 long="sched:sched_switch sched:sched_wakeup sched:sched_waking sched:sched_process_exit timer:hrtimer_start timer:hrtimer_expire_entry timer:hrtimer_cancel irq:irq_handler_entry irq:irq_handler_exit irq:softirq_entry irq:softirq_exit"
+echo "$short" > $D/events
 ( i=0; while [ $i -lt 100 ]; do echo "$short" > $D/events; echo "$long" > $D/events; i=$((i + 1)); done ) &
 w=$!
-bad=0 n=0
+bad=0 reads=0
 while kill -0 $w 2> /dev/null; do
 	read -r got < $D/events
-	[ "$got" = "$short" ] || [ "$got" = "$long" ] || bad=$((bad + 1))
-	n=$((n + 1))
+	if [ "$got" != "$short" ] && [ "$got" != "$long" ]; then
+		[ $bad -ge 3 ] || echo "vtg: # events read as: '$got'"
+		bad=$((bad + 1))
+	fi
+	reads=$((reads + 1))
 done
 wait $w
-echo "vtg: # events read $n times while it changed 200 times, $bad not a whole selection"
-[ $bad -eq 0 ] && [ $n -gt 0 ]
+echo "vtg: # events read $reads times while it changed 200 times, $bad not a whole selection"
+[ $bad -eq 0 ] && [ $reads -gt 0 ]
 t $? events_read_while_changing_whole
 echo "$old" > $D/events
 
