@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Every Documentation/*.rst must build with docutils without a warning.
+# Every Documentation/*.rst must build with docutils without a warning; every
+# Documentation/FILE the README and the docs name must exist; what users read
+# names no path of the machine the docs were written on (/work/...).
 set -u
 cd "$(dirname "$0")/.."
 n=0 pass=0 fail=0
+docs=(README.md Documentation/*.rst)
 echo "KTAP version 1"
-echo "1..$(ls Documentation/*.rst | wc -l)"
+echo "1..$(($(ls Documentation/*.rst | wc -l) + 2))"
 for f in Documentation/*.rst; do
 	n=$((n + 1))
 	out=$(rst2html --report=2 --halt=5 "$f" 2>&1 > /dev/null)
@@ -15,5 +18,22 @@ for f in Documentation/*.rst; do
 		fail=$((fail + 1)); printf '# %s\n' "$out" | head -5; echo "not ok $n $f"
 	fi
 done
+# internal references: this project's Documentation/NAME.rst and images/ named in a doc exist
+# (Documentation/SUBDIR/... is the kernel tree's)
+n=$((n + 1))
+bad=$(grep -Hno 'Documentation/\(images/\)\?[A-Za-z0-9_.-]*\.\(rst\|png\|svg\)' "${docs[@]}" |
+      while IFS=: read -r file line ref; do [ -e "$ref" ] || echo "$file:$line: $ref does not exist"; done)
+if [ -z "$bad" ]; then
+	pass=$((pass + 1)); echo "ok $n internal references"
+else
+	fail=$((fail + 1)); printf '# %s\n' "$bad" | head -10; echo "not ok $n internal references"
+fi
+n=$((n + 1))
+bad=$(grep -Hn '/work/' "${docs[@]}")
+if [ -z "$bad" ]; then
+	pass=$((pass + 1)); echo "ok $n no paths of the machine the docs were written on"
+else
+	fail=$((fail + 1)); printf '# %s\n' "$bad" | head -10; echo "not ok $n no paths of the machine the docs were written on"
+fi
 echo "docs: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
