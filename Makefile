@@ -34,6 +34,8 @@ BINDIR	:= $(DESTDIR)$(PREFIX)/bin
 MANDIR	:= $(DESTDIR)$(PREFIX)/share/man
 TOOLS	:= user/vtrace-merge user/vtrace
 MANPAGES := $(patsubst Documentation/%.rst,build/man/%.1,$(wildcard Documentation/vtrace-*.rst))
+# Documentation/man/NAME.S.rst -> build/man/NAME.S (section S)
+MANPAGES += $(patsubst Documentation/man/%.rst,build/man/%,$(wildcard Documentation/man/*.rst))
 DKMS_SRC := $(DESTDIR)/usr/src/vtrace-$(VERSION)
 
 .PHONY: all modules user check check-unit check-vm check-matrix demo demo-after-deps deps clean help \
@@ -93,19 +95,25 @@ build/man/%.1: Documentation/%.rst
 	@mkdir -p build/man
 	rst2man $< $@
 
+build/man/%: Documentation/man/%.rst
+	@mkdir -p build/man
+	rst2man $< $@
+
 install: all man
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install INSTALL_MOD_DIR=updates/vtrace \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR))
 	$(if $(DESTDIR),,depmod -a $(KVER))
-	install -d $(BINDIR) $(MANDIR)/man1
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man4
 	install -m 0755 $(wildcard $(TOOLS)) $(BINDIR)
-	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(MANDIR)/man1)
+	$(if $(filter %.1,$(MANPAGES)),install -m 0644 $(filter %.1,$(MANPAGES)) $(MANDIR)/man1)
+	$(if $(filter %.4,$(MANPAGES)),install -m 0644 $(filter %.4,$(MANPAGES)) $(MANDIR)/man4)
 
 uninstall:
 	rm -rf $(DESTDIR)/lib/modules/$(KVER)/updates/vtrace
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	rm -f $(addprefix $(BINDIR)/,$(notdir $(TOOLS)))
-	rm -f $(addprefix $(MANDIR)/man1/,$(notdir $(MANPAGES)))
+	rm -f $(addprefix $(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
+	rm -f $(addprefix $(MANDIR)/man4/,$(notdir $(filter %.4,$(MANPAGES))))
 
 # DKMS: the module sources go to /usr/src/vtrace-VERSION; dkms builds them
 # for every installed kernel and again after each kernel update.

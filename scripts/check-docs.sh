@@ -6,12 +6,22 @@
 set -u
 cd "$(dirname "$0")/.."
 n=0 pass=0 fail=0
-docs=(README.md Documentation/*.rst)
+docs=(README.md Documentation/*.rst Documentation/man/*.rst)
 echo "KTAP version 1"
-echo "1..$(($(ls Documentation/*.rst | wc -l) + 2))"
+echo "1..$(($(ls Documentation/*.rst Documentation/man/*.rst | wc -l) + 2))"
 for f in Documentation/*.rst; do
 	n=$((n + 1))
 	out=$(rst2html --report=2 --halt=5 "$f" 2>&1 > /dev/null)
+	if [ -z "$out" ]; then
+		pass=$((pass + 1)); echo "ok $n $f"
+	else
+		fail=$((fail + 1)); printf '# %s\n' "$out" | head -5; echo "not ok $n $f"
+	fi
+done
+# the man pages (Documentation/man/NAME.S.rst) build with rst2man without a warning
+for f in Documentation/man/*.rst; do
+	n=$((n + 1))
+	out=$(rst2man --report=2 --halt=5 "$f" 2>&1 > /dev/null)
 	if [ -z "$out" ]; then
 		pass=$((pass + 1)); echo "ok $n $f"
 	else
