@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 n=0 pass=0 fail=0
 docs=(README.md Documentation/*.rst Documentation/man/*.rst)
 echo "KTAP version 1"
-echo "1..$(($(ls Documentation/*.rst Documentation/man/*.rst | wc -l) + 2))"
+echo "1..$(($(ls Documentation/*.rst Documentation/man/*.rst | wc -l) + 3))"
 for f in Documentation/*.rst; do
 	n=$((n + 1))
 	out=$(rst2html --report=2 --halt=5 "$f" 2>&1 > /dev/null)
@@ -44,6 +44,23 @@ if [ -z "$bad" ]; then
 	pass=$((pass + 1)); echo "ok $n no paths of the machine the docs were written on"
 else
 	fail=$((fail + 1)); printf '# %s\n' "$bad" | head -10; echo "not ok $n no paths of the machine the docs were written on"
+fi
+# example commands: every --option of a "$ vtrace ..." or "$ vtrace-merge ..." line is one
+# the tool's (or its subcommand's) --help names
+n=$((n + 1))
+[ -x user/vtrace ] && [ -x user/vtrace-merge ] || make -s -C user > /dev/null 2>&1
+bad=$(grep -Hn '^ *\$ vtrace\(-merge\)\? ' "${docs[@]}" | while IFS= read -r hit; do
+	cmd=${hit#*\$ }
+	read -r tool sub _ <<< "$cmd"
+	if [ "$tool" = vtrace ]; then help=$(user/vtrace "$sub" --help 2>&1); else help=$(user/vtrace-merge --help 2>&1); fi
+	for opt in $(grep -o -- '--[a-z][a-z0-9-]*' <<< "$cmd" | sort -u); do
+		grep -q -- "$opt\b" <<< "$help" || echo "${hit%%\$*}: $tool $([ "$tool" = vtrace ] && echo "$sub ")has no option $opt"
+	done
+done)
+if [ -z "$bad" ]; then
+	pass=$((pass + 1)); echo "ok $n example commands name existing options"
+else
+	fail=$((fail + 1)); printf '# %s\n' "$bad" | head -10; echo "not ok $n example commands name existing options"
 fi
 echo "docs: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
