@@ -545,6 +545,16 @@ grep -qx 'vtrace-merge: self-check: guest g cpu 1: 173 checked, 0 outside, worst
 grep -qx 'vtrace-merge: self-check: 250 guest events checked, 44 outside (tolerance 1000 ns): FAILED' "$T/err" &&
 ! grep -q -e 'at most' -e 'bound much tighter' "$T/err"
 ok $? self_check_verdict_failed_has_no_bound "$(cat "$T/err")"
+# without the host's TSC frequency (--raw-tsc, no tsc_khz anywhere) the self-check's figures
+# are TSC cycles, and say so (they were printed as ns)
+mkdir -p "$T/nokhz/g"
+cp $R/cpu0 $R/cpu1 $R/ctl $R/qemu.pid "$T/nokhz/g/"
+cp $R/tsc_offsets $R/host.dat "$T/nokhz/"
+run --host "$T/nokhz/host.dat" --guest g="$T/nokhz/g" --offsets "$T/nokhz/tsc_offsets" --raw-tsc
+[ $rc -eq 0 ] && grep -qx 'vtrace-merge: self-check: 250 guest events checked, 0 outside (tolerance 1000 TSC cycles), alignment error at most 432224 TSC cycles: verified' "$T/err" &&
+	grep -q 'guest g cpu 1: 173 checked, 0 outside, worst 0 TSC cycles outside, bound 248326 TSC cycles ' "$T/err" &&
+	! grep -q ' ns' "$T/err"
+ok $? self_check_units_are_cycles_without_tsc_khz "rc $rc: $(grep self-check "$T/err" | tail -1)"
 # every output carries the verdict: jsonl its last record, perfetto its metadata, svg a line
 # under its title; a FAILED timeline leaves nothing in the output file (--force keeps it,
 # saying FAILED), what the file held before the run stays

@@ -272,6 +272,12 @@ static uint64_t to_ns(const struct check *c, uint64_t tsc)
 	return c->khz ? vtrace_tsc_to_ns(tsc, c->khz) : tsc;
 }
 
+/* The unit of to_ns(): the host's TSC cycles when its frequency is not known (--raw-tsc) */
+static const char *unit(const struct check *c)
+{
+	return c->khz ? "ns" : "TSC cycles";
+}
+
 static uint64_t bound_of(const struct vtrace_vcpu_cand *k)
 {
 	if (!k->checked || k->outside || k->to_start == UINT64_MAX)
@@ -436,12 +442,12 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	if (b != UINT64_MAX && (t->bound == UINT64_MAX || b > t->bound))
 		t->bound = b;
 	fprintf(f, "%sguest %s cpu %d: %" PRIu64 " checked, %" PRIu64 " outside, worst %" PRIu64
-		" ns outside, bound ", prefix, cc->s->m->name, cc->s->cpu, k->checked, k->outside,
-		to_ns(c, k->worst));
+		" %s outside, bound ", prefix, cc->s->m->name, cc->s->cpu, k->checked, k->outside,
+		to_ns(c, k->worst), unit(c));
 	if (b == UINT64_MAX)
 		fprintf(f, "none");
 	else
-		fprintf(f, "%" PRIu64 " ns", to_ns(c, b));
+		fprintf(f, "%" PRIu64 " %s", to_ns(c, b), unit(c));
 	fprintf(f, " (%s of host tid %d ", k->sp == &k->t->guest ?
 		"kvm_entry..kvm_exit" : "sched_switch spans", k->t->tid);
 	if (k->t->idx >= 0)
@@ -529,7 +535,8 @@ static void verdict(const struct check *c, FILE *f, const struct totals *t)
 	int cpus = t->verified + t->unverified;
 
 	fprintf(f, "vtrace-merge: self-check: %" PRIu64 " guest events checked, %" PRIu64
-		" outside (tolerance %d ns)", t->checked, t->outside, VTRACE_VCPU_TOLERANCE_NS);
+		" outside (tolerance %d %s)", t->checked, t->outside,
+		c->khz ? VTRACE_VCPU_TOLERANCE_NS : (int)c->tol, unit(c));
 	if (t->outside) {
 		fprintf(f, ": FAILED\n");
 		return;
@@ -539,7 +546,7 @@ static void verdict(const struct check *c, FILE *f, const struct totals *t)
 		return;
 	}
 	if (t->bound != UINT64_MAX)
-		fprintf(f, ", alignment error at most %" PRIu64 " ns", to_ns(c, t->bound));
+		fprintf(f, ", alignment error at most %" PRIu64 " %s", to_ns(c, t->bound), unit(c));
 	if (t->ambiguous)
 		fprintf(f, " but for %" PRIu64 " ambiguous events, whose times are not proved",
 			t->ambiguous);
@@ -592,11 +599,11 @@ int check_report(const struct check *c, FILE *f, bool force)
 			" were skipped (--skip-bad-pages): some of its spans may be wrong\n",
 			c->host_bad_pages);
 	vtrace_set_error("self-check: %" PRIu64 " guest events fall outside the times their vCPU"
-			 " could run (worst %" PRIu64 " ns): the timeline is wrong. Likely causes:"
+			 " could run (worst %" PRIu64 " %s): the timeline is wrong. Likely causes:"
 			 " the offsets or the dump of another VM (pid=), an incomplete offset"
 			 " history, a host trace of another boot or capture, host times shifted"
 			 " (trace clock, trace-cmd options); --force keeps the output", t.outside,
-			 to_ns(c, t.worst));
+			 to_ns(c, t.worst), unit(c));
 	return force ? 0 : -1;
 }
 
