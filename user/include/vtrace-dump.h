@@ -67,6 +67,7 @@ int vtrace_dat_check_clock(const char *path, const char *clock);
 struct tracecmd_input *vtrace_dat_open_raw(const char *path);
 const char *vtrace_dat_clock(struct tracecmd_input *handle);
 int vtrace_dat_unread(struct tracecmd_input *handle, char *msg, size_t len);
+int vtrace_dat_instances(struct tracecmd_input *handle, char *msg, size_t len);
 
 /* trace-cmd's counts of one CPU's ring buffer at its stop (vtrace_dat_cpustat()) */
 struct vtrace_dat_cpustat {

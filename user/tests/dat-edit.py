@@ -10,6 +10,10 @@
                                       add trace-cmd record's statistics of each CPU at its
                                       stop (CPUSTAT options, trace-cmd report --stat); READ:
                                       its "read events" (default 0)
+    dat-edit.py instance FILE NAME    a BUFFER option of an instance NAME with no CPU data
+                                      (trace-cmd record -B NAME)
+    dat-edit.py subbuf FILE BYTES     the top instance's BUFFER option says sub-buffers of
+                                      BYTES (trace-cmd 3.2+ record --subbuf-size)
     dat-edit.py v6clock FILE CLOCK    a v6 file (trace-cmd convert --file-version 6 writes
                                       none) gets a trace clock as trace-cmd record writes it:
                                       a TRACECLOCK option and the trace_clock text after the
@@ -147,7 +151,8 @@ def v6_clock(path, b, clock):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ('clock', 'offset', 'v6clock', 'cpustat'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('clock', 'offset', 'v6clock', 'cpustat',
+                                                'instance', 'subbuf'):
         sys.exit(__doc__)
     cmd, path = sys.argv[1:3]
     arg = sys.argv[3] if len(sys.argv) > 3 else None
@@ -158,6 +163,14 @@ def main():
         add_cpustats(path, b, sys.argv[3:])
     elif cmd == 'v6clock':
         v6_clock(path, b, arg)
+    elif cmd == 'instance':
+        add_option(path, b, 3, struct.pack('<Q', 0) + arg.encode() + b'\0x86-tsc\0' +
+                   struct.pack('<II', 4096, 0))
+        open(path, 'wb').write(b)
+    elif cmd == 'subbuf':
+        sec, data, opt, at, clock = top_buffer(b)
+        struct.pack_into('<I', b, at + len(clock) + 1, int(arg))
+        open(path, 'wb').write(b)
     else:
         set_clock(path, b, arg)
 

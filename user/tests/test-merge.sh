@@ -290,6 +290,17 @@ cp $R/host.dat "$T/stat8.dat"
 run --host "$T/stat8.dat" "${RL[@]}"
 [ $rc -eq 0 ] && grep -qE "cpu 1[0-9]: 21[0-9] overwritten, 31[0-9] dropped; [1-9] more cpus: the file lacks" "$T/err"
 ok $? host_dat_cpustat_many_cpus_counted "rc $rc, $(grep 'counts at its stop' "$T/err" | head -c 600)"
+# an instance recorded beside the top one (trace-cmd record -B foo) is said, not merged
+cp $R/host.dat "$T/inst.dat"
+./dat-edit.py instance "$T/inst.dat" foo
+run --host "$T/inst.dat" "${RL[@]}"
+[ $rc -eq 0 ] && cmp -s "$T/out" "$T/real-l2-raw" &&
+	grep -qF "vtrace-merge: warning: $T/inst.dat: 1 instance beside the top one (trace-cmd record -B): foo: their events are not merged, only the top instance's" "$T/err"
+ok $? host_dat_instance_said_not_merged "rc $rc, $(grep -v self-check "$T/err" | head -c 300)"
+# trace-cmd 3.2's --subbuf-size: the top instance's pages are not the header's size: refused
+cp $R/host.dat "$T/subbuf.dat"
+./dat-edit.py subbuf "$T/subbuf.dat" 8192
+expect_error host_dat_subbuf_size_refused "$T/subbuf.dat: byte 49174: the top instance's sub-buffers are 8192 bytes, its header's pages 4096 (trace-cmd record --subbuf-size): not read; record without --subbuf-size" --host "$T/subbuf.dat" "${RL[@]}"
 cp $R/host.dat "$T/stat0.dat"
 ./dat-edit.py cpustat "$T/stat0.dat" 0:0:0:0 1:0:0:0
 run --host "$T/stat0.dat" "${RL[@]}"

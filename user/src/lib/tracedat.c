@@ -166,7 +166,15 @@ static int parse_buffer(struct dat_layout *l, const char *b, uint32_t size, uint
 	if (!p || end - ++p < 8)
 		goto bad;
 	if (*name)
-		return 0;	/* another instance's */
+		return 0;	/* another instance's: said by vtrace_dat_instances() */
+	/* trace-cmd 3.2+ record --subbuf-size: pages of another size than the header's */
+	if (num(l, p, 4) != l->page_size) {
+		vtrace_set_error("%s: byte %llu: the top instance's sub-buffers are %llu bytes, its"
+				 " header's pages %u (trace-cmd record --subbuf-size): not read;"
+				 " record without --subbuf-size", l->path, (unsigned long long)at,
+				 (unsigned long long)num(l, p, 4), l->page_size);
+		return -1;
+	}
 	cpus = num(l, p + 4, 4);
 	p += 8;
 	if (cpus > 65536 || (uint64_t)(end - p) < (uint64_t)cpus * 20)
@@ -409,6 +417,28 @@ struct tracecmd_input *vtrace_dat_open_raw(const char *path)
 		vtrace_set_error("%s: a trace.dat whose headers or CPU data libtracecmd cannot read"
 				 " (truncated or damaged?)", path);
 	return h;
+}
+
+/**
+ * vtrace_dat_instances - the instances other than the top one a trace.dat holds
+ * @handle:	the file, its headers read by libtracecmd
+ * @msg:	"foo, bar" (trace-cmd record -B foo -B bar), or ""
+ * @len:	its size
+ *
+ * Their events are not merged: the tools read the top instance only.
+ * Returns how many there are.
+ */
+int vtrace_dat_instances(struct tracecmd_input *handle, char *msg, size_t len)
+{
+	int nr = tracecmd_buffer_instances(handle);
+	size_t at = 0;
+
+	if (len)
+		*msg = '\0';
+	for (int i = 0; i < nr && at + 1 < len; i++)
+		at += snprintf(msg + at, len - at, "%s%s", i ? ", " : "",
+			       tracecmd_buffer_instance_name(handle, i) ?: "?");
+	return nr > 0 ? nr : 0;
 }
 
 /* The trace clock a trace.dat opened by libtracecmd names ("x86-tsc"), NULL if none */

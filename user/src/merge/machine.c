@@ -110,6 +110,18 @@ static void warn_unread(const char *path, const char *lacks)
 		    " -b KiB)", path, lacks);
 }
 
+/* Instances recorded beside the top one (trace-cmd record -B): not merged, and said so */
+static void warn_instances(const char *path, struct tracecmd_input *handle)
+{
+	char names[256];
+	int nr = vtrace_dat_instances(handle, names, sizeof(names));
+
+	if (nr)
+		vtrace_warn("%s: %d instance%s beside the top one (trace-cmd record -B): %s: their"
+			    " events are not merged, only the top instance's", path, nr,
+			    nr == 1 ? "" : "s", names);
+}
+
 /* trace-cmd's count of each CPU's events at its stop, for machine_close() */
 static void note_cpustats(struct machine *m, struct tracecmd_input *handle)
 {
@@ -178,6 +190,7 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 			return -1;
 		if (vtrace_dat_unread(vtrace_dump_dat_handle(m->dat_pages), lacks, sizeof(lacks)))
 			warn_unread(m->path, lacks);
+		warn_instances(m->path, vtrace_dump_dat_handle(m->dat_pages));
 		if (open_readers(m, m->dat_pages))
 			return -1;
 		note_cpustats(m, vtrace_dump_dat_handle(m->dat_pages));
@@ -190,6 +203,7 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 		return -1;
 	if (vtrace_dat_unread(m->dat, lacks, sizeof(lacks)))
 		warn_unread(m->path, lacks);
+	warn_instances(m->path, m->dat);
 	if (st.st_size >= compressed_warn_bytes())
 		vtrace_warn("%s: compressed pages (%lld MiB): libtracecmd decompresses them into"
 			    " memory, which grows with the trace (about its uncompressed size);"
