@@ -104,6 +104,7 @@ int vtrace_vthreads_cpu_end(struct vtrace_vthreads *vt, struct tep_handle *tep);
 void vtrace_vthreads_finish(struct vtrace_vthreads *vt, struct tep_handle *tep);
 int vtrace_vthreads_read_dat(struct vtrace_vthreads *vt, const char *path);
 void vtrace_vthreads_free(struct vtrace_vthreads *vt);
+const char *vtrace_vthread_name(const struct vtrace_vthread *t, char *buf, size_t len);
 
 int vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
 			 int vcpu_idx, int64_t vcpu_id, uint64_t tol);

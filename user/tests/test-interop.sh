@@ -366,6 +366,19 @@ sys.exit(json.load(open(sys.argv[1]))["ComboPlots"] !=
 		"$T/err" | tr '\n' ' ')
 	[ "$fit" = "g1 cpu 0:900 g1 cpu 1:901 g2 cpu 0:950 g2 cpu 1:951 " ]
 	ok $? dat_two_vms_same_threads_as_vtrace_merge_self_check "$fit"
+	# the same two VMs on plain QEMU command lines (gen.py --plain-qemu: every thread
+	# "qemu-system-x86"): the GUEST options still name each guest's own threads, told by
+	# their kvm_entry events
+	D=$T/dat-two_vms_plain
+	$GEN make "$D" two_vms --events 50 --plain-qemu > /dev/null && host_dat "$D" &&
+		timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host.dat" \
+			--out "$D/out" > "$T/out" 2> "$T/err"
+	got=$(trace-cmd dump --options -i "$D/out/host.dat" 2> /dev/null |
+		sed -n 's/^\(.*\) \[Guest name\]$/\1/p; s/^ *\([0-9]*\) \([0-9]*\) \[guest cpu, host pid\]$/\1:\2/p' |
+		tr '\n' ' ')
+	[ "$got" = "g1 0:900 1:901 g2 0:950 1:951 " ] && ! grep -q "warning" "$T/err"
+	ok $? dat_two_vms_plain_qemu_guest_option_names_each_guests_vcpu_threads \
+		"GUEST options: $got; $(head -c 300 "$T/err")"
 	# two 1-CPU VMs whose "CPU 0/KVM" threads (900, 950) both run all along: either fits,
 	# said for each guest with the candidates, not chosen silently
 	D=$T/dat-two_vms_tie

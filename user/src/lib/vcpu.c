@@ -21,6 +21,7 @@
  * dat's GUEST option (src/vtrace/dat.c) both choose so.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,6 +395,24 @@ void vtrace_vthreads_free(struct vtrace_vthreads *vt)
 	free(vt->th);
 	free(vt->priv);
 	memset(vt, 0, sizeof(*vt));
+}
+
+/**
+ * vtrace_vthread_name - how a vCPU thread is named in the tools' messages
+ * @t:		the thread
+ * @buf, @len:	where the name is written
+ *
+ * "\"CPU 1/KVM\"" for a thread QEMU named (-name ...,debug-threads=on), else
+ * "(not named CPU N/KVM: its kvm_entry events' vcpu_id 1)".  Returns @buf.
+ */
+const char *vtrace_vthread_name(const struct vtrace_vthread *t, char *buf, size_t len)
+{
+	if (t->idx >= 0)
+		snprintf(buf, len, "\"CPU %d/KVM\"", t->idx);
+	else
+		snprintf(buf, len, "(not named CPU N/KVM: its kvm_entry events' vcpu_id %lld)",
+			 (long long)t->entry_vcpu);
+	return buf;
 }
 
 /* ---- which thread ran a guest CPU */

@@ -398,7 +398,7 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	const struct vtrace_vcpu_cand *k = vtrace_vcpu_fit_best(&cc->fit, &amb);
 	const char *why, *key;
 	uint64_t b;
-	char buf[160], bound[24];
+	char buf[160], bound[24], name[64];
 
 	why = cpu_unverified(c, cc, buf, sizeof(buf));
 	if (json) {
@@ -448,13 +448,9 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 		fprintf(f, "none");
 	else
 		fprintf(f, "%" PRIu64 " %s", to_ns(c, b), unit(c));
-	fprintf(f, " (%s of host tid %d ", k->sp == &k->t->guest ?
-		"kvm_entry..kvm_exit" : "sched_switch spans", k->t->tid);
-	if (k->t->idx >= 0)
-		fprintf(f, "\"CPU %d/KVM\"", k->t->idx);
-	else	/* QEMU without debug-threads=on: the thread told by its kvm_entry events */
-		fprintf(f, "(not named CPU N/KVM: its kvm_entry events' vcpu_id %" PRId64 ")",
-			k->t->entry_vcpu);
+	fprintf(f, " (%s of host tid %d %s", k->sp == &k->t->guest ?
+		"kvm_entry..kvm_exit" : "sched_switch spans", k->t->tid,
+		vtrace_vthread_name(k->t, name, sizeof(name)));
 	if (cc->fit.nr_cand > 1)
 		fprintf(f, ", the best fit of %d threads of that %s", cc->fit.nr_cand,
 			k->t->idx >= 0 ? "name" : "vCPU");

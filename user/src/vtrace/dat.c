@@ -1155,7 +1155,7 @@ static int vcpu_tid(struct dat *d, const struct vtrace_vthreads *vt, struct tep_
 {
 	const struct vtrace_vcpu_cand *k;
 	struct vtrace_vcpu_fit fit;
-	char tids[96] = "";
+	char tids[96] = "", name[64];
 	size_t len = 0;
 	bool amb;
 	int tid;
@@ -1181,16 +1181,19 @@ static int vcpu_tid(struct dat *d, const struct vtrace_vthreads *vt, struct tep_
 		d->sc_worst = k->worst;
 	if (k->outside)
 		fprintf(stderr, "vtrace dat: self-check: guest %s cpu %d: %" PRIu64 " checked, %"
-			PRIu64 " outside the %s spans of host tid %d \"CPU %d/KVM\"\n", d->name, c,
+			PRIu64 " outside the %s spans of host tid %d %s\n", d->name, c,
 			k->checked, k->outside, vtrace_vcpu_fit_has_windows(&fit) ?
-			"kvm_entry..kvm_exit" : "sched_switch", k->t->tid, d->hist[c]->vcpu_idx);
+			"kvm_entry..kvm_exit" : "sched_switch", k->t->tid,
+			vtrace_vthread_name(k->t, name, sizeof(name)));
 	tid = k->t->tid;
 	if (amb) {
 		for (int i = 0; i < fit.nr_cand && len < sizeof(tids); i++)
 			len += snprintf(tids + len, sizeof(tids) - len, " %d", fit.cand[i].t->tid);
-		dat_warn("guest %s cpu %d: ambiguous: %d threads \"CPU %d/KVM\" (tids%s) fit the %"
+		dat_warn("guest %s cpu %d: ambiguous: %d threads %s %d%s (tids%s) fit the %"
 			 PRIu64 " of its events in the host trace equally well: tid %d is taken",
-			 d->name, c, fit.nr_cand, d->hist[c]->vcpu_idx, tids, k->checked, tid);
+			 d->name, c, fit.nr_cand, k->t->idx >= 0 ? "\"CPU" : "of vCPU",
+			 d->hist[c]->vcpu_idx, k->t->idx >= 0 ? "/KVM\"" : "", tids, k->checked,
+			 tid);
 	}
 	vtrace_vcpu_fit_free(&fit);
 	return tid;
