@@ -9,24 +9,22 @@ n=0 pass=0 fail=0
 docs=(README.md Documentation/*.rst Documentation/man/*.rst)
 echo "KTAP version 1"
 echo "1..$(($(ls Documentation/*.rst Documentation/man/*.rst | wc -l) + 3))"
-for f in Documentation/*.rst; do
+builds() {	# builds TOOL FILE: one result, FILE builds with docutils' TOOL without a warning
+	local out
 	n=$((n + 1))
-	out=$(rst2html --report=2 --halt=5 "$f" 2>&1 > /dev/null)
+	out=$("$1" --report=2 --halt=5 "$2" 2>&1 > /dev/null)
 	if [ -z "$out" ]; then
-		pass=$((pass + 1)); echo "ok $n $f"
+		pass=$((pass + 1)); echo "ok $n $2"
 	else
-		fail=$((fail + 1)); printf '# %s\n' "$out" | head -5; echo "not ok $n $f"
+		fail=$((fail + 1)); printf '# %s\n' "$out" | head -5; echo "not ok $n $2"
 	fi
+}
+for f in Documentation/*.rst; do
+	builds rst2html "$f"
 done
 # the man pages (Documentation/man/NAME.S.rst) build with rst2man without a warning
 for f in Documentation/man/*.rst; do
-	n=$((n + 1))
-	out=$(rst2man --report=2 --halt=5 "$f" 2>&1 > /dev/null)
-	if [ -z "$out" ]; then
-		pass=$((pass + 1)); echo "ok $n $f"
-	else
-		fail=$((fail + 1)); printf '# %s\n' "$out" | head -5; echo "not ok $n $f"
-	fi
+	builds rst2man "$f"
 done
 # internal references: this project's Documentation/NAME.rst and images/ named in a doc exist
 # (Documentation/SUBDIR/... is the kernel tree's)

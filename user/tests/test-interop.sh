@@ -341,6 +341,12 @@ else
 		ok $? "dat_${s}_same_events_same_order_same_seconds_as_vtrace_merge" "$(cat "$T/cmp")"
 		cat "$T/cmp"
 	done
+	# guest_options FILE: the GUEST options of a vtrace dat host file, "NAME CPU:PID ... "
+	guest_options() {
+		trace-cmd dump --options -i "$1" 2> /dev/null |
+			sed -n 's/^\(.*\) \[Guest name\]$/\1/p; s/^ *\([0-9]*\) \([0-9]*\) \[guest cpu, host pid\]$/\1:\2/p' |
+			tr '\n' ' '
+	}
 	# two VMs whose vCPU threads share their names (gen.py two_vms: g1's "CPU 0/KVM" is tid
 	# 900, g2's 950; "CPU 1/KVM" 901 and 951; all four in the saved cmdlines): the GUEST
 	# options and the KVM combo plots name each guest's own threads, those vtrace-merge's
@@ -350,9 +356,7 @@ else
 		timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host.dat" \
 			--out "$D/out" > "$T/out" 2> "$T/err"
 	ok $? dat_two_vms_exit "$(head -c 300 "$T/err")"
-	got=$(trace-cmd dump --options -i "$D/out/host.dat" 2> /dev/null |
-		sed -n 's/^\(.*\) \[Guest name\]$/\1/p; s/^ *\([0-9]*\) \([0-9]*\) \[guest cpu, host pid\]$/\1:\2/p' |
-		tr '\n' ' ')
+	got=$(guest_options "$D/out/host.dat")
 	[ "$got" = "g1 0:900 1:901 g2 0:950 1:951 " ] && ! grep -q "warning" "$T/err"
 	ok $? dat_two_vms_guest_option_names_each_guests_vcpu_threads \
 		"GUEST options: $got; $(head -c 300 "$T/err")"
@@ -373,9 +377,7 @@ sys.exit(json.load(open(sys.argv[1]))["ComboPlots"] !=
 	$GEN make "$D" two_vms --events 50 --plain-qemu > /dev/null && host_dat "$D" &&
 		timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host.dat" \
 			--out "$D/out" > "$T/out" 2> "$T/err"
-	got=$(trace-cmd dump --options -i "$D/out/host.dat" 2> /dev/null |
-		sed -n 's/^\(.*\) \[Guest name\]$/\1/p; s/^ *\([0-9]*\) \([0-9]*\) \[guest cpu, host pid\]$/\1:\2/p' |
-		tr '\n' ' ')
+	got=$(guest_options "$D/out/host.dat")
 	[ "$got" = "g1 0:900 1:901 g2 0:950 1:951 " ] && ! grep -q "warning" "$T/err"
 	ok $? dat_two_vms_plain_qemu_guest_option_names_each_guests_vcpu_threads \
 		"GUEST options: $got; $(head -c 300 "$T/err")"
