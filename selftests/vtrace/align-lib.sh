@@ -246,7 +246,7 @@ align_start_file() {
 		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 --vtrace-args \
 			--arg "$count,$g,${!g},0,$([ "${ALIGN_LATENCY:-}" = $g ] && echo 1 || echo 0)"
 		pids+=("$L2_PID")
-		align_tids "$name" "$g" &
+		align_tids "$name" "$g" "$L2_PID" &
 		ALIGN_TIDJOBS+=($!)
 	done
 }
@@ -263,7 +263,7 @@ align_start_events() {
 		l2_start "$name-g$g" /tests/e2e_align.sh --cpus 2 --timeout 400 --vtrace-args \
 			--arg "$count,$g,${!g},${ALIGN_DELAY:-30},$([ "${ALIGN_LATENCY:-}" = $g ] && echo 1 || echo 0)"
 		pids+=("$L2_PID")
-		align_tids "$name" "$g" &
+		align_tids "$name" "$g" "$L2_PID" &
 		ALIGN_TIDJOBS+=($!)
 	done
 	for ((g = 1; g <= $#; g++)); do	# each guest's VM exists
@@ -308,20 +308,18 @@ align_vm() {
 	[ -n "$vm" ] && ls -d /sys/kernel/debug/kvm/"$vm"-* > /dev/null 2>&1 && echo "$vm"
 }
 
-# align_tids NAME G: every thread id guest gG's QEMU has had, read every second while
-# it runs (NAME-gG/qemu-tids, one a line): which host threads are that VM's
+# align_tids NAME G RUNNER: every thread id guest gG's QEMUs have had, read every
+# second while its runner (l2_start's L2_PID) lives (NAME-gG/qemu-tids, one a
+# line): which host threads are that VM's. qemu.pid is read again each time:
+# the boot watchdog starts a guest that reset in its boot in a new QEMU
 align_tids() {
-	local d=$VTRACE_OUT/$1-g$2 pid i
-	for ((i = 0; i < 600; i++)); do
-		pid=$(cat "$d/qemu.pid" 2>/dev/null) && [ -d "/proc/$pid/task" ] && break
-		sleep 0.1
-	done
-	[ -n "$pid" ] || return
-	while [ -d "/proc/$pid/task" ]; do
-		ls "/proc/$pid/task" >> "$d/qemu-tids.all" 2>/dev/null
+	local d=$VTRACE_OUT/$1-g$2 runner=$3 pid
+	while kill -0 "$runner" 2>/dev/null; do
+		pid=$(cat "$d/qemu.pid" 2>/dev/null) && [ -n "$pid" ] &&
+			ls "/proc/$pid/task" >> "$d/qemu-tids.all" 2>/dev/null
 		sleep 1
 	done
-	sort -un "$d/qemu-tids.all" > "$d/qemu-tids"
+	sort -un "$d/qemu-tids.all" > "$d/qemu-tids" 2>/dev/null
 }
 
 # align_vm_dropped PID STATS: the records vtrace_host dropped for the VM of
