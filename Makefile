@@ -33,9 +33,8 @@ PREFIX	?= /usr/local
 BINDIR	:= $(DESTDIR)$(PREFIX)/bin
 MANDIR	:= $(DESTDIR)$(PREFIX)/share/man
 TOOLS	:= user/vtrace-merge user/vtrace
-MANPAGES := $(patsubst Documentation/%.rst,build/man/%.1,$(wildcard Documentation/vtrace-*.rst))
 # Documentation/man/NAME.S.rst -> build/man/NAME.S (section S)
-MANPAGES += $(patsubst Documentation/man/%.rst,build/man/%,$(wildcard Documentation/man/*.rst))
+MANPAGES := $(patsubst Documentation/man/%.rst,build/man/%,$(wildcard Documentation/man/*.rst))
 DKMS_SRC := $(DESTDIR)/usr/src/vtrace-$(VERSION)
 
 .PHONY: all modules user check check-unit check-vm check-matrix demo demo-after-deps deps clean help \
@@ -90,10 +89,6 @@ demo-after-deps: all
 	@$(DEMO_CMD)
 
 man: $(MANPAGES)
-
-build/man/%.1: Documentation/%.rst
-	@mkdir -p build/man
-	rst2man $< $@
 
 build/man/%: Documentation/man/%.rst
 	@mkdir -p build/man

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Every Documentation/*.rst must build with docutils without a warning; every
 # Documentation/FILE the README and the docs name must exist; what users read
-# names no path of the machine the docs were written on (/work/...).
+# names no path of the machine the docs were written on (/work/...), no run id
+# (ci29) and no date of a run: measurements say what they are, not when.
 set -u
 cd "$(dirname "$0")/.."
 n=0 pass=0 fail=0
 docs=(README.md Documentation/*.rst Documentation/man/*.rst)
 echo "KTAP version 1"
-echo "1..$(($(ls Documentation/*.rst Documentation/man/*.rst | wc -l) + 3))"
+echo "1..$(($(ls Documentation/*.rst Documentation/man/*.rst | wc -l) + 5))"
 builds() {	# builds TOOL FILE: one result, FILE builds with docutils' TOOL without a warning
 	local out
 	n=$((n + 1))
@@ -43,6 +44,13 @@ if [ -z "$bad" ]; then
 else
 	fail=$((fail + 1)); printf '# %s\n' "$bad" | head -10; echo "not ok $n no paths of the machine the docs were written on"
 fi
+n=$((n + 1))
+bad=$(grep -HnEi '\bci[0-9]+\b|\b20[0-9]{2}-[01][0-9]-[0-3][0-9]\b|validation run|\bissue [0-9]+' "${docs[@]}")
+if [ -z "$bad" ]; then
+	pass=$((pass + 1)); echo "ok $n no run ids, dates of runs or issue numbers"
+else
+	fail=$((fail + 1)); printf '# %s\n' "$bad" | head -10; echo "not ok $n no run ids, dates of runs or issue numbers"
+fi
 # example commands: every --option of a "$ vtrace ..." or "$ vtrace-merge ..." line is one
 # the tool's (or its subcommand's) --help names
 n=$((n + 1))
@@ -59,6 +67,16 @@ if [ -z "$bad" ]; then
 	pass=$((pass + 1)); echo "ok $n example commands name existing options"
 else
 	fail=$((fail + 1)); printf '# %s\n' "$bad" | head -10; echo "not ok $n example commands name existing options"
+fi
+# the man page of vtrace-merge documents every option its --help lists
+n=$((n + 1))
+bad=$(for opt in $(user/vtrace-merge --help 2>&1 | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+	grep -q -- "\*\*$opt\*\*" Documentation/man/vtrace-merge.1.rst || echo "$opt"
+done)
+if [ -z "$bad" ]; then
+	pass=$((pass + 1)); echo "ok $n vtrace-merge(1) documents every option of vtrace-merge --help"
+else
+	fail=$((fail + 1)); echo "# not in Documentation/man/vtrace-merge.1.rst:" $bad; echo "not ok $n vtrace-merge(1) documents every option of vtrace-merge --help"
 fi
 echo "docs: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
