@@ -255,7 +255,15 @@ if explain:
     check(len(win) == 1 and 'cyclictest late by 4.747 ms' in text and
           'expected 4.040295000' in text and 'running 4.045042000' in text,
           'explain_window_with_numbers', text[:300])
-    check('e2e_hog (pid 777)  <- ran instead of the vCPU' in text, 'explain_text_below')
+    head = ''.join(next((t.itertext() for t in root.iter(ns + 'text')
+                         if t.get('id') == 'headline'), []))
+    cause = ''.join(next((t.itertext() for t in root.iter(ns + 'text')
+                          if t.get('id') == 'cause'), []))
+    check('cyclictest (pid 500) on cpu 1 of guest g1: 4.747 ms late, due at 4.040295000 s'
+          in head and "Cause: host task e2e_hog on the vCPU's host cpu, 4.705 ms of the 4.747 ms"
+          in cause, 'explain_headline_and_cause', head + ' | ' + cause)
+    check('<- ran instead of the vCPU' not in text and 'Verdict:' not in text,
+          'explain_no_text_block', text[-300:])
 else:
     check(not win, 'no_window_without_explain')
 EOF2
@@ -285,6 +293,84 @@ sys.exit(d[:8] != b'\x89PNG\r\n\x1a\n' or int.from_bytes(d[16:20], 'big') != 160
 	ok $? svg_png_is_1600_wide
 else
 	skip svg_renders_to_png "rsvg-convert not installed (librsvg2-bin)"
+fi
+
+# ---- svg --explain answers "why was my task late": the window of the worst late wake-up
+# (explain_mix: 13 of 300 late, the worst 2.042 ms, 2 ms of it e2e_hog on host cpu 1), its
+# label and causes, and every late wake-up in the overview; the figures are --format jsonl's
+XM=$T/explain-mix
+$GEN make "$XM" explain_mix > /dev/null
+MIX=(--host "$XM/host" --guest g1="$XM/g1" --offsets "$XM/tsc_offsets" --explain --task cyclictest)
+run "${MIX[@]}" --format jsonl --worst 100000 && cp "$T/out" "$T/mix.jsonl"
+run "${MIX[@]}" --format svg
+ok $rc svg_worst_exit "$(head -c 300 "$T/err")"
+cp "$T/out" "$ART/explain-mix.svg"
+relay_py < <(python3 - "$T/out" "$T/mix.jsonl" <<'EOF2'
+import json
+import sys
+import xml.etree.ElementTree as ET
+LABEL_W, LANES_W, OVERVIEW_H = 250, 1320, 40
+def check(cond, name, why=''):
+    print('%s svg_worst_%s%s' % ('ok' if cond else 'not ok', name, '' if cond else ' # ' + why))
+recs = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{')]
+late = [r for r in recs if r['type'] == 'late']
+summary = next(r for r in recs if r['type'] == 'summary')
+worst = late[0]
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+groups = {g.get('id'): g for g in root.iter(ns + 'g') if g.get('id')}
+texts = {t.get('id'): ''.join(t.itertext()) for t in root.iter(ns + 'text') if t.get('id')}
+win = groups.get('explain')
+if win is None:
+    check(False, 'window', 'no <g id="explain">')
+    sys.exit(0)
+e, r, d, v0, v1 = (int(win.get('data-' + k)) for k in
+                   ('expected-ns', 'running-ns', 'delay-ns', 'view-from-ns', 'view-to-ns'))
+check(worst['rank'] == 1 and (e, r, d) == (worst['expected_ns'], worst['running_ns'],
+      worst['delay_ns']) == (4012350000, 4014392000, 2042000) and
+      d == max(l['delay_ns'] for l in late), 'window_is_the_worst_wakeup',
+      str((e, r, d, worst['expected_ns'], worst['running_ns'], worst['delay_ns'])))
+pad = max(d // 4, 100000)
+check((v0, v1) == (e - pad, r + pad), 'view_is_the_window_and_a_margin', str((v0, v1, e, r)))
+x = lambda t: LABEL_W + (t - v0) * LANES_W / (v1 - v0)
+shade = next((s for s in root.iter(ns + 'rect') if s.get('class') == 'win'), None)
+check(shade is not None and abs(float(shade.get('x')) - x(e)) < 0.01 and
+      abs(float(shade.get('width')) - (x(r) - x(e))) < 0.01, 'delay_shaded_from_expected_to_running',
+      str(shade.attrib if shade is not None else None))
+check(texts.get('headline', '').startswith('cyclictest (pid 500) on cpu 1 of guest g1: 2.042 ms '
+      'late, due at 4.012350000 s'), 'headline_task_cpu_delay', texts.get('headline', ''))
+check(texts.get('cause', '').startswith("Cause: host task e2e_hog on the vCPU's host cpu, 2.000 "
+      "ms of the 2.042 ms"), 'cause_and_its_length', texts.get('cause', ''))
+label = [''.join(t.itertext()) for t in win.iter(ns + 'text') if t.get('class') == 'late']
+check(label == ['cyclictest late by 2.042 ms'], 'delay_labelled_in_the_window', str(label))
+parts = [(p.get('data-cause'), p.get('data-task'), int(p.get('data-ns')), float(p.get('width')))
+         for p in win.iter(ns + 'rect') if p.get('class') == 'part']
+want = sorted(((p['cause'], p['task'], p['ns']) for p in worst['parts']), key=lambda p: -p[2])
+check([p[:3] for p in parts] == want and want[0] == ('host_task', 'e2e_hog', 2000000) and
+      all(abs(p[3] - p[2] * (x(r) - x(e)) / d) < 0.01 for p in parts), 'parts_of_the_delay_to_scale',
+      str(parts) + ' want ' + str(want))
+lanes = {t.get('data-lane'): float(t.get('y')) - 15 for t in root.iter(ns + 'text') if t.get('data-lane')}
+marks = sorted(float(m.get('y')) + 1 for m in win.iter(ns + 'rect') if m.get('class') == 'mark')
+check(marks == sorted([lanes['host cpu 1'], lanes['g1 cpu 1 (vCPU 1)']]), 'its_two_cpus_outlined',
+      str(marks) + ' ' + str(lanes))
+ov = groups.get('overview')
+worst_mark = groups.get('overview-worst')
+r0, r1 = int(ov.get('data-run-from-ns')), int(ov.get('data-run-to-ns'))
+bars = [b for b in ov.iter(ns + 'rect') if b.get('class') == 'ov']
+cols = {int(LABEL_W + (l['expected_ns'] - r0) * LANES_W / (r1 - r0)) for l in late}
+tallest = max(bars, key=lambda b: float(b.get('height')))
+check(int(ov.get('data-late')) == len(late) == summary['late'] == 13 and len(bars) == len(cols) and
+      {int(float(b.get('x'))) for b in bars} == cols, 'overview_has_every_late_wakeup',
+      '%s bars, columns %s, late %d' % (len(bars), sorted(cols), len(late)))
+check(worst_mark is not None and int(worst_mark.get('data-at-ns')) == e and
+      int(worst_mark.get('data-delay-ns')) == d and float(tallest.get('height')) == OVERVIEW_H and
+      'worst: 2.042 ms' in ''.join(worst_mark.itertext()), 'overview_marks_the_worst',
+      str(worst_mark.attrib if worst_mark is not None else None))
+EOF2
+)
+if command -v rsvg-convert > /dev/null; then
+	rsvg-convert -o "$ART/explain-mix.png" "$ART/explain-mix.svg"
+	ok $? svg_worst_renders_to_png "see $ART/explain-mix.png"
 fi
 
 # ---- vtrace dat: trace-cmd report -i host.dat -i guest.dat gives vtrace-merge's events and order

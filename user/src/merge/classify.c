@@ -1206,6 +1206,24 @@ void classify_cause_text(struct classify *c, int ci, char *buf, size_t len)
 		snprintf(buf, len, kind_text[z->kind], z->task);
 }
 
+/**
+ * classify_key_text - the words of a cause given by its key, as explain's JSON
+ * lines name it ("host_task", "e2e_hog"), for a reader of those lines
+ */
+void classify_key_text(const char *key, const char *task, char *buf, size_t len)
+{
+	for (size_t k = 0; k < sizeof(kind_key) / sizeof(kind_key[0]); k++) {
+		if (!kind_key[k] || strcmp(kind_key[k], key) || !kind_text[k])
+			continue;
+		if (k == C_HOST_SOFTIRQ)
+			snprintf(buf, len, kind_text[k], task[0] ? " in " : "", task);
+		else
+			snprintf(buf, len, kind_text[k], task);
+		return;
+	}
+	snprintf(buf, len, "%s %s", key, task);
+}
+
 const char *classify_cause_key(struct classify *c, int ci, const char **task)
 {
 	*task = c->causes[ci].task;

@@ -552,29 +552,14 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 	return ret < 0 ? ret : 0;
 }
 
-/* --explain --format svg: keep the explanation for out-svg.c, which draws its window */
-static int explain_svg(struct cmdline *c)
-{
-	size_t len;
-	FILE *mem = open_memstream(&c->opts.explain_text, &len);
-	int ret;
-
-	if (!mem)
-		return -1;
-	if (c->opts.worst > 1)		/* the picture shows one wake-up */
-		c->opts.worst = 1;
-	ret = explain_main(c, mem, false);
-	fclose(mem);
-	c->opts.explain = false;
-	return ret ? ret : svg_explain_window(&c->opts);
-}
-
 /*
- * --explain --format perfetto: explain.c's JSON lines of the late wake-ups
- * (the worst LATE_MAX: 100000) for out-perfetto.c, then the merge as usual
+ * --explain --format svg|perfetto: explain.c's JSON lines of the late
+ * wake-ups (the worst LATE_MAX: 100000) for out-svg.c and out-perfetto.c,
+ * then the merge as usual
  */
-static int explain_perfetto(struct cmdline *c)
+static int explain_drawn(struct cmdline *c)
 {
+	enum merge_format format = c->opts.format;
 	size_t len;
 	FILE *mem = open_memstream(&c->opts.explain_text, &len);
 	int ret, worst = c->opts.worst;
@@ -585,7 +570,7 @@ static int explain_perfetto(struct cmdline *c)
 	c->opts.worst = 100000;
 	ret = explain_main(c, mem, false);
 	fclose(mem);
-	c->opts.format = MERGE_PERFETTO;
+	c->opts.format = format;
 	c->opts.worst = worst;
 	c->opts.explain = false;
 	return ret;
@@ -630,12 +615,8 @@ int vtrace_merge_main(int argc, char **argv)
 	}
 	out_start = output_file_start();
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
-	if (c.opts.explain && c.opts.format == MERGE_SVG && explain_svg(&c)) {
-		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
-		free_cmdline(&c);
-		return 1;
-	}
-	if (c.opts.explain && c.opts.format == MERGE_PERFETTO && explain_perfetto(&c)) {
+	if (c.opts.explain && (c.opts.format == MERGE_SVG || c.opts.format == MERGE_PERFETTO) &&
+	    explain_drawn(&c)) {
 		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
 		free_cmdline(&c);
 		return 1;

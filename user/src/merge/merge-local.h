@@ -234,6 +234,7 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int 
 		     int group, uint64_t expected, uint64_t running, struct late_parts *p);
 void classify_select(struct classify *c, int group);
 void classify_cause_text(struct classify *c, int ci, char *buf, size_t len);
+void classify_key_text(const char *key, const char *task, char *buf, size_t len);
 const char *classify_cause_key(struct classify *c, int ci, const char **task);
 int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 		   uint64_t threshold, uint64_t wakeups, const char *json_more);
@@ -259,9 +260,6 @@ const char *ticks_why(const struct ticks *t, int cpu, const char **key);
 
 /* main.c: the command line, exit status as returned */
 int vtrace_merge_main(int argc, char **argv);
-
-/* out-svg.c */
-int svg_explain_window(struct merge_opts *opts);
 
 /* symbols.c */
 int symbols_attach(struct machine *m, const char *vmlinux);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* out-svg.c: --format svg: a self-contained SVG timeline of every CPU's tasks. */
 /*
- *   vtrace-merge: host + g1 on the host TSC            4.000000 .. 4.067812 s
+ *   vtrace: host + g1 on the host TSC                  4.000000 .. 4.067812 s
  *   host cpu 0       |CPU 0/KVM=================================|
  *   host cpu 1       |CPU 1/KVM==========|e2e_hog|CPU 1/KVM=====|
  *   g1 cpu 0 (vCPU 0)|                                          |
@@ -9,7 +9,6 @@
  *   g1 cpu 1 (vCPU 1)|  | |  | |  | |      :     :|  | |  | |  |
  *     on host        |host cpu 1=========|      :     :|=========|
  *                    4.00    4.01    4.02 4.03 4.04  4.05    4.06
- *   [explanation text, with --explain]
  *
  * One lane per CPU of each machine, in command-line order; a task is a
  * rectangle coloured after its name (idle is left blank), with its name
@@ -23,9 +22,26 @@
  * threads of that name (several VMs), only the one out-sched.c tells is
  * the guest CPU's (the self-check's fit); when none is, the lane is empty
  * and its label says why ("on host: not told apart: 2 threads named CPU
- * 1/KVM").  With
- * --explain, the window from the expected wake-up to the task running is
- * shaded, its two CPUs outlined, and the explanation printed below.
+ * 1/KVM").
+ *
+ * With --explain, the picture answers "why was my task late" for the
+ * worst late wake-up (explain.c's JSON lines, opts->explain_text):
+ *
+ *   cyclictest (pid 500) in g1, guest cpu 1: 4.747 ms late       headline
+ *   Cause: host task e2e_hog on the vCPU's host cpu, 4.705 ms of 4.747 ms
+ *                      cyclictest late by 4.747 ms
+ *          expected |e2e_hog 4.705 ms              |.| running   the delay's parts
+ *   host cpu 1   ===|##############################|=====        the lanes, the
+ *   g1 cpu 1        |       shaded: the delay      |             window's two CPUs
+ *                                                                outlined
+ *   late wake-ups |  |   |  | |    ^worst  |   | |  |            every late wake-up
+ *
+ * The lanes show the window from the expected time to the task running,
+ * with a quarter of the delay (at least 0.1 ms) either side; above it a
+ * bar splits the delay into its causes' parts, each coloured as its task
+ * in the lanes; under the lanes, a strip of the whole run has a bar per
+ * late wake-up (its height the delay), the worst in red and the window
+ * outlined.  No text of the explanation beyond that: explain.txt has it.
  *
  * Slices are kept in memory (about 48 bytes each) and drawn at the end;
  * one narrower than a pixel is drawn a pixel wide, unless one was already
@@ -48,6 +64,11 @@
 #define GAP		4
 #define LEGEND_MAX	16
 #define VCPU_COLOR	"#4c78a8"
+#define HEAD_TOP	150	/* --explain: the lanes' top, under the headline and the bar */
+#define BAR_Y		118	/* --explain: the delay's bar */
+#define BAR_H		20
+#define OVERVIEW_H	40
+#define PARTS_MAX	8
 
 struct svg_slice {
 	int		mi;
@@ -69,18 +90,37 @@ struct lane {
 	int		last_px;	/* of the last narrow slice drawn */
 };
 
-/* what --explain found, read back from its text */
+/* a part of a late wake-up's delay: explain.c's "parts" */
+struct part {
+	char		key[24];	/* "host_task" */
+	char		task[48];
+	uint64_t	ns;
+};
+
+/* the worst late wake-up, from --explain's JSON lines */
 struct window {
 	bool		found;
 	uint64_t	expected;
 	uint64_t	running;
+	uint64_t	delay;
 	char		guest[64];
 	int		gcpu;
 	int		host_cpu;
-	char		delay[32];
+	long long	pid;
 	char		comm[SCHED_COMM_LEN + 1];
-	uint64_t	irq;		/* timer irq, 0: none */
-	uint64_t	woken;		/* sched_wakeup, 0: none */
+	struct part	part[PARTS_MAX];
+	int		nr_parts;
+};
+
+/* every late wake-up, for the overview strip */
+struct lates {
+	uint64_t	*at;		/* expected */
+	uint64_t	*delay;
+	size_t		nr;
+	size_t		max;
+	uint64_t	wakeups;	/* the summary's figures */
+	uint64_t	threshold;
+	char		what[64];
 };
 
 struct svg {
@@ -98,8 +138,14 @@ struct svg {
 	uint64_t		hidden;
 	uint64_t		ambiguous;	/* slices drawn with the mark */
 	struct window		win;
+	struct lates		lates;
 	uint64_t		v0;		/* the view, with --explain */
 	uint64_t		v1;
+	uint64_t		run0;		/* the whole run, for the overview */
+	uint64_t		run1;
+	int			top;		/* the lanes' top */
+	struct svg_slice	*legend;	/* rank_tasks() */
+	int			nr_legend;
 };
 
 static void on_slice(void *priv, const struct sched_slice *s)
@@ -146,24 +192,49 @@ static void put_text(FILE *out, const char *s)
 	}
 }
 
-static double x_of(struct svg *g, uint64_t ns)
+/* @ns on an axis from @t0 to @t1 across the lanes' width */
+static double x_at(uint64_t t0, uint64_t t1, uint64_t ns)
 {
-	double span = g->t1 > g->t0 ? (double)(g->t1 - g->t0) : 1;
+	double span = t1 > t0 ? (double)(t1 - t0) : 1;
 
-	if (ns < g->t0)
-		ns = g->t0;
-	if (ns > g->t1)
-		ns = g->t1;
-	return LABEL_W + (ns - g->t0) * (WIDTH - LABEL_W - RIGHT_M) / span;
+	if (ns < t0)
+		ns = t0;
+	if (ns > t1)
+		ns = t1;
+	return LABEL_W + (ns - t0) * (WIDTH - LABEL_W - RIGHT_M) / span;
 }
 
-static void color_of(const char *comm, char *buf, size_t len)
+static double x_of(struct svg *g, uint64_t ns)
 {
+	return x_at(g->t0, g->t1, ns);
+}
+
+/*
+ * A task's colour: the vCPU threads' blue; the tasks with the most time
+ * (the legend's) one each of a palette with no blue and no red (red marks
+ * the window); any other after a hash of its name
+ */
+static void color_of(struct svg *g, const char *comm, char *buf, size_t len)
+{
+	static const char *const palette[] = {
+		"#f58518", "#54a24b", "#72b7b2", "#eeca3b", "#b279a2", "#9d755d", "#ff9da6",
+		"#8cd17d", "#b6992d", "#499894", "#d4a6c8", "#bab0ac", "#f1ce63", "#86bcb6",
+		"#79706e", "#d37295",
+	};
 	uint32_t h = 2166136261u;
 
 	if (sched_vcpu_of(comm) >= 0) {
 		snprintf(buf, len, VCPU_COLOR);
 		return;
+	}
+	for (int k = 0, n = 0; k < g->nr_legend && k < LEGEND_MAX; k++) {
+		if (sched_vcpu_of(g->legend[k].comm) >= 0)
+			continue;
+		if (!strcmp(g->legend[k].comm, comm)) {
+			snprintf(buf, len, "%s", palette[n % (sizeof(palette) / sizeof(*palette))]);
+			return;
+		}
+		n++;
 	}
 	for (; *comm; comm++)
 		h = (h ^ (unsigned char)*comm) * 16777619u;
@@ -266,7 +337,7 @@ static void draw_slices(struct svg *g)
 		struct lane *l = find_lane(g, s->mi, s->cpu, false);
 		int gm;
 
-		color_of(s->comm, color, sizeof(color));
+		color_of(g, s->comm, color, sizeof(color));
 		if (l)
 			put_rect(g, l, s, s->comm, color);
 		if (s->vcpu < 0)
@@ -329,14 +400,15 @@ static uint64_t tick_step(uint64_t span)
 	return step;
 }
 
-static void draw_axis(struct svg *g, int y)
+/* The time axis of @t0 .. @t1 at @y, its tick lines up from @y to @top */
+static void draw_axis(struct svg *g, uint64_t t0, uint64_t t1, int y, int top)
 {
-	uint64_t step = tick_step(g->t1 - g->t0), t = g->t0 / step * step;
-	bool ticks = g->t0 <= g->t1;
+	uint64_t step = tick_step(t1 - t0), t = t0 / step * step;
+	bool ticks = t0 <= t1;
 	int decimals = 0;
 
 	/* the first multiple of step from t0 on, if there is one below 2^64 */
-	if (t < g->t0) {
+	if (t < t0) {
 		ticks = ticks && t <= UINT64_MAX - step;
 		t += ticks ? step : 0;
 	}
@@ -345,17 +417,17 @@ static void draw_axis(struct svg *g, int y)
 		decimals++;
 	fprintf(g->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n",
 		LABEL_W, y, WIDTH - RIGHT_M, y);
-	for (; ticks && t <= g->t1; t += step) {
-		double x = x_of(g, t);
+	for (; ticks && t <= t1; t += step) {
+		double x = x_at(t0, t1, t);
 		char num[32];
 
 		snprintf(num, sizeof(num), "%" PRIu64 ".%09" PRIu64, t / 1000000000,
 			 t % 1000000000);
 		num[strlen(num) - 9 + decimals - (decimals ? 0 : 1)] = '\0';
 		fprintf(g->out, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" class=\"tick\"/>"
-			"<text x=\"%.2f\" y=\"%d\" class=\"tk\">%s</text>\n", x, TOP - 4, x, y + 4,
+			"<text x=\"%.2f\" y=\"%d\" class=\"tk\">%s</text>\n", x, top, x, y + 4,
 			x, y + 16, num);
-		if (g->t1 - t < step)
+		if (t1 - t < step)
 			break;		/* t + step would pass t1, or wrap */
 	}
 }
@@ -368,11 +440,11 @@ static int by_time(const void *a, const void *b)
 	return x->to < y->to ? 1 : x->to > y->to ? -1 : strcmp(x->comm, y->comm);
 }
 
-static void draw_legend(struct svg *g, int y)
+/* The tasks by their time in the picture, the longest first: the legend, and who gets a colour */
+static void rank_tasks(struct svg *g)
 {
 	struct svg_slice *sum = calloc(LEGEND_MAX * 4, sizeof(*sum));
-	int nr = 0, x = LABEL_W;
-	char color[40];
+	int nr = 0;
 
 	if (!sum)
 		return;
@@ -388,59 +460,157 @@ static void draw_legend(struct svg *g, int y)
 		sum[k].to += g->sl[i].to - g->sl[i].from;
 	}
 	qsort(sum, nr, sizeof(*sum), by_time);
+	g->legend = sum;
+	g->nr_legend = nr;
+}
+
+/* returns the y under it */
+static int draw_legend(struct svg *g, int y)
+{
+	int nr = g->nr_legend, x = LABEL_W;
+	char color[40];
+
 	for (int k = 0; k < nr && k < LEGEND_MAX; k++) {
-		color_of(sum[k].comm, color, sizeof(color));
+		color_of(g, g->legend[k].comm, color, sizeof(color));
 		fprintf(g->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"lg\">", x, y, color, x + 16, y + 10);
-		put_text(g->out, sum[k].comm);
+		put_text(g->out, g->legend[k].comm);
 		fputs("</text>\n", g->out);
 		x += 150;
-		if (x > WIDTH - 150) {
+		if (x > WIDTH - 150 && k + 1 < nr && k + 1 < LEGEND_MAX) {
 			x = LABEL_W;
 			y += 18;
 		}
 	}
-	free(sum);
+	return y + (nr ? 18 : 0);
 }
 
-/* A dashed line at @ns across the lanes, @what at its foot, left or right of it */
-static void draw_mark(struct svg *g, uint64_t ns, const char *what, int bottom, bool left)
+/* A part's few words in the delay's bar: "e2e_hog", "exit hlt", "guest mode" */
+static void part_short(const struct part *p, char *buf, size_t len)
 {
-	double x = x_of(g, ns);
+	static const char *const words[][2] = {
+		{ "host_irq", "host irq" }, { "host_softirq", "host softirq" },
+		{ "host_idle", "host idle" }, { "host_not_running", "host not running" },
+		{ "vcpu_blocked", "vCPU blocked" }, { "vcpu_running", "vCPU running" },
+		{ "vcpu_guest", "guest mode" }, { "guest_irq", "guest irq" },
+		{ "guest_softirq", "guest softirq" }, { "guest_self", "the task itself" },
+		{ "unknown", "not in the host trace" }, { "events_lost", "events lost" },
+	};
 
-	if (!ns)
+	if (!strcmp(p->key, "host_task")) {
+		snprintf(buf, len, "%s", p->task);
 		return;
-	fprintf(g->out, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" class=\"mark2\"/>"
-		"<text x=\"%.2f\" y=\"%d\" class=\"ml\" text-anchor=\"%s\"><title>", x,
-		TOP - 4, x, bottom, left ? x - 2 : x + 2, bottom - 3, left ? "end" : "start");
-	put_ns(g->out, ns);
-	fprintf(g->out, "</title>%s</text>\n", what);
+	}
+	if (!strcmp(p->key, "vcpu_exit") || !strcmp(p->key, "guest_task")) {
+		snprintf(buf, len, "%s %s", p->key[0] == 'v' ? "exit" : "guest", p->task);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(p->key, words[i][0])) {
+			snprintf(buf, len, "%s", words[i][1]);
+			return;
+		}
+	snprintf(buf, len, "%s", p->key);
 }
 
+/* A part's colour: its task's in the lanes, the vCPU's, or a grey */
+static void part_color(struct svg *g, const struct part *p, char *buf, size_t len)
+{
+	if (!strcmp(p->key, "host_task") || !strcmp(p->key, "guest_task"))
+		color_of(g, p->task, buf, len);
+	else if (!strncmp(p->key, "vcpu_", 5))
+		snprintf(buf, len, "%s", !strcmp(p->key, "vcpu_exit") ? "#9ecae9" : VCPU_COLOR);
+	else if (!strcmp(p->key, "host_not_running"))
+		snprintf(buf, len, "#555");
+	else
+		snprintf(buf, len, "#c8c8c8");
+}
+
+static void put_ms(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%03" PRIu64 " ms", ns / 1000000, ns / 1000 % 1000);
+}
+
+/* The delay split into its parts, over the window: each as wide as its share */
+static void draw_parts(struct svg *g, double x0, double x1)
+{
+	const struct window *w = &g->win;
+	double x = x0, width = x1 - x0;
+	char color[40], name[56], label[80];
+
+	fprintf(g->out, "<g id=\"parts\">\n");
+	for (int i = 0; i < w->nr_parts; i++) {
+		const struct part *p = &w->part[i];
+		double pw = w->delay ? width * (double)p->ns / w->delay : 0;
+
+		if (x + pw > x1)
+			pw = x1 - x;
+		part_color(g, p, color, sizeof(color));
+		part_short(p, name, sizeof(name));
+		snprintf(label, sizeof(label), "%s %" PRIu64 ".%01" PRIu64 " ms", name,
+			 p->ns / 1000000, p->ns / 100000 % 10);
+		fprintf(g->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+			"fill=\"%s\" class=\"part\" data-cause=\"", x, BAR_Y,
+			pw < 0.5 ? 0.5 : pw, BAR_H, color);
+		put_text(g->out, p->key);
+		fprintf(g->out, "\" data-task=\"");
+		put_text(g->out, p->task);
+		fprintf(g->out, "\" data-ns=\"%" PRIu64 "\"><title>", p->ns);
+		put_text(g->out, name);
+		fputs(": ", g->out);
+		put_ms(g->out, p->ns);
+		fputs("</title></rect>\n", g->out);
+		if (pw >= 7.0 * strlen(label) + 8) {
+			fprintf(g->out, "<text x=\"%.2f\" y=\"%d\" class=\"pl\">", x + 4,
+				BAR_Y + 14);
+			put_text(g->out, label);
+			fputs("</text>\n", g->out);
+		}
+		x += pw;
+	}
+	fputs("</g>\n", g->out);
+}
+
+/* The delay's shade, under the slices: what ran keeps its colour, idle shows pink */
+static void draw_shade(struct svg *g, int bottom)
+{
+	double x0 = x_of(g, g->win.expected), x1 = x_of(g, g->win.running);
+	int top = BAR_Y - 20;
+
+	fprintf(g->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" class=\"win\"/>\n",
+		x0, top, x1 - x0, bottom - top);
+}
+
+/* The worst wake-up's window: its edges and labels, the delay's parts, its two CPUs outlined */
 static void draw_window(struct svg *g, int bottom)
 {
 	struct window *w = &g->win;
 	double x0 = x_of(g, w->expected), x1 = x_of(g, w->running);
+	int top = BAR_Y - 20;
 	struct lane *l;
 
-	fprintf(g->out, "<g id=\"explain\"><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
-		"class=\"win\"/>\n", x0, TOP - 8, x1 - x0, bottom - TOP + 8);
+	fprintf(g->out, "<g id=\"explain\" data-expected-ns=\"%" PRIu64 "\" data-running-ns=\"%"
+		PRIu64 "\" data-delay-ns=\"%" PRIu64 "\" data-view-from-ns=\"%" PRIu64 "\" "
+		"data-view-to-ns=\"%" PRIu64 "\">\n", w->expected, w->running, w->delay, g->t0,
+		g->t1);
 	fprintf(g->out, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" class=\"edge\"/>"
 		"<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" class=\"edge\"/>\n",
-		x0, TOP - 8, x0, bottom, x1, TOP - 8, x1, bottom);
+		x0, top, x0, bottom, x1, top, x1, bottom);
 	fprintf(g->out, "<text x=\"%.2f\" y=\"%d\" class=\"wl\" text-anchor=\"end\">expected ",
-		x0 - 3, TOP - 10);
+		x0 - 4, BAR_Y + 14);
 	put_ns(g->out, w->expected);
-	fprintf(g->out, "</text><text x=\"%.2f\" y=\"%d\" class=\"wl\">running ", x1 + 3, TOP - 10);
+	fprintf(g->out, "</text><text x=\"%.2f\" y=\"%d\" class=\"wl\">running ", x1 + 4,
+		BAR_Y + 14);
 	put_ns(g->out, w->running);
-	fprintf(g->out, "</text><text x=\"%.2f\" y=\"%d\" class=\"wl\" text-anchor=\"middle\">",
-		(x0 + x1) / 2, TOP - 22);
+	fprintf(g->out, "</text><text x=\"%.2f\" y=\"%d\" class=\"late\" text-anchor=\"middle\">",
+		(x0 + x1) / 2, BAR_Y - 6);
 	put_text(g->out, w->comm);
 	fputs(" late by ", g->out);
-	put_text(g->out, w->delay);
+	put_ms(g->out, w->delay);
 	fputs("</text>\n", g->out);
-	draw_mark(g, w->irq, "timer irq", bottom, true);
-	draw_mark(g, w->woken, "woken", bottom, false);
+	fprintf(g->out, "<text x=\"%d\" y=\"%d\" class=\"name\">the delay, by cause</text>\n",
+		LABEL_W - 6, BAR_Y + 14);
+	draw_parts(g, x0, x1);
 	for (int i = 0; i < sched_tracker_machines(g->d.t); i++) {
 		struct machine *m = sched_tracker_machine(g->d.t, i);
 
@@ -454,27 +624,97 @@ static void draw_window(struct svg *g, int bottom)
 	fputs("</g>\n", g->out);
 }
 
-/* The explanation's lines, up to its timeline; returns the next y */
-static int draw_explanation(struct svg *g, int y)
+/* The answer in two lines: who was late and by how much, and what took the time */
+static void draw_headline(struct svg *g)
 {
-	const char *p = g->opts->explain_text;
+	const struct window *w = &g->win;
+	char words[160];
 
-	if (!p)
-		return y;
-	fprintf(g->out, "<text class=\"ex\" x=\"20\" y=\"%d\">", y);
-	while (*p && strncmp(p, "Timeline (", 10)) {
-		const char *nl = strchrnul(p, '\n');
-		char line[512];
-
-		snprintf(line, sizeof(line), "%.*s", (int)(nl - p), p);
-		fprintf(g->out, "<tspan x=\"20\" dy=\"15\" xml:space=\"preserve\">");
-		put_text(g->out, line);
-		fputs("</tspan>", g->out);
-		y += 15;
-		p = *nl ? nl + 1 : nl;
+	fprintf(g->out, "<text x=\"20\" y=\"28\" class=\"head\" id=\"headline\">");
+	put_text(g->out, w->comm);
+	fprintf(g->out, " (pid %lld) on cpu %d of guest ", w->pid, w->gcpu);
+	put_text(g->out, w->guest);
+	fputs(": ", g->out);
+	put_ms(g->out, w->delay);
+	fputs(" late, due at ", g->out);
+	put_ns(g->out, w->expected);
+	fputs(" s (the worst late wake-up)</text>\n", g->out);
+	if (!w->nr_parts)
+		return;
+	classify_key_text(w->part[0].key, w->part[0].task, words, sizeof(words));
+	fprintf(g->out, "<text x=\"20\" y=\"52\" class=\"cause\" id=\"cause\">Cause: ");
+	put_text(g->out, words);
+	fputs(", ", g->out);
+	put_ms(g->out, w->part[0].ns);
+	fputs(" of the ", g->out);
+	put_ms(g->out, w->delay);
+	for (int i = 1; i < w->nr_parts && i < 3; i++) {
+		part_short(&w->part[i], words, sizeof(words));
+		fputs(i == 1 ? "; then " : ", ", g->out);
+		put_text(g->out, words);
+		fputc(' ', g->out);
+		put_ms(g->out, w->part[i].ns);
 	}
 	fputs("</text>\n", g->out);
-	return y + 10;
+}
+
+/* Every late wake-up of the run, a bar as high as its delay; the worst red, the window outlined */
+static int draw_overview(struct svg *g, int y)
+{
+	const struct lates *lt = &g->lates;
+	uint64_t t0 = g->run0, t1 = g->run1, max = g->win.delay ? g->win.delay : 1;
+	int cols = WIDTH - LABEL_W - RIGHT_M, bottom = y + 30 + OVERVIEW_H;
+	uint64_t *col = calloc(cols + 1, sizeof(*col));
+	double wx0, wx1;
+
+	if (!col)
+		return y;
+	fprintf(g->out, "<text x=\"%d\" y=\"%d\" class=\"lg\">Every late wake-up of ", LABEL_W,
+		y + 10);
+	put_text(g->out, lt->what);
+	fprintf(g->out, " over the run: %zu of %" PRIu64 " later than ", lt->nr, lt->wakeups);
+	put_ms(g->out, lt->threshold);
+	fputs("; a bar's height is its delay; the worst in red, the window above outlined</text>\n",
+	      g->out);
+	y += 30;
+	for (size_t i = 0; i < lt->nr; i++) {
+		int c = (int)(x_at(t0, t1, lt->at[i]) - LABEL_W);
+
+		if (c >= 0 && c <= cols && lt->delay[i] > col[c])
+			col[c] = lt->delay[i];
+	}
+	fprintf(g->out, "<g id=\"overview\" data-late=\"%zu\" data-run-from-ns=\"%" PRIu64 "\" "
+		"data-run-to-ns=\"%" PRIu64 "\">\n<rect x=\"%d\" y=\"%d\" width=\"%d\" "
+		"height=\"%d\" "
+		"class=\"lane\"/>\n<text x=\"%d\" y=\"%d\" class=\"name\">late wake-ups</text>\n",
+		lt->nr, t0, t1, LABEL_W, y, cols, OVERVIEW_H, LABEL_W - 6, y + OVERVIEW_H / 2 + 4);
+	for (int c = 0; c <= cols; c++) {
+		double h = col[c] ? (double)OVERVIEW_H * col[c] / max : 0;
+
+		if (!col[c])
+			continue;
+		h = h < 1 ? 1 : h > OVERVIEW_H ? OVERVIEW_H : h;
+		fprintf(g->out, "<rect x=\"%d\" y=\"%.1f\" width=\"1\" height=\"%.1f\" "
+			"class=\"ov\"/>\n", LABEL_W + c, bottom - h, h);
+	}
+	wx0 = x_at(t0, t1, g->t0);
+	wx1 = x_at(t0, t1, g->t1);
+	fprintf(g->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+		"class=\"ovwin\"/>\n",
+		wx0 - 3, y - 2, wx1 - wx0 + 6, OVERVIEW_H + 4);
+	wx0 = x_at(t0, t1, g->win.expected);
+	fprintf(g->out, "<g id=\"overview-worst\" data-at-ns=\"%" PRIu64 "\" "
+		"data-delay-ns=\"%" PRIu64
+		"\"><rect x=\"%.2f\" y=\"%d\" width=\"2\" height=\"%d\" class=\"worst\"/>"
+		"<path d=\"M%.2f %d l-6 -8 h12 z\" class=\"worst\"/><text x=\"%.2f\" y=\"%d\" "
+		"class=\"wl\" text-anchor=\"%s\">worst: ", g->win.expected, g->win.delay,
+		wx0 - 1, y, OVERVIEW_H, wx0, y, wx0 + (wx0 > WIDTH / 2 ? -10 : 10), y - 3,
+		wx0 > WIDTH / 2 ? "end" : "start");
+	put_ms(g->out, g->win.delay);
+	fputs("</text></g>\n</g>\n", g->out);
+	free(col);
+	draw_axis(g, t0, t1, bottom, bottom);
+	return bottom + 24;
 }
 
 static void put_head(struct svg *g, int height)
@@ -490,34 +730,39 @@ static void put_head(struct svg *g, int height)
 	      ".in{font-size:11px;fill:#111;pointer-events:none}\n"
 	      ".axis{stroke:#333}.tick{stroke:#ccc;stroke-dasharray:2,3}\n"
 	      ".tk{font-size:10px;text-anchor:middle;fill:#333}.lg{font-size:11px}\n"
-	      ".win{fill:#e45756;fill-opacity:0.15}.edge{stroke:#c0392b;stroke-width:1.5}\n"
+	      ".win{fill:#e45756;fill-opacity:0.18}.edge{stroke:#c0392b;stroke-width:1.5}\n"
 	      ".wl{font-size:11px;fill:#c0392b;font-weight:bold}\n"
+	      ".late{font-size:14px;fill:#c0392b;font-weight:bold}\n"
 	      ".mark{fill:none;stroke:#c0392b;stroke-width:2}\n"
-	      ".mark2{stroke:#c0392b;stroke-dasharray:4,3}.ml{font-size:10px;fill:#c0392b}\n"
-	      ".ex{font-family:DejaVu Sans Mono, monospace;font-size:12px;fill:#222}\n"
-	      ".title{font-size:15px;font-weight:bold}\n"
+	      ".head{font-size:20px;font-weight:bold}\n"
+	      ".cause{font-size:15px;fill:#c0392b;font-weight:bold}\n"
+	      ".part{stroke:#fff;stroke-width:0.5}.pl{font-size:11px;fill:#111;font-weight:bold}\n"
+	      ".ov{fill:#777}.worst{fill:#c0392b}\n"
+	      ".ovwin{fill:none;stroke:#c0392b;stroke-width:1.5}\n"
+	      ".title{font-size:15px;font-weight:bold}.meta{font-size:11px;fill:#555}\n"
 	      ".amb{stroke:#c0392b;stroke-width:2;stroke-dasharray:3,2}\n"
 	      "</style>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", g->out);
 }
 
-/* The self-check's verdict under the title: a FAILED or unverified picture says so */
-static void put_verdict(struct svg *g)
+/* The self-check's verdict: a FAILED or unverified picture says so */
+static void put_verdict(struct svg *g, int y)
 {
 	const char *v = g->opts->verdict ? g->opts->verdict(g->opts->verdict_priv) : NULL;
 
 	if (!v)
 		return;
-	fprintf(g->out, "<text x=\"20\" y=\"38\" class=\"lg\"%s>self-check: ",
+	fprintf(g->out, "<text x=\"20\" y=\"%d\" class=\"lg\"%s>self-check: ", y,
 		strstr(v, "FAILED") || !strncmp(v, "unverified", 10) ? " fill=\"#c00000\"" : "");
 	put_text(g->out, v);
 	fputs("</text>\n", g->out);
 }
 
-static void put_title(struct svg *g)
+/* What is drawn: the machines and the time span; with --explain, small under the headline */
+static void put_title(struct svg *g, int y, const char *cls)
 {
 	int nr = sched_tracker_machines(g->d.t);
 
-	fputs("<text x=\"20\" y=\"20\" class=\"title\">vtrace: ", g->out);
+	fprintf(g->out, "<text x=\"20\" y=\"%d\" class=\"%s\">vtrace: ", y, cls);
 	for (int r = 0; r < nr; r++)
 		for (int i = 0; i < nr; i++)
 			if (sched_tracker_rank(g->d.t, i) == r) {
@@ -529,52 +774,52 @@ static void put_title(struct svg *g)
 	fputs(" .. ", g->out);
 	put_ns(g->out, g->t1);
 	fprintf(g->out, " s%s</text>\n", g->opts->khz ? "" : " (TSC cycles: no --tsc-khz)");
-	put_verdict(g);
-}
-
-static int count_lines(const char *p)
-{
-	int n = 0;
-
-	while (p && *p && strncmp(p, "Timeline (", 10)) {
-		n++;
-		p = strchrnul(p, '\n');
-		p += *p ? 1 : 0;
-	}
-	return n;
 }
 
 static int svg_finish(struct drawn *d)
 {
 	struct svg *g = (struct svg *)d;
-	int y = TOP, axis, height;
+	bool explain = g->win.found;
+	int y, axis, height, legend_rows;
 
-	g->t0 = sched_tracker_first(d->t);
+	g->t0 = g->run0 = sched_tracker_first(d->t);
 	if (g->opts->from_ns && g->opts->from_ns < g->t0)
-		g->t0 = g->opts->from_ns;
-	g->t1 = sched_tracker_last(d->t);
+		g->t0 = g->run0 = g->opts->from_ns;
+	g->t1 = g->run1 = sched_tracker_last(d->t);
 	if (g->v0 || g->v1 != UINT64_MAX) {
 		g->t0 = g->v0;
 		g->t1 = g->v1;
 	}
+	y = g->top = explain ? HEAD_TOP : TOP;
 	if (g->oom || layout(g, &y)) {
 		vtrace_set_error("--format svg: out of memory");
 		return -1;
 	}
 	axis = y + 4;
-	height = axis + 30 + 18 * (LEGEND_MAX * 150 / (WIDTH - LABEL_W) + 2) +
-		 15 * count_lines(g->opts->explain_text) + 40;
+	legend_rows = LEGEND_MAX * 150 / (WIDTH - LABEL_W) + 1;
+	height = axis + 30 + 18 * legend_rows + (explain ? 30 + OVERVIEW_H + 34 : 0) + 50;
 	put_head(g, height);
-	put_title(g);
+	if (explain) {
+		draw_headline(g);
+		put_title(g, 74, "meta");
+		put_verdict(g, 90);
+	} else {
+		put_title(g, 20, "title");
+		put_verdict(g, 38);
+	}
+	rank_tasks(g);
 	draw_labels(g);
+	if (explain)
+		draw_shade(g, axis);
 	draw_slices(g);
-	if (g->win.found)
+	if (explain)
 		draw_window(g, axis);
-	draw_axis(g, axis);
-	draw_legend(g, axis + 30);
-	y = draw_explanation(g, axis + 30 + 18 * (LEGEND_MAX * 150 / (WIDTH - LABEL_W) + 1));
+	draw_axis(g, g->t0, g->t1, axis, g->top - 4);
+	y = draw_legend(g, axis + 30);
+	if (explain)
+		y = draw_overview(g, y + 6);
 	if (g->hidden)
-		fprintf(g->out, "<text x=\"20\" y=\"%d\" class=\"lg\">%" PRIu64 " more slices "
+		fprintf(g->out, "<text x=\"20\" y=\"%d\" class=\"meta\">%" PRIu64 " more slices "
 			"within a pixel of another not drawn: --from/--to show them</text>\n",
 			y + 12, g->hidden);
 	if (g->ambiguous)
@@ -594,76 +839,165 @@ static void svg_free(struct drawn *d)
 
 	free(g->sl);
 	free(g->lanes);
+	free(g->legend);
+	free(g->lates.at);
+	free(g->lates.delay);
 	free(g);
 }
 
-/* "  expected   4.040295000 ..." in --explain's text: ns */
-static bool find_time(const char *text, const char *tag, uint64_t *ns)
+/* "KEY":N in @line (KEY with its quotes and colon): N */
+static bool json_num(const char *line, const char *key, long long *v)
 {
-	const char *p = strstr(text, tag);
-	unsigned long long s, f;
+	const char *p = strstr(line, key);
 
-	if (!p || sscanf(p + strlen(tag), " %llu.%9llu", &s, &f) != 2)
+	return p && sscanf(p + strlen(key), "%lld", v) == 1;
+}
+
+static bool json_u64(const char *line, const char *key, uint64_t *v)
+{
+	long long n;
+
+	if (!json_num(line, key, &n) || n < 0)
 		return false;
-	*ns = s * 1000000000ULL + f;
+	*v = n;
 	return true;
 }
 
-static void parse_window(struct window *w, const char *text)
+/* "KEY":"S" in @line: S, its escapes undone */
+static bool json_str(const char *line, const char *key, char *buf, size_t len)
 {
-	const char *p;
+	const char *p = strstr(line, key);
+	size_t n = 0;
 
-	w->host_cpu = -1;
-	if (!text || !find_time(text, "\n  expected", &w->expected) ||
-	    !find_time(text, "\n  running", &w->running))
+	if (!p || !len)
+		return false;
+	for (p += strlen(key); *p && *p != '"'; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		if (n + 1 < len)
+			buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return *p == '"';
+}
+
+static int by_ns(const void *a, const void *b)
+{
+	const struct part *x = a, *y = b;
+
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+/* A late line's "parts": {"cause":"host_task","task":"e2e_hog","ns":4705000}, the largest first */
+static void parse_parts(struct window *w, const char *line)
+{
+	const char *p = strstr(line, "\"parts\":[");
+	const char *end = p ? strchr(p, ']') : NULL;
+
+	while (p && w->nr_parts < PARTS_MAX && (p = strstr(p, "{\"cause\":\"")) && p < end) {
+		struct part *pt = &w->part[w->nr_parts];
+
+		if (json_str(p, "{\"cause\":\"", pt->key, sizeof(pt->key)) &&
+		    json_str(p, "\"task\":\"", pt->task, sizeof(pt->task)) &&
+		    json_u64(p, "\"ns\":", &pt->ns))
+			w->nr_parts++;
+		p++;
+	}
+	qsort(w->part, w->nr_parts, sizeof(*w->part), by_ns);
+}
+
+/* The worst late wake-up (rank 1): the window */
+static void parse_worst(struct window *w, const char *line)
+{
+	long long cpu, host_cpu;
+
+	if (!json_u64(line, "\"expected_ns\":", &w->expected) ||
+	    !json_u64(line, "\"running_ns\":", &w->running) ||
+	    !json_u64(line, "\"delay_ns\":", &w->delay) ||
+	    !json_str(line, "\"guest\":\"", w->guest, sizeof(w->guest)) ||
+	    !json_str(line, "\"comm\":\"", w->comm, sizeof(w->comm)) ||
+	    !json_num(line, "\"cpu\":", &cpu) || !json_num(line, "\"pid\":", &w->pid) ||
+	    w->running < w->expected)
 		return;
-	p = strstr(text, " in guest ");
-	if (!p || sscanf(p, " in guest %63[^:]: %31[^\n]", w->guest, w->delay) != 2)
-		return;
-	p = strstr(text, "\n  task");
-	if (!p || sscanf(p, "\n  task %16s", w->comm) != 1)
-		return;
-	p = strstr(p, "on guest cpu ");
-	if (!p || sscanf(p, "on guest cpu %d", &w->gcpu) != 1)
-		return;
-	p = strstr(text, "), on host cpu ");
-	if (p)
-		sscanf(p, "), on host cpu %d", &w->host_cpu);
-	if (!find_time(text, "\n  timer irq", &w->irq))
-		w->irq = 0;
-	if (!find_time(text, "\n  woken", &w->woken))
-		w->woken = 0;
+	w->gcpu = (int)cpu;
+	w->host_cpu = json_num(line, "\"host_cpu\":", &host_cpu) ? (int)host_cpu : -1;
+	parse_parts(w, line);
 	w->found = true;
 }
 
-/* The view around an explained wake-up: its delay, and half of it (at least 0.1 ms) either side */
+static int add_late(struct lates *lt, const char *line)
+{
+	uint64_t at, delay;
+
+	if (!json_u64(line, "\"expected_ns\":", &at) || !json_u64(line, "\"delay_ns\":", &delay))
+		return 0;
+	if (lt->nr == lt->max) {
+		size_t max = lt->max ? 2 * lt->max : 1024;
+		uint64_t *a = realloc(lt->at, max * sizeof(*a)), *d;
+
+		if (!a)
+			return -1;
+		lt->at = a;
+		d = realloc(lt->delay, max * sizeof(*d));
+		if (!d)
+			return -1;
+		lt->delay = d;
+		lt->max = max;
+	}
+	lt->at[lt->nr] = at;
+	lt->delay[lt->nr++] = delay;
+	return 0;
+}
+
+/*
+ * --explain's JSON lines (main.c runs it in jsonl with every late wake-up):
+ * the summary's counts, every late wake-up's time and delay, the worst's
+ * window; -1 when out of memory
+ */
+static int parse_explain(struct svg *g, const char *text)
+{
+	long long rank;
+
+	g->win.host_cpu = -1;
+	for (const char *line = text; line && *line; ) {
+		const char *end = strchrnul(line, '\n');
+		char *one = strndup(line, end - line);
+
+		if (!one)
+			return -1;
+		if (!strncmp(one, "{\"type\":\"summary\",", 18)) {
+			/* after "tids_left_out", whose threads have "wakeups" of their own */
+			const char *t = strstr(one, "\"threshold_ns\":");
+
+			if (t) {
+				json_u64(t, "\"threshold_ns\":", &g->lates.threshold);
+				json_u64(t, "\"wakeups\":", &g->lates.wakeups);
+			}
+			if (!json_str(one, "\"task\":\"", g->lates.what, sizeof(g->lates.what)))
+				snprintf(g->lates.what, sizeof(g->lates.what), "the guest tasks");
+		} else if (!strncmp(one, "{\"type\":\"late\",", 15)) {
+			if (json_num(one, "\"rank\":", &rank) && rank == 1)
+				parse_worst(&g->win, one);
+			if (add_late(&g->lates, one)) {
+				free(one);
+				return -1;
+			}
+		}
+		free(one);
+		line = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* The view around the worst wake-up: its delay, a quarter of it (at least 0.1 ms) either side */
 static void window_view(const struct window *w, uint64_t *from, uint64_t *to)
 {
-	uint64_t pad = (w->running - w->expected) / 2;
+	uint64_t pad = (w->running - w->expected) / 4;
 
 	if (pad < 100000)
 		pad = 100000;
 	*from = w->expected > pad ? w->expected - pad : 0;
 	*to = w->running + pad;
-}
-
-/**
- * svg_explain_window - --explain --format svg: stop the merge after the view
- *
- * @opts->explain_text holds --explain's text.  Unless --from/--to were
- * given, the picture shows the wake-up (window_view()); the merge still
- * starts at the beginning, so that every CPU's task at the view's start is
- * known.
- */
-int svg_explain_window(struct merge_opts *opts)
-{
-	struct window w = { 0 };
-	uint64_t from;
-
-	parse_window(&w, opts->explain_text);
-	if (w.found && !opts->from_ns && opts->to_ns == UINT64_MAX)
-		window_view(&w, &from, &opts->to_ns);
-	return 0;
 }
 
 static const struct sched_ops svg_ops = {
@@ -685,9 +1019,10 @@ struct drawn *svg_open(FILE *out, const struct merge_opts *opts)
 		free(g);
 		return NULL;
 	}
-	parse_window(&g->win, opts->explain_text);
 	g->v1 = UINT64_MAX;
-	if (g->win.found && !opts->from_ns)
+	if (opts->explain_text && parse_explain(g, opts->explain_text))
+		g->oom = true;
+	if (g->win.found && !opts->from_ns && opts->to_ns == UINT64_MAX)
 		window_view(&g->win, &g->v0, &g->v1);
 	return &g->d;
 }
