@@ -19,49 +19,7 @@
 #include "vtrace-dump.h"
 
 #define MAX_CPUS	4	/* readers opened; only cpu0 has data */
-#define MAX_EVENTS	4096	/* per input, to keep executions fast */
-
-static void print_event(struct tep_handle *tep, struct tep_record *rec, struct trace_seq *s)
-{
-	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, rec));
-
-	trace_seq_reset(s);
-	fuzz_sink += tep_data_pid(tep, rec) + strlen(tep_data_comm_from_pid(tep,
-								      tep_data_pid(tep, rec)));
-	if (!ev)
-		return;
-	tep_print_event(tep, s, rec, "%s-%d %s %s", TEP_PRINT_COMM, TEP_PRINT_PID,
-			TEP_PRINT_NAME, TEP_PRINT_INFO);
-	fuzz_sink += s->len;
-	/* the fields vtrace-merge --format jsonl reads, where they fit the record */
-	for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
-		unsigned long long v;
-
-		if (f->offset >= 0 && f->size > 0 && f->offset + f->size <= rec->size &&
-		    !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
-		    (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
-		    !tep_read_number_field(f, rec->data, &v))
-			fuzz_sink += v;
-	}
-}
-
-static void read_cpu(struct vtrace_dump *d, unsigned int cpu, struct trace_seq *s)
-{
-	struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d, cpu);
-	const struct vtrace_cpu_counts *c;
-	struct tep_record *rec;
-	int filler, ret, n = 0;
-
-	if (!r)
-		return;
-	while (n++ < MAX_EVENTS && (ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0) {
-		fuzz_touch(rec->data, rec->size);
-		print_event(vtrace_dump_tep(d), rec, s);
-	}
-	c = vtrace_cpu_reader_counts(r);
-	fuzz_sink += c->events + c->missed + c->bad_pages + c->truncated;
-	vtrace_cpu_reader_close(r);
-}
+#define MAX_EVENTS	4096	/* per CPU and input, to keep executions fast */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -103,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct vtrace_cpu_stats *eos = vtrace_dump_eos(d, cpu);
 
 		fuzz_sink += vtrace_dump_cpu(d, cpu)->apic_id + (eos ? eos->events_sent : 0);
-		read_cpu(d, cpu, &s);
+		fuzz_read_cpu(d, cpu, &s, MAX_EVENTS);
 	}
 	trace_seq_destroy(&s);
 	vtrace_dump_close(d);

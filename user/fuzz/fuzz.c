@@ -6,8 +6,12 @@
 #include <limits.h>
 #include <signal.h>
 
+#include <event-parse.h>
+#include <trace-seq.h>
+
 #include "fuzz.h"
 #include "vtrace-dump.h"
+#include "vtrace-tsc.h"
 
 volatile uint64_t fuzz_sink;
 static char dir[PATH_MAX];
@@ -77,7 +81,9 @@ void fuzz_unlink(const char *name)
 
 unsigned int fuzz_dump_flags(void)
 {
-	return getenv("FUZZ_NO_PROBE") ? VTRACE_DUMP_NO_PROBE : 0;
+	/* the host trace.dat's probe child too */
+	vtrace_dat_no_probe = getenv("FUZZ_NO_PROBE") != NULL;
+	return vtrace_dat_no_probe ? VTRACE_DUMP_NO_PROBE : 0;
 }
 
 unsigned long fuzz_contained;
@@ -103,6 +109,101 @@ void fuzz_note_contained(const uint8_t *data, size_t size)
 	if (write(fd, data, size) != (ssize_t)size)
 		perror("fuzz: write");
 	close(fd);
+}
+
+/* One event as vtrace-merge prints it, and the number fields its jsonl output reads */
+void fuzz_print_event(struct tep_handle *tep, struct tep_record *rec, struct trace_seq *s)
+{
+	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, rec));
+
+	trace_seq_reset(s);
+	fuzz_sink += tep_data_pid(tep, rec) + strlen(tep_data_comm_from_pid(tep,
+								      tep_data_pid(tep, rec)));
+	if (!ev)
+		return;
+	tep_print_event(tep, s, rec, "%s-%d %s %s", TEP_PRINT_COMM, TEP_PRINT_PID,
+			TEP_PRINT_NAME, TEP_PRINT_INFO);
+	fuzz_sink += s->len;
+	/* the fields vtrace-merge --format jsonl reads, where they fit the record */
+	for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
+		unsigned long long v;
+
+		if (f->offset >= 0 && f->size > 0 && f->offset + f->size <= rec->size &&
+		    !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+		    (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+		    !tep_read_number_field(f, rec->data, &v))
+			fuzz_sink += v;
+	}
+}
+
+void fuzz_read_cpu(struct vtrace_dump *d, unsigned int cpu, struct trace_seq *s, int max)
+{
+	struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d, cpu);
+	const struct vtrace_cpu_counts *c;
+	struct tep_record *rec;
+	int filler, n = 0;
+
+	if (!r)
+		return;
+	while (n++ < max && vtrace_cpu_reader_next(r, &rec, &filler) > 0) {
+		fuzz_touch(rec->data, rec->size);
+		fuzz_print_event(vtrace_dump_tep(d), rec, s);
+	}
+	c = vtrace_cpu_reader_counts(r);
+	fuzz_sink += c->events + c->missed + c->bad_pages + c->truncated;
+	vtrace_cpu_reader_close(r);
+}
+
+static void convert(const struct vtrace_vcpu_history *h, int assume)
+{
+	struct vtrace_tsc_map map;
+	uint64_t host;
+
+	vtrace_tsc_map_init(&map, h, assume);
+	for (size_t i = 0; i < h->nr; i++) {
+		uint64_t g = vtrace_tsc_guest(&h->iv[i], h->iv[i].host_tsc);
+
+		if (!vtrace_tsc_host(&h->iv[i], g, &host))
+			fuzz_sink += host;
+		for (int d = -1; d <= 1; d++)
+			if (!vtrace_tsc_map_event(&map, g + d, &host))
+				fuzz_sink += host;
+	}
+	fuzz_sink += map.backwards + map.extrapolated + vtrace_tsc_to_ns(map.prev_host, 2000000) +
+		     vtrace_ns_to_tsc(map.prev_guest, 2000000);
+}
+
+void fuzz_use_offsets(struct vtrace_offsets *o)
+{
+	char *pids = vtrace_offsets_pids(o), *p = pids, *end;
+	uint64_t first, last;
+
+	fuzz_sink += vtrace_offsets_records(o) + vtrace_offsets_gaps(o) +
+		     vtrace_offsets_anomalies(o) + vtrace_offsets_tsc_khz(o) +
+		     vtrace_offsets_is_trace(o);
+	if (vtrace_offsets_range(o, &first, &last))
+		fuzz_sink += first + last;
+	if (vtrace_offsets_end(o, &last))
+		fuzz_sink += last;
+	/* the histories of the first pids the file names, through the public lookups only */
+	for (int n = 0; p && *p && n < 16; n++, p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (!vtrace_offsets_has_pid(o, pid))
+			abort();	/* a pid it names but does not find */
+		for (uint32_t vcpu = 0; vcpu < 16; vcpu++) {
+			const struct vtrace_vcpu_history *h = vtrace_offsets_vcpu(o, pid, vcpu);
+
+			if (h) {
+				fuzz_sink += strlen(h->vm) + h->vcpu_idx;
+				convert(h, 0);
+				convert(h, 1);
+			}
+		}
+	}
+	free(pids);
 }
 
 __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv)

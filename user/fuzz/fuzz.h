@@ -29,7 +29,8 @@ const char *fuzz_path(const char *name);
 /*
  * vtrace_dump_open()'s flags for a target: FUZZ_NO_PROBE=1 in the
  * environment parses the metadata without the probe child, so that a
- * refused input shows where libtraceevent dies (replaying it, not fuzzing).
+ * refused input shows where libtraceevent dies (replaying it, not fuzzing);
+ * it sets vtrace_dat_no_probe too (a host trace.dat's headers, the same way).
  */
 unsigned int fuzz_dump_flags(void);
 /*
@@ -38,6 +39,22 @@ unsigned int fuzz_dump_flags(void);
  */
 void fuzz_note_contained(const uint8_t *data, size_t size);
 extern unsigned long fuzz_contained;
+
+struct tep_handle;
+struct tep_record;
+struct trace_seq;
+struct vtrace_dump;
+struct vtrace_offsets;
+
+/* One event printed as vtrace-merge prints it, its number fields read */
+void fuzz_print_event(struct tep_handle *tep, struct tep_record *rec, struct trace_seq *s);
+/* One CPU of @d read to its last event (at most @max), each event printed */
+void fuzz_read_cpu(struct vtrace_dump *d, unsigned int cpu, struct trace_seq *s, int max);
+/*
+ * What vtrace-merge uses of an offset history: its counts and range, and
+ * every vCPU history of the first 16 pids it names converted both ways
+ */
+void fuzz_use_offsets(struct vtrace_offsets *o);
 
 /* Touch @len bytes of @p: ASan reports an overread at once */
 static inline void fuzz_touch(const void *p, size_t len)

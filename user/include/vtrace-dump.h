@@ -62,6 +62,8 @@ const char *vtrace_dump_kallsyms(struct vtrace_dump *dump);
 const char *vtrace_dump_printk_formats(struct vtrace_dump *dump);
 
 /* tracedat.c: a host trace.dat (trace-cmd record -C x86-tsc) */
+/* libtracecmd reads its headers in this process only, not first in a child (FUZZ_NO_PROBE=1) */
+extern bool vtrace_dat_no_probe;
 int vtrace_dat_check_magic(const char *path);
 int vtrace_dat_check_clock(const char *path, const char *clock);
 struct tracecmd_input *vtrace_dat_open_raw(const char *path);
@@ -79,6 +81,15 @@ struct vtrace_dat_cpustat {
 int vtrace_dat_cpustat(struct tracecmd_input *handle, int cpu, struct vtrace_dat_cpustat *st);
 int64_t vtrace_field_num(bool native, struct tep_format_field *field,
 			 const struct tep_record *rec);
+
+/* dat-records.c: a host trace.dat's records, CPU by CPU (vtrace's page reader where it can) */
+struct vtrace_dat_records;
+struct vtrace_dat_records *vtrace_dat_records_open(const char *path);
+struct tracecmd_input *vtrace_dat_records_handle(struct vtrace_dat_records *r);
+struct tep_handle *vtrace_dat_records_tep(struct vtrace_dat_records *r);
+int vtrace_dat_records_cpus(struct vtrace_dat_records *r);
+int vtrace_dat_records_next(struct vtrace_dat_records *r, int cpu, struct tep_record **rec);
+void vtrace_dat_records_close(struct vtrace_dat_records *r);
 
 struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *dump, unsigned int cpu);
 void vtrace_cpu_reader_close(struct vtrace_cpu_reader *reader);

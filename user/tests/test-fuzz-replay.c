@@ -38,9 +38,14 @@
 #define LLVMFuzzerInitialize fuzz_merge_init
 #include "../fuzz/fuzz-merge.c"
 #undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
+#define LLVMFuzzerTestOneInput fuzz_host_one
+#include "../fuzz/fuzz-host.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "vtrace-dump.h"
 #include "vtrace-tsc.h"
+#include "vtrace-vcpu.h"
 #include "ktap.h"
 
 static const struct {
@@ -52,6 +57,7 @@ static const struct {
 	{ "meta",	fuzz_meta_one },
 	{ "offsets",	fuzz_offsets_one },
 	{ "merge",	fuzz_merge_one },
+	{ "host",	fuzz_host_one },
 };
 
 static int replay_dir(const char *target, int (*one)(const uint8_t *, size_t), int run)
@@ -529,6 +535,136 @@ static void test_merge_target(void)
 	free(buf);
 }
 
+/* The host.dat of a fuzz-host input, as DIR/@name */
+static const char *host_dat_of(const char *input, const char *name)
+{
+	uint64_t len;
+	char *buf = vtrace_read_file(input, 1 << 20, &len);
+	uint32_t dat_len = buf && len >= 4 ? fuzz_le32((uint8_t *)buf) & 0x7fffffff : 0;
+
+	if (dat_len > len - 4)
+		dat_len = buf ? len - 4 : 0;
+	fuzz_write(name, buf ? buf + 4 : "", dat_len);
+	free(buf);
+	return fuzz_path(name);
+}
+
+/* The records, pids and range of the offset history in fuzz-host's seed @seed's host.dat */
+static void host_history(const char *seed, char *out, size_t len)
+{
+	char path[256];
+	struct vtrace_offsets *o;
+	uint64_t first = 0, last = 0, end = 0;
+	bool found;
+	char *pids;
+
+	snprintf(path, sizeof(path), "../fuzz/corpus/host/%s", seed);
+	o = vtrace_offsets_open_dat(host_dat_of(path, "h.dat"), &found);
+	if (!o) {
+		snprintf(out, len, "%s: %s", seed, found ? vtrace_last_error() : "no events");
+		return;
+	}
+	pids = vtrace_offsets_pids(o);
+	vtrace_offsets_range(o, &first, &last);
+	vtrace_offsets_end(o, &end);
+	snprintf(out, len, "%llu records of pids %s, host TSC %llu to %llu, end %llu",
+		 (unsigned long long)vtrace_offsets_records(o), pids, (unsigned long long)first,
+		 (unsigned long long)last, (unsigned long long)end);
+	free(pids);
+	vtrace_offsets_close(o);
+}
+
+static void test_host_same_history(void)
+{
+	char v7[256], v6[256], z[256];
+
+	host_history("ev.v7", v7, sizeof(v7));
+	host_history("ev.v6", v6, sizeof(v6));
+	host_history("ev.compressed", z, sizeof(z));
+	ktap_check(strstr(v7, " records of pids 4245, host TSC ") && !strcmp(v7, v6) &&
+		   !strcmp(v7, z), "host_dat_same_history_v7_v6_compressed",
+		   "v7: %s; v6: %s; compressed: %s", v7, v6, z);
+}
+
+/* vtrace_dat_open_raw(@dat) in this process only, in a child: true if that child crashed */
+static bool raw_open_dies_without_probe(const char *dat)
+{
+	int status, null;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		vtrace_dat_no_probe = true;
+		vtrace_dat_open_raw(dat);
+		_exit(0);
+	}
+	/* SIGSEGV, or the sanitizers' exit code (86 or 87) in "make test-asan" */
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       ((WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) ||
+		(WIFEXITED(status) && (WEXITSTATUS(status) == 86 || WEXITSTATUS(status) == 87)));
+}
+
+/*
+ * Damaged host files the readers once handed to libtracecmd, which crashed
+ * or leaked on them: refused now, before libtracecmd reads what is wrong.
+ */
+static void test_host_files(void)
+{
+	const char *dat = host_dat_of("fixtures/fuzz/host/v6-page-commit-past-page", "c.dat");
+	struct vtrace_vthreads vt = { 0 };
+	struct vtrace_offsets *o;
+	struct vtrace_dump *d;
+	bool found, compressed;
+	int ret;
+
+	/* its CPU 1's first page says 0xafb8c4b6fffffffd bytes: kbuffer read past the map */
+	o = vtrace_offsets_open_dat(dat, &found);
+	ktap_check(!o && found && strstr(vtrace_last_error(), "c.dat: byte 13768: bad page"),
+		   "host_dat_offsets_bad_page_refused", "%s", o ? "opened" : vtrace_last_error());
+	vtrace_offsets_close(o);
+	ret = vtrace_vthreads_read_dat(&vt, dat);
+	ktap_check(ret == -1 && strstr(vtrace_last_error(), "c.dat: byte 13768: bad page"),
+		   "host_dat_vthreads_bad_page_refused", "%d: %s", ret, vtrace_last_error());
+	vtrace_vthreads_free(&vt);
+
+	/* an option 21760 bytes long in a 32869-byte file: libtracecmd leaked its buffer */
+	dat = host_dat_of("fixtures/fuzz/host/v7-option-past-file-end", "l.dat");
+	d = vtrace_dump_open_dat(dat, 0, &compressed);
+	ktap_check(!d && !compressed && strstr(vtrace_last_error(), "l.dat: byte 32768: options"
+		   " section of 21760 bytes, expected within the file's 32869 bytes (truncated?)"),
+		   "host_dat_options_past_file_end_refused", "%s",
+		   d ? "opened" : vtrace_last_error());
+	vtrace_dump_close(d);
+	ktap_check(!vtrace_dat_open_raw(dat) && strstr(vtrace_last_error(), "options section of"
+		   " 21760 bytes"), "host_dat_raw_options_past_file_end_refused", "%s",
+		   vtrace_last_error());
+
+	/* a section flagged compressed in a file without compression: libtracecmd leaked */
+	dat = host_dat_of("fixtures/fuzz/host/v7-compressed-section-in-plain-file", "z.dat");
+	d = vtrace_dump_open_dat(dat, 0, &compressed);
+	ktap_check(!d && !compressed && strstr(vtrace_last_error(), "z.dat: byte 49152: a"
+		   " compressed options section, in a file whose header names no compression"),
+		   "host_dat_compressed_section_in_plain_file_refused", "%s",
+		   d ? "opened" : vtrace_last_error());
+	vtrace_dump_close(d);
+
+	/* libtracecmd's tracecmd_close() after its init_data failed: a NULL dereference */
+	dat = host_dat_of("fixtures/fuzz/host/close-after-failed-init-data", "n.dat");
+	ktap_check(!vtrace_dat_open_raw(dat) && strstr(vtrace_last_error(), "n.dat: refused:"
+		   " libtracecmd ") && strstr(vtrace_last_error(), " reading its headers (in a"
+		   " child process)"), "host_dat_probe_refuses_file_killing_libtracecmd", "%s",
+		   vtrace_last_error());
+	ktap_check(raw_open_dies_without_probe(dat), "host_dat_input_kills_libtracecmd_without_probe",
+		   "%s", "opened without the probe, it did not crash: the test proves nothing");
+
+	/* the same history through vtrace's page reader (v7, v6) and libtracecmd's (compressed) */
+	test_host_same_history();
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -540,7 +676,7 @@ int main(int argc, char **argv)
 	fuzz_merge_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 21);
+	printf("KTAP version 1\n1..%d\n", n + 28);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -552,5 +688,6 @@ int main(int argc, char **argv)
 	test_header_page();
 	test_offsets_without_records();
 	test_merge_target();
+	test_host_files();
 	return ktap_finish();
 }

@@ -307,7 +307,7 @@ run --host "$T/stat0.dat" "${RL[@]}"
 [ $rc -eq 0 ] && cmp -s "$T/out" "$T/real-l2-raw" && ! grep -q 'counts at its stop' "$T/err"
 ok $? host_dat_cpustat_zero_silent "rc $rc, $(grep -v self-check "$T/err" | head -c 300)"
 head -c 30000 $R/host.dat > "$T/cut.dat"
-expect_error host_dat_truncated "$T/cut.dat: a trace.dat whose headers libtracecmd cannot read (truncated or damaged?)" --host "$T/cut.dat" --raw-tsc
+expect_error host_dat_truncated "$T/cut.dat: byte 49152: an options section's header, expected 16 bytes, the file has 0 there (truncated?)" --host "$T/cut.dat" --raw-tsc
 ! grep -q "see its messages" "$T/err"
 ok $? host_dat_truncated_no_empty_reference "$(cat "$T/err")"
 

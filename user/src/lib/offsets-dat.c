@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <trace-cmd.h>
+#include <event-parse.h>
 
 #include "vtrace-dump.h"
 #include "vtrace-tsc.h"
@@ -121,16 +121,16 @@ static int add_record(struct dat_records *d, const struct tsc_fields *f,
 }
 
 /* One CPU, in full: its records, its last time stamp, its first loss */
-static int read_cpu(struct tracecmd_input *h, int cpu, const struct tsc_fields *f,
+static int read_cpu(struct vtrace_dat_records *h, int cpu, const struct tsc_fields *f,
 		    struct dat_records *d, const char *path)
 {
-	struct tep_handle *tep = tracecmd_get_tep(h);
+	struct tep_handle *tep = vtrace_dat_records_tep(h);
 	uint64_t last = 0, lost;
 	bool seen = false;
 	struct tep_record *rec;
-	int ret = 0;
+	int ret;
 
-	while (!ret && (rec = tracecmd_read_data(h, cpu))) {
+	while ((ret = vtrace_dat_records_next(h, cpu, &rec)) > 0) {
 		/* a loss before the CPU's first event: nothing is known (1: before all) */
 		lost = seen ? last : 1;
 		if (rec->missed_events && (!d->trace.lost_tsc || lost < d->trace.lost_tsc)) {
@@ -144,9 +144,8 @@ static int read_cpu(struct tracecmd_input *h, int cpu, const struct tsc_fields *
 		seen = true;
 		if (last > d->trace.end_tsc)
 			d->trace.end_tsc = last;
-		if (tep_data_type(tep, rec) == f->ev->id)
-			ret = add_record(d, f, rec, path);
-		tracecmd_free_record(rec);
+		if (tep_data_type(tep, rec) == f->ev->id && add_record(d, f, rec, path))
+			return -1;
 	}
 	return ret;
 }
@@ -172,24 +171,24 @@ struct vtrace_offsets *vtrace_offsets_open_dat(const char *path, bool *found)
 {
 	struct dat_records d = { 0 };
 	struct vtrace_offsets *o = NULL;
-	struct tracecmd_input *h;
+	struct vtrace_dat_records *h;
 	struct tsc_fields f;
 	int cpus, ret;
 
 	*found = false;
-	h = vtrace_dat_open_raw(path);
+	h = vtrace_dat_records_open(path);
 	if (!h)
 		return NULL;
 	/* the records' host_tsc is the TSC: the trace's own times must be too */
-	if (vtrace_dat_check_clock(path, vtrace_dat_clock(h))) {
-		tracecmd_close(h);
+	if (vtrace_dat_check_clock(path, vtrace_dat_clock(vtrace_dat_records_handle(h)))) {
+		vtrace_dat_records_close(h);
 		return NULL;
 	}
-	ret = find_fields(tracecmd_get_tep(h), &f, path);
+	ret = find_fields(vtrace_dat_records_tep(h), &f, path);
 	if (ret <= 0)
 		goto out;
 	*found = true;
-	cpus = tep_get_cpus(tracecmd_get_tep(h));
+	cpus = vtrace_dat_records_cpus(h);
 	for (int cpu = 0; cpu < cpus; cpu++)
 		if (read_cpu(h, cpu, &f, &d, path))
 			goto out;
@@ -202,7 +201,7 @@ struct vtrace_offsets *vtrace_offsets_open_dat(const char *path, bool *found)
 		d.recs[i].seq = i;
 	o = vtrace_offsets_from_trace(path, d.recs, d.nr, &d.trace);
 out:
-	tracecmd_close(h);
+	vtrace_dat_records_close(h);
 	free(d.recs);
 	return o;
 }

@@ -17,13 +17,26 @@
  *
  * A v7 file whose options or pages are compressed is not laid out here
  * (compressed: true): its pages are chunks only libtracecmd decompresses.
+ *
+ * libtracecmd is no more written for hostile input than libtraceevent: a
+ * damaged header (a printk_formats section without its end, a CPU table
+ * that tracecmd_close() then trips on) kills it.  So, as the guests'
+ * metadata (dump.c), a trace.dat's headers are read twice: first in a
+ * child process (probe_dat()), then, if the child came through, here.  A
+ * child that dies or hangs gets the file refused, naming it, instead of
+ * killing the tool.  The options sections of v7 are checked before
+ * libtracecmd follows them (check_options_v7()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -52,11 +65,20 @@ const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 #define DAT_FL_COMPRESSION	(1 << 5)	/* TRACECMD_FL_COMPRESSION */
 #define DAT_STATE_FLYRECORD	11		/* TRACECMD_FILE_CPU_FLYRECORD */
 #define DAT_OPTION_DONE		0		/* TRACECMD_OPTION_DONE */
+#define DAT_OPTION_CPUSTAT	2		/* TRACECMD_OPTION_CPUSTAT */
 #define DAT_OPTION_BUFFER	3		/* TRACECMD_OPTION_BUFFER */
 #define DAT_SEC_FL_COMPRESS	1		/* TRACECMD_SEC_FL_COMPRESS */
 
 /* Options sections followed, at most (trace-cmd writes two or three) */
 #define DAT_MAX_SECTIONS	1024
+/* How long the probe child may take over a trace.dat's headers (a real one's: ~20 ms) */
+#define DAT_PROBE_SECONDS	60
+
+/* The probe child is skipped (a fuzz target's FUZZ_NO_PROBE=1): 0 in the tools */
+bool vtrace_dat_no_probe;
+
+static int probe_dat(const char *path, bool data);
+
 /* The v6 trace clock text, at most (the kernel's trace_clock file: under 100 bytes) */
 #define DAT_MAX_CLOCK		4096
 
@@ -261,6 +283,97 @@ static int options_section(struct dat_layout *l, uint64_t at, uint64_t *next)
 	return -1;
 }
 
+/* One option's header at @at, inside its section (ending at @end): its id and size */
+static int check_option(struct dat_layout *l, uint64_t at, uint64_t end, uint32_t *id,
+			uint32_t *size)
+{
+	unsigned char oh[6];
+
+	if (at + 6 > end) {
+		vtrace_set_error("%s: byte %llu: options section without its DONE option, expected"
+				 " one before byte %llu (truncated or damaged?)", l->path,
+				 (unsigned long long)at, (unsigned long long)end);
+		return -1;
+	}
+	if (read_at(l, oh, 6, at, "an option's header"))
+		return -1;
+	*id = num(l, oh, 2);
+	*size = num(l, oh + 2, 4);
+	if (*size > end - at - 6 || (*id == DAT_OPTION_DONE && *size < 8) ||
+	    (*id == DAT_OPTION_CPUSTAT && !*size)) {
+		vtrace_set_error("%s: byte %llu: option %u of %u bytes, expected %s within its"
+				 " section's end (byte %llu) (damaged?)", l->path,
+				 (unsigned long long)at, *id, *size,
+				 *id == DAT_OPTION_DONE ? "8 bytes or more" :
+				 *id == DAT_OPTION_CPUSTAT ? "1 byte or more" : "its bytes",
+				 (unsigned long long)end);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * v7: the chain of options sections checked before libtracecmd reads it
+ * (tracecmd_read_headers() follows it recursively, reads each option whole
+ * on the word of its size, and leaks or writes before an option's buffer
+ * when that word is wrong): every section inside the file, every option
+ * inside its section, a DONE option ending each, at most DAT_MAX_SECTIONS
+ * sections (a chain that comes back on itself would recurse without end).
+ * A compressed section ends the check: only libtracecmd reads its options.
+ */
+static int check_options_v7(struct dat_layout *l)
+{
+	uint64_t at = tracecmd_get_options_offset(l->handle);
+	unsigned char hdr[16];
+
+	for (int n = 0; at; n++) {
+		uint64_t end, next = 0;
+		uint32_t id, size;
+
+		if (n == DAT_MAX_SECTIONS) {
+			vtrace_set_error("%s: byte %llu: more than %d options sections, expected a"
+					 " chain that ends (damaged?)", l->path,
+					 (unsigned long long)at, DAT_MAX_SECTIONS);
+			return -1;
+		}
+		if (read_at(l, hdr, sizeof(hdr), at, "an options section's header"))
+			return -1;
+		if (num(l, hdr, 2) != DAT_OPTION_DONE) {
+			vtrace_set_error("%s: byte %llu: section id %llu, expected an options section"
+					 " (0)", l->path, (unsigned long long)at,
+					 (unsigned long long)num(l, hdr, 2));
+			return -1;
+		}
+		end = at + sizeof(hdr) + num(l, hdr + 8, 8);
+		if (end < at || end > l->file_size) {
+			vtrace_set_error("%s: byte %llu: options section of %llu bytes, expected"
+					 " within the file's %llu bytes (truncated?)", l->path,
+					 (unsigned long long)at, (unsigned long long)num(l, hdr + 8, 8),
+					 (unsigned long long)l->file_size);
+			return -1;
+		}
+		if (num(l, hdr + 2, 2) & DAT_SEC_FL_COMPRESS) {
+			if (tracecmd_get_flags(l->handle) & DAT_FL_COMPRESSION)
+				return 0;
+			vtrace_set_error("%s: byte %llu: a compressed options section, in a file whose"
+					 " header names no compression (damaged?)", l->path,
+					 (unsigned long long)at);
+			return -1;
+		}
+		for (at += sizeof(hdr);; at += 6 + size) {
+			if (check_option(l, at, end, &id, &size))
+				return -1;
+			if (id == DAT_OPTION_DONE)
+				break;
+		}
+		if (read_at(l, hdr, 8, at + 6, "the next options section's offset"))
+			return -1;
+		next = num(l, hdr, 8);
+		at = next;
+	}
+	return 0;
+}
+
 /* v7: follow the options sections to the top instance's BUFFER option */
 static int layout_v7(struct dat_layout *l)
 {
@@ -300,6 +413,8 @@ int dat_layout_read(const char *path, struct dat_layout *l)
 	memset(l, 0, sizeof(*l));
 	l->fd = -1;
 	l->path = path;
+	if (probe_dat(path, false))
+		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		vtrace_set_error("%s: %s", path, strerror(errno));
@@ -314,10 +429,12 @@ int dat_layout_read(const char *path, struct dat_layout *l)
 		goto bad_headers;
 	}
 	tracecmd_set_flag(l->handle, DAT_FL_RAW_TS);
+	/* the handle's fd: pread() leaves its position, where libtracecmd reads on */
+	l->fd = fd;
+	if (tracecmd_get_in_file_version(l->handle) >= 7 && check_options_v7(l))
+		return -1;
 	if (tracecmd_read_headers(l->handle, 0) < 0)
 		goto bad_headers;
-	/* the handle's fd, as libtracecmd left it: just past the headers for v6 */
-	l->fd = fd;
 	l->page_size = tracecmd_page_size(l->handle);
 	l->long_size = tracecmd_long_size(l->handle);
 	l->tep = tracecmd_get_tep(l->handle);
@@ -390,33 +507,143 @@ int vtrace_dat_check_clock(const char *path, const char *clock)
 	return -1;
 }
 
+/* check_options_v7() for a handle of libtracecmd's own, its headers not read yet */
+static int check_options(const char *path, struct tracecmd_input *h)
+{
+	struct dat_layout l = { .path = path, .handle = h };
+	struct stat st;
+	int ret;
+
+	if (tracecmd_get_in_file_version(h) < 7)
+		return 0;
+	l.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (l.fd < 0 || fstat(l.fd, &st)) {
+		vtrace_set_error("%s: %s", path, strerror(errno));
+		if (l.fd >= 0)
+			close(l.fd);
+		return -1;
+	}
+	l.file_size = st.st_size;
+	ret = check_options_v7(&l);
+	close(l.fd);
+	return ret;
+}
+
+/* libtracecmd's reading of @path's headers, and of its CPUs' first pages if @data */
+static struct tracecmd_input *open_headers(const char *path, bool data)
+{
+	struct tracecmd_input *h = tracecmd_alloc(path, 0);
+
+	if (!h) {
+		vtrace_set_error("%s: a trace.dat whose file header libtracecmd cannot read"
+				 " (truncated or damaged?)", path);
+		return NULL;
+	}
+	tracecmd_set_flag(h, DAT_FL_RAW_TS);
+	if (check_options(path, h)) {
+		tracecmd_close(h);
+		return NULL;
+	}
+	if (tracecmd_read_headers(h, 0) < 0 || (data && tracecmd_init_data(h) < 0)) {
+		tracecmd_close(h);
+		vtrace_set_error("%s: a trace.dat whose headers or CPU data libtracecmd cannot"
+				 " read (truncated or damaged?)", path);
+		return NULL;
+	}
+	return h;
+}
+
+/* In the probe child: libtracecmd reads the headers and closes the file, never returns */
+static void __attribute__((noreturn)) probe_child(const char *path, bool data, int *done)
+{
+	struct rlimit no_core = { 0, 0 };
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	struct tracecmd_input *h;
+
+	setrlimit(RLIMIT_CORE, &no_core);
+	/* libtracecmd's warnings and ours are printed once, by the parent */
+	if (null >= 0) {
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+	}
+	vtrace_set_quiet(true);
+	signal(SIGALRM, SIG_DFL);
+	alarm(DAT_PROBE_SECONDS);
+	h = open_headers(path, data);
+	if (h)
+		tracecmd_close(h);
+	*done = 1;	/* the sanitizers exit 1 on what would be a SIGSEGV: not an exit 0 */
+	_exit(0);
+}
+
+/*
+ * @path's headers read by libtracecmd in a child process first: 0 if it
+ * came through (the file may still be refused, here, with its reason), -1
+ * if it died or hung.
+ */
+static int probe_dat(const char *path, bool data)
+{
+	int *done, status, ret = -1;
+	char how[64];
+	pid_t pid;
+
+	if (vtrace_dat_no_probe)
+		return 0;
+	done = mmap(NULL, sizeof(*done), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		    0);
+	if (done == MAP_FAILED) {
+		vtrace_set_error("%s: mmap: %s", path, strerror(errno));
+		return -1;
+	}
+	*done = 0;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		vtrace_set_error("%s: fork: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!pid)
+		probe_child(path, data, done);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			vtrace_set_error("%s: waitpid: %s", path, strerror(errno));
+			goto out;
+		}
+	}
+	if (WIFEXITED(status) && !WEXITSTATUS(status) && *done) {
+		ret = 0;
+		goto out;
+	}
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		snprintf(how, sizeof(how), "took over %d s", DAT_PROBE_SECONDS);
+	else if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "died of SIG%s", sigabbrev_np(WTERMSIG(status)) ?
+			 sigabbrev_np(WTERMSIG(status)) : "?");
+	else
+		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
+	vtrace_set_error("%s: refused: libtracecmd %s reading its headers (in a child process):"
+			 " a damaged trace.dat (trace-cmd report fails on it too?)", path, how);
+out:
+	munmap(done, sizeof(*done));
+	return ret;
+}
+
 /*
  * A trace.dat opened with libtracecmd's record reader for raw time stamps:
  * TRACECMD_FL_RAW_TS set between tracecmd_alloc() and
  * tracecmd_read_headers() makes tracecmd_read_data() return the ring
  * buffer's own time stamps, not shifted by the file's DATE, OFFSET,
  * TSC2NSEC or TIME_SHIFT options, not scaled to ns.  vtrace-merge opens a
- * compressed host trace.dat this way (and its self-check a second one);
- * both commands read the vtrace_host events of any host trace.dat so.
+ * compressed host trace.dat this way (and its self-check a second one),
+ * and dat-records.c the records of a compressed one.  libtracecmd reads
+ * the headers and the first pages in a probe child first (probe_dat()).
  */
 struct tracecmd_input *vtrace_dat_open_raw(const char *path)
 {
-	struct tracecmd_input *h;
-
-	if (vtrace_dat_check_magic(path))
+	if (vtrace_dat_check_magic(path) || probe_dat(path, true))
 		return NULL;
-	h = tracecmd_alloc(path, 0);
-	if (h) {
-		tracecmd_set_flag(h, DAT_FL_RAW_TS);
-		if (tracecmd_read_headers(h, 0) < 0 || tracecmd_init_data(h) < 0) {
-			tracecmd_close(h);
-			h = NULL;
-		}
-	}
-	if (!h)
-		vtrace_set_error("%s: a trace.dat whose headers or CPU data libtracecmd cannot read"
-				 " (truncated or damaged?)", path);
-	return h;
+	return open_headers(path, true);
 }
 
 /**

@@ -358,31 +358,29 @@ void vtrace_vthreads_finish(struct vtrace_vthreads *c, struct tep_handle *tep)
 	}
 }
 
-/* A host trace.dat, read with libtracecmd, raw time stamps */
+/* A host trace.dat, raw time stamps (dat-records.c) */
 int vtrace_vthreads_read_dat(struct vtrace_vthreads *vt, const char *path)
 {
-	struct tracecmd_input *h = vtrace_dat_open_raw(path);
+	struct vtrace_dat_records *h = vtrace_dat_records_open(path);
 	struct tep_handle *tep;
 	int ret;
 
 	if (!h)
 		return -1;
-	tep = tracecmd_get_tep(h);
+	tep = vtrace_dat_records_tep(h);
 	ret = vtrace_vthreads_init(vt, tep);
-	for (int cpu = 0; cpu < tep_get_cpus(tep) && !ret; cpu++) {
+	for (int cpu = 0; cpu < vtrace_dat_records_cpus(h) && !ret; cpu++) {
 		struct tep_record *rec;
 
 		vtrace_vthreads_cpu_begin(vt);
-		while (!ret && (rec = tracecmd_read_data(h, cpu))) {
+		while (!ret && (ret = vtrace_dat_records_next(h, cpu, &rec)) > 0)
 			ret = vtrace_vthreads_record(vt, tep, rec);
-			tracecmd_free_record(rec);
-		}
 		if (!ret)
 			ret = vtrace_vthreads_cpu_end(vt, tep);
 	}
 	if (!ret)
 		vtrace_vthreads_finish(vt, tep);
-	tracecmd_close(h);
+	vtrace_dat_records_close(h);
 	return ret;
 }
 
