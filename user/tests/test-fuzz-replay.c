@@ -609,6 +609,50 @@ static bool raw_open_dies_without_probe(const char *dat)
 }
 
 /*
+ * Version 6 headers whose sizes libtracecmd took on trust: it allocated what
+ * they said (up to 2^64 bytes: out of memory in the fuzzer, NULL in a normal
+ * build) or read past its copy (a printk line without ':'): each refused
+ * before libtracecmd reads it, naming what is wrong and where.
+ */
+static void test_host_v6_headers(void)
+{
+	static const struct {
+		const char *input, *error;
+	} cases[] = {
+		{ "v6-header-page-size-past-file", "byte 38: header_page of 17108185427958767309"
+		  " bytes, expected within the file's 16384 bytes" },
+		{ "v6-ftrace-format-count-past-file", "byte 473: 540680304 ftrace formats, more than"
+		  " the file can hold" },
+		{ "v6-event-format-count-past-file", "byte 3226: 4245 event formats, more than the"
+		  " file can hold" },
+		{ "v6-event-system-name-without-end", "byte 910: an event system's name, expected a"
+		  " name of under 256 bytes and its NUL" },
+		{ "v6-printk-size-past-file", "byte 5354: the printk formats of 4294966736 bytes,"
+		  " expected within the file's 20416 bytes" },
+		{ "v6-printk-line-without-colon", "byte 6108: a printk format line without \":\"" },
+		{ "v6-cmdlines-size-past-file", "byte 1735: cmdlines of 150994944671088640 bytes" },
+	};
+	char path[256], name[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct vtrace_dump *d;
+		const char *dat;
+		bool compressed;
+
+		snprintf(path, sizeof(path), "fixtures/fuzz/host/%s", cases[i].input);
+		dat = host_dat_of(path, "v6.dat");
+		d = vtrace_dump_open_dat(dat, 0, &compressed);
+		snprintf(name, sizeof(name), "host_dat_%s_refused", cases[i].input);
+		for (char *c = name; *c; c++)
+			*c = *c == '-' ? '_' : *c;
+		ktap_check(!d && strstr(vtrace_last_error(), "v6.dat: ") &&
+			   strstr(vtrace_last_error(), cases[i].error), name, "%s",
+			   d ? "opened" : vtrace_last_error());
+		vtrace_dump_close(d);
+	}
+}
+
+/*
  * Damaged host files the readers once handed to libtracecmd, which crashed
  * or leaked on them: refused now, before libtracecmd reads what is wrong.
  */
@@ -652,6 +696,8 @@ static void test_host_files(void)
 		   d ? "opened" : vtrace_last_error());
 	vtrace_dump_close(d);
 
+	test_host_v6_headers();
+
 	/* libtracecmd's tracecmd_close() after its init_data failed: a NULL dereference */
 	dat = host_dat_of("fixtures/fuzz/host/close-after-failed-init-data", "n.dat");
 	ktap_check(!vtrace_dat_open_raw(dat) && strstr(vtrace_last_error(), "n.dat: refused:"
@@ -676,7 +722,7 @@ int main(int argc, char **argv)
 	fuzz_merge_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 28);
+	printf("KTAP version 1\n1..%d\n", n + 35);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();

@@ -283,6 +283,175 @@ static int options_section(struct dat_layout *l, uint64_t at, uint64_t *next)
 	return -1;
 }
 
+/* A v6 header's number of @bytes at *@at, read and stepped over */
+static int v6_num(struct dat_layout *l, uint64_t *at, int bytes, uint64_t *v, const char *what)
+{
+	unsigned char b[8];
+
+	if (read_at(l, b, bytes, *at, what))
+		return -1;
+	*v = num(l, b, bytes);
+	*at += bytes;
+	return 0;
+}
+
+/* @len bytes of @what at *@at, inside the file, stepped over */
+static int v6_skip(struct dat_layout *l, uint64_t *at, uint64_t len, const char *what)
+{
+	if (len > l->file_size - *at) {
+		vtrace_set_error("%s: byte %llu: %s of %llu bytes, expected within the file's %llu"
+				 " bytes (truncated or damaged?)", l->path, (unsigned long long)*at,
+				 what, (unsigned long long)len, (unsigned long long)l->file_size);
+		return -1;
+	}
+	*at += len;
+	return 0;
+}
+
+/* A v6 header's tag (@len bytes with its NUL or padding), or one of two */
+static int v6_tag(struct dat_layout *l, uint64_t *at, const char *tag, const char *or,
+		  size_t len)
+{
+	char b[16];
+
+	if (read_at(l, b, len, *at, "a section's name"))
+		return -1;
+	if (!memcmp(b, tag, len) || (or && !memcmp(b, or, len))) {
+		*at += len;
+		return !memcmp(b, tag, len) ? 0 : 1;
+	}
+	vtrace_set_error("%s: byte %llu: \"%.*s\", expected \"%s\"%s%s%s (damaged?)", l->path,
+			 (unsigned long long)*at, (int)strnlen(b, len), b, tag, or ? " or \"" : "",
+			 or ? or : "", or ? "\"" : "");
+	return -1;
+}
+
+/* @n pieces of a u64 size and their bytes each (v6's formats) */
+static int v6_sized(struct dat_layout *l, uint64_t *at, uint64_t n, const char *what)
+{
+	uint64_t len;
+
+	if (n > (l->file_size - *at) / 8) {
+		vtrace_set_error("%s: byte %llu: %llu %s, more than the file can hold (damaged?)",
+				 l->path, (unsigned long long)*at, (unsigned long long)n, what);
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		if (v6_num(l, at, 8, &len, what) || v6_skip(l, at, len, what))
+			return -1;
+	return 0;
+}
+
+/*
+ * The printk formats: every line "ADDR : FORMAT", as the kernel writes
+ * them (libtraceevent's tep_parse_printk_formats() reads past its copy on a
+ * last line without ':')
+ */
+static int v6_printk(struct dat_layout *l, uint64_t at, uint64_t len)
+{
+	char *text = malloc(len + 1), *p, *nl;
+	int ret = -1;
+
+	if (!text || read_at(l, text, len, at, "the printk formats"))
+		goto out;
+	text[len] = '\0';
+	for (p = text; p < text + len; p = nl + 1) {
+		nl = memchr(p, '\n', text + len - p);
+		if (!nl)
+			nl = text + len;
+		if (nl > p && !memchr(p, ':', nl - p)) {
+			vtrace_set_error("%s: byte %llu: a printk format line without \":\", expected"
+					 " \"ADDRESS : FORMAT\" (damaged?)", l->path,
+					 (unsigned long long)(at + (p - text)));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(text);
+	return ret;
+}
+
+/*
+ * v6: the headers walked before libtracecmd reads them (it allocates and
+ * reads what each size says, up to 2^64 bytes): header_page, header_event,
+ * the ftrace and event formats, kallsyms, printk formats, cmdlines, the
+ * CPU count and the options, each inside the file, then "flyrecord" or
+ * "latency".
+ */
+static int check_headers_v6(struct dat_layout *l)
+{
+	uint64_t at = 0, n, len;
+	char b[24], *nul;
+
+	/* magic (10 bytes), version "6\0", endian, long size, u32 page size */
+	if (read_at(l, b, sizeof(b), 0, "the file header"))
+		return -1;
+	nul = memchr(b + 10, '\0', sizeof(b) - 10);
+	if (!nul) {
+		vtrace_set_error("%s: byte 10: a version without its end (damaged?)", l->path);
+		return -1;
+	}
+	at = nul + 1 - b + 6;
+	if (v6_tag(l, &at, "header_page", NULL, 12) || v6_sized(l, &at, 1, "header_page") ||
+	    v6_tag(l, &at, "header_event", NULL, 13) || v6_sized(l, &at, 1, "header_event"))
+		return -1;
+	if (v6_num(l, &at, 4, &n, "the count of ftrace formats") ||
+	    v6_sized(l, &at, n, "ftrace formats"))
+		return -1;
+	if (v6_num(l, &at, 4, &n, "the count of event systems"))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		char name[256];
+		size_t got = pread(l->fd, name, sizeof(name), at);
+
+		nul = got <= sizeof(name) ? memchr(name, '\0', got) : NULL;
+		if (!nul) {
+			vtrace_set_error("%s: byte %llu: an event system's name, expected a name of"
+					 " under %zu bytes and its NUL (damaged?)", l->path,
+					 (unsigned long long)at, sizeof(name));
+			return -1;
+		}
+		at += nul + 1 - name;
+		if (v6_num(l, &at, 4, &len, "the count of a system's formats") ||
+		    v6_sized(l, &at, len, "event formats"))
+			return -1;
+	}
+	if (v6_num(l, &at, 4, &len, "the size of kallsyms") || v6_skip(l, &at, len, "kallsyms") ||
+	    v6_num(l, &at, 4, &len, "the size of the printk formats") ||
+	    v6_skip(l, &at, len, "the printk formats") || v6_printk(l, at - len, len) ||
+	    v6_num(l, &at, 8, &len, "the size of cmdlines") || v6_skip(l, &at, len, "cmdlines") ||
+	    v6_num(l, &at, 4, &n, "the CPU count"))
+		return -1;
+	switch (v6_tag(l, &at, "options  ", "flyrecord", 10)) {
+	case 1:
+		return 0;
+	case -1:
+		if (!v6_tag(l, &at, "latency  ", NULL, 10))
+			return 0;
+		vtrace_set_error("%s: byte %llu: expected \"options\", \"flyrecord\" or"
+				 " \"latency\" after the headers (damaged?)", l->path,
+				 (unsigned long long)at);
+		return -1;
+	}
+	for (;;) {
+		uint64_t id;
+
+		if (v6_num(l, &at, 2, &id, "an option's id"))
+			return -1;
+		if (id == DAT_OPTION_DONE)
+			break;
+		if (v6_num(l, &at, 4, &len, "an option's size") || v6_skip(l, &at, len, "an option"))
+			return -1;
+		if (id == DAT_OPTION_CPUSTAT && !len) {
+			vtrace_set_error("%s: byte %llu: an empty CPUSTAT option, expected 1 byte or"
+					 " more (damaged?)", l->path, (unsigned long long)at - 6);
+			return -1;
+		}
+	}
+	return v6_tag(l, &at, "flyrecord", "latency  ", 10) < 0 ? -1 : 0;
+}
+
 /* One option's header at @at, inside its section (ending at @end): its id and size */
 static int check_option(struct dat_layout *l, uint64_t at, uint64_t end, uint32_t *id,
 			uint32_t *size)
@@ -431,7 +600,8 @@ int dat_layout_read(const char *path, struct dat_layout *l)
 	tracecmd_set_flag(l->handle, DAT_FL_RAW_TS);
 	/* the handle's fd: pread() leaves its position, where libtracecmd reads on */
 	l->fd = fd;
-	if (tracecmd_get_in_file_version(l->handle) >= 7 && check_options_v7(l))
+	if (tracecmd_get_in_file_version(l->handle) >= 7 ? check_options_v7(l) :
+	    check_headers_v6(l))
 		return -1;
 	if (tracecmd_read_headers(l->handle, 0) < 0)
 		goto bad_headers;
@@ -514,8 +684,6 @@ static int check_options(const char *path, struct tracecmd_input *h)
 	struct stat st;
 	int ret;
 
-	if (tracecmd_get_in_file_version(h) < 7)
-		return 0;
 	l.fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (l.fd < 0 || fstat(l.fd, &st)) {
 		vtrace_set_error("%s: %s", path, strerror(errno));
@@ -524,7 +692,7 @@ static int check_options(const char *path, struct tracecmd_input *h)
 		return -1;
 	}
 	l.file_size = st.st_size;
-	ret = check_options_v7(&l);
+	ret = tracecmd_get_in_file_version(h) >= 7 ? check_options_v7(&l) : check_headers_v6(&l);
 	close(l.fd);
 	return ret;
 }
