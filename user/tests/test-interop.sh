@@ -373,6 +373,16 @@ if command -v rsvg-convert > /dev/null; then
 	ok $? svg_worst_renders_to_png "see $ART/explain-mix.png"
 fi
 
+# ---- svg: a vCPU thread's exits (kvm_exit .. kvm_entry) in its "on host" lane, clipped to its
+# runs: explain_exits' worst wake-up is the hog's, an interrupt exit of tid 900 from 4.007173 to
+# 4.009178 s during which e2e_hog ran 4.007174 .. 4.009175: drawn 1 us before and 3 us after
+run --host "$XE/host" --guest g1="$XE/g1" --offsets "$XE/tsc_offsets" --task cyclictest \
+	--explain --format svg
+exits=$(grep -o '<title>exit (pid [0-9]*) [^<]*' "$T/out" | tr '\n' '|')
+[ $rc -eq 0 ] && [ "$exits" = '<title>exit (pid 900) 4.007173000 .. 4.007174000 s, 0.001 ms|<title>exit (pid 900) 4.009175000 .. 4.009178000 s, 0.003 ms|' ] &&
+	grep -q 'in an exit (kvm_exit .. kvm_entry: the host handling it)' "$T/out"
+ok $? svg_exits_where_the_vcpu_thread_ran "rc $rc: $exits"
+
 # ---- vtrace dat: trace-cmd report -i host.dat -i guest.dat gives vtrace-merge's events and order
 host_dat() {	# host_dat DIR: DIR/host.dat from DIR/host/cpu* (trace-cmd restore, version 7)
 	local d=$1 tr=$1/tracefs f

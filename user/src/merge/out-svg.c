@@ -22,7 +22,9 @@
  * threads of that name (several VMs), only the one out-sched.c tells is
  * the guest CPU's (the self-check's fit); when none is, the lane is empty
  * and its label says why ("on host: not told apart: 2 threads named CPU
- * 1/KVM").
+ * 1/KVM").  With the host's kvm_exit/kvm_entry, the thread's exits are
+ * drawn over its runs in a lighter blue, clipped to them: blank, the thread
+ * not running; dark, guest mode; light, the host handling an exit.
  *
  * With --explain, the picture answers "why was my task late" for the
  * worst late wake-up (explain.c's JSON lines, opts->explain_text):
@@ -52,6 +54,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event-parse.h>
+
 #include "out-sched.h"
 #include "vtrace-util.h"
 
@@ -64,6 +68,7 @@
 #define GAP		4
 #define LEGEND_MAX	16
 #define VCPU_COLOR	"#4c78a8"
+#define EXIT_COLOR	"#9ecae9"	/* a vCPU thread in the host: kvm_exit .. kvm_entry */
 #define HEAD_TOP	150	/* --explain: the lanes' top, under the headline and the bar */
 #define BAR_Y		118	/* --explain: the delay's bar */
 #define BAR_H		20
@@ -79,6 +84,19 @@ struct svg_slice {
 	uint64_t	from;
 	uint64_t	to;
 	const char	*ambiguous;	/* sched_slice_ambiguous(), NULL: not */
+};
+
+/* a vCPU thread's exit: the host handling it, from kvm_exit to the next kvm_entry */
+struct svg_exit {
+	int		tid;
+	uint64_t	from;
+	uint64_t	to;
+};
+
+/* a vCPU thread whose kvm_exit waits for its kvm_entry */
+struct open_exit {
+	int		tid;
+	uint64_t	from;
 };
 
 struct lane {
@@ -137,6 +155,7 @@ struct svg {
 	uint64_t		t1;
 	uint64_t		hidden;
 	uint64_t		ambiguous;	/* slices drawn with the mark */
+	uint64_t		exits;		/* exits drawn */
 	struct window		win;
 	struct lates		lates;
 	uint64_t		v0;		/* the view, with --explain */
@@ -146,6 +165,14 @@ struct svg {
 	int			top;		/* the lanes' top */
 	struct svg_slice	*legend;	/* rank_tasks() */
 	int			nr_legend;
+	struct tep_handle	*host_tep;	/* whose ids these are */
+	int			exit_id;
+	int			entry_id;
+	struct open_exit	*open;
+	int			nr_open;
+	struct svg_exit		*ex;		/* the exits in the view */
+	size_t			nr_ex;
+	size_t			max_ex;
 };
 
 static void on_slice(void *priv, const struct sched_slice *s)
@@ -175,6 +202,66 @@ static void on_slice(void *priv, const struct sched_slice *s)
 	n->from = s->from;
 	n->to = s->to;
 	n->ambiguous = sched_slice_ambiguous(s);
+}
+
+static int add_exit(struct svg *g, int tid, uint64_t from, uint64_t to)
+{
+	if (to < g->v0 || from > g->v1)
+		return 0;
+	if (g->nr_ex == g->max_ex) {
+		size_t max = g->max_ex ? 2 * g->max_ex : 1024;
+		struct svg_exit *n = realloc(g->ex, max * sizeof(*n));
+
+		if (!n)
+			return -1;
+		g->ex = n;
+		g->max_ex = max;
+	}
+	g->ex[g->nr_ex++] = (struct svg_exit){ tid, from, to };
+	return 0;
+}
+
+/* The host's kvm_exit opens a vCPU thread's exit, its next kvm_entry closes it */
+static void on_instant(void *priv, int mi, struct source *s, uint64_t ns)
+{
+	struct svg *g = priv;
+	struct tep_handle *tep = s->m->tep;
+	int id = tep_data_type(tep, s->rec), tid, i;
+	struct tep_event *ev;
+
+	(void)mi;
+	if (s->m->guest)
+		return;
+	if (g->host_tep != tep) {
+		g->host_tep = tep;
+		ev = tep_find_event_by_name(tep, "kvm", "kvm_exit");
+		g->exit_id = ev ? ev->id : -1;
+		ev = tep_find_event_by_name(tep, "kvm", "kvm_entry");
+		g->entry_id = ev ? ev->id : -1;
+	}
+	if (id != g->exit_id && id != g->entry_id)
+		return;
+	tid = tep_data_pid(tep, s->rec);
+	for (i = 0; i < g->nr_open && g->open[i].tid != tid; i++)
+		;
+	if (id == g->exit_id) {
+		if (i == g->nr_open) {
+			struct open_exit *n = realloc(g->open, (i + 1) * sizeof(*n));
+
+			if (!n) {
+				g->oom = true;
+				return;
+			}
+			g->open = n;
+			g->nr_open++;
+		}
+		g->open[i] = (struct open_exit){ tid, ns };
+		return;
+	}
+	if (i < g->nr_open && g->open[i].from && add_exit(g, tid, g->open[i].from, ns))
+		g->oom = true;
+	if (i < g->nr_open)
+		g->open[i].from = 0;
 }
 
 static void put_text(FILE *out, const char *s)
@@ -350,6 +437,63 @@ static void draw_slices(struct svg *g)
 	}
 }
 
+static int by_tid_from(const void *a, const void *b)
+{
+	const struct svg_exit *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* One exit, clipped to where its thread ran: an exit off the CPU is the thread not running */
+static void draw_exit(struct svg *g, const struct svg_exit *e, const struct svg_exit *run,
+		      size_t nr)
+{
+	struct svg_slice sl = { .pid = e->tid, .ambiguous = NULL };
+	int cpu, gm = sched_guest_of_tid(g->d.t, e->tid, &cpu);
+	struct lane *l = gm >= 0 ? find_lane(g, gm, cpu, true) : NULL;
+
+	snprintf(sl.comm, sizeof(sl.comm), "exit");
+	for (size_t k = 0; l && k < nr && run[k].tid == e->tid && run[k].from < e->to; k++) {
+		sl.from = run[k].from > e->from ? run[k].from : e->from;
+		sl.to = run[k].to < e->to ? run[k].to : e->to;
+		if (sl.from < sl.to) {
+			put_rect(g, l, &sl, "", EXIT_COLOR);
+			g->exits++;
+		}
+	}
+}
+
+/*
+ * Each vCPU thread's exits over its runs in the "on host" lane: blank, the
+ * thread not running; dark, in guest mode; light, the host handling an exit
+ */
+static void draw_exits(struct svg *g)
+{
+	struct svg_exit *run = calloc(g->nr + 1, sizeof(*run));
+	size_t nr = 0, j = 0;
+
+	if (!g->nr_ex || !run) {	/* qsort() takes no NULL, even of 0 items */
+		free(run);
+		return;
+	}
+	for (size_t i = 0; i < g->nr; i++)
+		if (g->sl[i].vcpu >= 0)
+			run[nr++] = (struct svg_exit){ g->sl[i].pid, g->sl[i].from, g->sl[i].to };
+	qsort(run, nr, sizeof(*run), by_tid_from);
+	qsort(g->ex, g->nr_ex, sizeof(*g->ex), by_tid_from);
+	for (size_t i = 0; i < g->nr_ex; i++) {
+		const struct svg_exit *e = &g->ex[i];
+
+		while (j < nr && (run[j].tid < e->tid || (run[j].tid == e->tid &&
+							  run[j].to <= e->from)))
+			j++;
+		draw_exit(g, e, run + j, nr - j);
+	}
+	free(run);
+}
+
 static void draw_labels(struct svg *g)
 {
 	char name[128], what[96];
@@ -481,6 +625,16 @@ static int draw_legend(struct svg *g, int y)
 			x = LABEL_W;
 			y += 18;
 		}
+	}
+	if (g->nr_ex) {		/* under the tasks: the "on host" lanes' two blues */
+		y += nr ? 18 : 0;
+		fprintf(g->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"lg\">on host, a vCPU thread: in guest mode"
+			"</text><rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"lg\">in an exit (kvm_exit .. kvm_entry: "
+			"the host handling it)</text>\n", LABEL_W, y, VCPU_COLOR, LABEL_W + 16,
+			y + 10, LABEL_W + 300, y, EXIT_COLOR, LABEL_W + 316, y + 10);
+		nr = 1;
 	}
 	return y + (nr ? 18 : 0);
 }
@@ -797,7 +951,8 @@ static int svg_finish(struct drawn *d)
 	}
 	axis = y + 4;
 	legend_rows = LEGEND_MAX * 150 / (WIDTH - LABEL_W) + 1;
-	height = axis + 30 + 18 * legend_rows + (explain ? 30 + OVERVIEW_H + 34 : 0) + 50;
+	height = axis + 30 + 18 * (legend_rows + (g->nr_ex > 0)) +
+		 (explain ? 30 + OVERVIEW_H + 34 : 0) + 50;
 	put_head(g, height);
 	if (explain) {
 		draw_headline(g);
@@ -812,6 +967,7 @@ static int svg_finish(struct drawn *d)
 	if (explain)
 		draw_shade(g, axis);
 	draw_slices(g);
+	draw_exits(g);
 	if (explain)
 		draw_window(g, axis);
 	draw_axis(g, g->t0, g->t1, axis, g->top - 4);
@@ -840,6 +996,8 @@ static void svg_free(struct drawn *d)
 	free(g->sl);
 	free(g->lanes);
 	free(g->legend);
+	free(g->open);
+	free(g->ex);
 	free(g->lates.at);
 	free(g->lates.delay);
 	free(g);
@@ -1001,7 +1159,8 @@ static void window_view(const struct window *w, uint64_t *from, uint64_t *to)
 }
 
 static const struct sched_ops svg_ops = {
-	.slice	= on_slice,
+	.slice		= on_slice,
+	.instant	= on_instant,
 };
 
 struct drawn *svg_open(FILE *out, const struct merge_opts *opts)
