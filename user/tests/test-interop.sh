@@ -383,6 +383,22 @@ exits=$(grep -o '<title>exit (pid [0-9]*) [^<]*' "$T/out" | tr '\n' '|')
 	grep -q 'in an exit (kvm_exit .. kvm_entry: the host handling it)' "$T/out"
 ok $? svg_exits_where_the_vcpu_thread_ran "rc $rc: $exits"
 
+# ---- svg: a host cpu not running drawn where --explain counts it: explain_quiet's worst wake-up
+# (20.042 ms, 20 ms of it host_not_running) sits in host cpu 1's silence from its tick at 4.008 s
+# to the next at 4.03235 s (its quiet_ns 12 ms); the silence within the window is the part
+XQ=$T/explain-quiet
+$GEN make "$XQ" explain_quiet > /dev/null
+run --host "$XQ/host" --guest g1="$XQ/g1" --offsets "$XQ/tsc_offsets" --task cyclictest \
+	--explain --format svg
+stops=$(grep -o 'class="stop" data-cpu="[0-9]*" data-from-ns="[0-9]*" data-to-ns="[0-9]*"' "$T/out" |
+	tr '\n' '|')
+win=$(grep -o 'data-expected-ns="[0-9]*" data-running-ns="[0-9]*"' "$T/out")
+[ $rc -eq 0 ] && [ "$stops" = 'class="stop" data-cpu="1" data-from-ns="4008000000" data-to-ns="4032350000"|' ] &&
+	[ "$win" = 'data-expected-ns="4012350000" data-running-ns="4032392000"' ] &&
+	grep -q 'data-cause="host_not_running" data-task="" data-ns="20000000"' "$T/out" &&
+	grep -q 'host cpu not running (stopped below the host): no event for' "$T/out"
+ok $? svg_host_cpu_not_running_where_explain_counts_it "rc $rc: $stops $win"
+
 # ---- vtrace dat: trace-cmd report -i host.dat -i guest.dat gives vtrace-merge's events and order
 host_dat() {	# host_dat DIR: DIR/host.dat from DIR/host/cpu* (trace-cmd restore, version 7)
 	local d=$1 tr=$1/tracefs f

@@ -213,6 +213,8 @@ void sched_tracker_event(struct sched_tracker *t, struct source *s)
 
 	if (mi < 0 || s->cpu < 0 || s->cpu >= s->m->nr_cpus)
 		return;
+	if (t->ops->event)
+		t->ops->event(t->priv, mi, s, ns);
 	if (!t->any)
 		t->first = ns;
 	t->any = true;

@@ -38,10 +38,12 @@ struct sched_slice {
  * struct sched_ops - what a drawn output does with the stream
  * @slice:	a finished slice (idle ones included)
  * @instant:	any event that is not a sched_switch; @mi as in slices
+ * @event:	every event, sched_switch too, before the tracker takes it
  */
 struct sched_ops {
 	void	(*slice)(void *priv, const struct sched_slice *sl);
 	void	(*instant)(void *priv, int mi, struct source *s, uint64_t ns);
+	void	(*event)(void *priv, int mi, struct source *s, uint64_t ns);
 };
 
 struct sched_tracker;

@@ -24,7 +24,10 @@
  * and its label says why ("on host: not told apart: 2 threads named CPU
  * 1/KVM").  With the host's kvm_exit/kvm_entry, the thread's exits are
  * drawn over its runs in a lighter blue, clipped to them: blank, the thread
- * not running; dark, guest mode; light, the host handling an exit.
+ * not running; dark, guest mode; light, the host handling an exit.  With
+ * --explain, a host cpu's gaps between events as long as explain's quiet_ns
+ * for it (its "host_cpu" JSON line) are drawn dark over its lane: the cpu
+ * not running (stopped below the host), as explain counts it.
  *
  * With --explain, the picture answers "why was my task late" for the
  * worst late wake-up (explain.c's JSON lines, opts->explain_text):
@@ -74,6 +77,8 @@
 #define BAR_H		20
 #define OVERVIEW_H	40
 #define PARTS_MAX	8
+#define HOST_CPUS_MAX	256	/* host cpus whose silences are drawn */
+#define STOP_COLOR	"#555"	/* a host cpu not running: the bar's and the lanes' */
 
 struct svg_slice {
 	int		mi;
@@ -89,6 +94,13 @@ struct svg_slice {
 /* a vCPU thread's exit: the host handling it, from kvm_exit to the next kvm_entry */
 struct svg_exit {
 	int		tid;
+	uint64_t	from;
+	uint64_t	to;
+};
+
+/* a host cpu with no event for its quiet_ns or more: not running (stopped below the host) */
+struct silence {
+	int		cpu;
 	uint64_t	from;
 	uint64_t	to;
 };
@@ -173,6 +185,11 @@ struct svg {
 	struct svg_exit		*ex;		/* the exits in the view */
 	size_t			nr_ex;
 	size_t			max_ex;
+	uint64_t		*quiet;		/* [host cpu]: explain's quiet_ns, 0: none */
+	uint64_t		*last;		/* [host cpu]: its last event */
+	struct silence		*sil;		/* the silences in the view */
+	size_t			nr_sil;
+	size_t			max_sil;
 };
 
 static void on_slice(void *priv, const struct sched_slice *s)
@@ -219,6 +236,37 @@ static int add_exit(struct svg *g, int tid, uint64_t from, uint64_t to)
 	}
 	g->ex[g->nr_ex++] = (struct svg_exit){ tid, from, to };
 	return 0;
+}
+
+/*
+ * Every host event: a gap since the cpu's last one of explain's quiet_ns or
+ * more (a host_cpu line of its JSON) is the cpu not running, as explain counts it
+ */
+static void on_event(void *priv, int mi, struct source *s, uint64_t ns)
+{
+	struct svg *g = priv;
+	uint64_t last;
+	int cpu = s->cpu;
+
+	(void)mi;
+	if (s->m->guest || !g->quiet || cpu >= HOST_CPUS_MAX)
+		return;
+	last = g->last[cpu];
+	g->last[cpu] = ns;
+	if (!last || !g->quiet[cpu] || ns - last < g->quiet[cpu] || ns < g->v0 || last > g->v1)
+		return;
+	if (g->nr_sil == g->max_sil) {
+		size_t max = g->max_sil ? 2 * g->max_sil : 64;
+		struct silence *n = realloc(g->sil, max * sizeof(*n));
+
+		if (!n) {
+			g->oom = true;
+			return;
+		}
+		g->sil = n;
+		g->max_sil = max;
+	}
+	g->sil[g->nr_sil++] = (struct silence){ cpu, last, ns };
 }
 
 /* The host's kvm_exit opens a vCPU thread's exit, its next kvm_entry closes it */
@@ -375,6 +423,11 @@ static struct lane *find_lane(struct svg *g, int mi, int cpu, bool sub)
 	return NULL;
 }
 
+static void put_ms(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%03" PRIu64 " ms", ns / 1000000, ns / 1000 % 1000);
+}
+
 static void put_ns(FILE *out, uint64_t ns)
 {
 	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
@@ -434,6 +487,33 @@ static void draw_slices(struct svg *g)
 		snprintf(label, sizeof(label), "host cpu %d", s->cpu);
 		if (l)
 			put_rect(g, l, s, label, VCPU_COLOR);
+	}
+}
+
+/* A host cpu's silences over its lane, dark: the cpu not running, whatever it was running */
+static void draw_silences(struct svg *g)
+{
+	for (size_t i = 0; i < g->nr_sil; i++) {
+		const struct silence *z = &g->sil[i];
+		struct lane *l = NULL;
+		double x0, x1;
+
+		for (int mi = 0; !l && mi < sched_tracker_machines(g->d.t); mi++)
+			if (!sched_tracker_machine(g->d.t, mi)->guest)
+				l = find_lane(g, mi, z->cpu, false);
+		if (!l)
+			continue;
+		x0 = x_of(g, z->from);
+		x1 = x_of(g, z->to);
+		fprintf(g->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+			"class=\"stop\" data-cpu=\"%d\" data-from-ns=\"%" PRIu64 "\" data-to-ns=\"%"
+			PRIu64 "\"><title>host cpu %d: no event for ", x0, l->y + 3,
+			x1 - x0 < 1 ? 1 : x1 - x0, l->h - 6, z->cpu, z->from, z->to, z->cpu);
+		put_ms(g->out, z->to - z->from);
+		fputs(": not running (stopped below the host)</title></rect>\n", g->out);
+		if (x1 - x0 > 130)
+			fprintf(g->out, "<text x=\"%.2f\" y=\"%d\" class=\"stopl\">not running"
+				"</text>\n", x0 + 4, l->y + 15);
 	}
 }
 
@@ -636,6 +716,14 @@ static int draw_legend(struct svg *g, int y)
 			y + 10, LABEL_W + 300, y, EXIT_COLOR, LABEL_W + 316, y + 10);
 		nr = 1;
 	}
+	if (g->nr_sil) {	/* and the host cpus' silences */
+		y += nr ? 18 : 0;
+		fprintf(g->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
+			"class=\"stop\"/><text x=\"%d\" y=\"%d\" class=\"lg\">host cpu not running "
+			"(stopped below the host): no event for 3 of its ticks or more, as "
+			"--explain tells it</text>\n", LABEL_W, y, LABEL_W + 16, y + 10);
+		nr = 1;
+	}
 	return y + (nr ? 18 : 0);
 }
 
@@ -675,14 +763,9 @@ static void part_color(struct svg *g, const struct part *p, char *buf, size_t le
 	else if (!strncmp(p->key, "vcpu_", 5))
 		snprintf(buf, len, "%s", !strcmp(p->key, "vcpu_exit") ? "#9ecae9" : VCPU_COLOR);
 	else if (!strcmp(p->key, "host_not_running"))
-		snprintf(buf, len, "#555");
+		snprintf(buf, len, STOP_COLOR);
 	else
 		snprintf(buf, len, "#c8c8c8");
-}
-
-static void put_ms(FILE *out, uint64_t ns)
-{
-	fprintf(out, "%" PRIu64 ".%03" PRIu64 " ms", ns / 1000000, ns / 1000 % 1000);
 }
 
 /* The delay split into its parts, over the window: each as wide as its share */
@@ -892,6 +975,7 @@ static void put_head(struct svg *g, int height)
 	      ".cause{font-size:15px;fill:#c0392b;font-weight:bold}\n"
 	      ".part{stroke:#fff;stroke-width:0.5}.pl{font-size:11px;fill:#111;font-weight:bold}\n"
 	      ".ov{fill:#777}.worst{fill:#c0392b}\n"
+	      ".stop{fill:" STOP_COLOR ";fill-opacity:0.85}.stopl{font-size:11px;fill:#fff}\n"
 	      ".ovwin{fill:none;stroke:#c0392b;stroke-width:1.5}\n"
 	      ".title{font-size:15px;font-weight:bold}.meta{font-size:11px;fill:#555}\n"
 	      ".amb{stroke:#c0392b;stroke-width:2;stroke-dasharray:3,2}\n"
@@ -951,7 +1035,7 @@ static int svg_finish(struct drawn *d)
 	}
 	axis = y + 4;
 	legend_rows = LEGEND_MAX * 150 / (WIDTH - LABEL_W) + 1;
-	height = axis + 30 + 18 * (legend_rows + (g->nr_ex > 0)) +
+	height = axis + 30 + 18 * (legend_rows + (g->nr_ex > 0) + (g->nr_sil > 0)) +
 		 (explain ? 30 + OVERVIEW_H + 34 : 0) + 50;
 	put_head(g, height);
 	if (explain) {
@@ -968,6 +1052,7 @@ static int svg_finish(struct drawn *d)
 		draw_shade(g, axis);
 	draw_slices(g);
 	draw_exits(g);
+	draw_silences(g);
 	if (explain)
 		draw_window(g, axis);
 	draw_axis(g, g->t0, g->t1, axis, g->top - 4);
@@ -998,6 +1083,9 @@ static void svg_free(struct drawn *d)
 	free(g->legend);
 	free(g->open);
 	free(g->ex);
+	free(g->quiet);
+	free(g->last);
+	free(g->sil);
 	free(g->lates.at);
 	free(g->lates.delay);
 	free(g);
@@ -1107,6 +1195,25 @@ static int add_late(struct lates *lt, const char *line)
 	return 0;
 }
 
+/* {"type":"host_cpu","cpu":1,...,"quiet_ns":12001158,...}: a silence that long is not running */
+static int parse_quiet(struct svg *g, const char *line)
+{
+	long long cpu;
+	uint64_t quiet;
+
+	if (!json_num(line, "\"cpu\":", &cpu) || !json_u64(line, "\"quiet_ns\":", &quiet) ||
+	    cpu < 0 || cpu >= HOST_CPUS_MAX)
+		return 0;
+	if (!g->quiet) {
+		g->quiet = calloc(HOST_CPUS_MAX, sizeof(*g->quiet));
+		g->last = calloc(HOST_CPUS_MAX, sizeof(*g->last));
+		if (!g->quiet || !g->last)
+			return -1;
+	}
+	g->quiet[cpu] = quiet;
+	return 0;
+}
+
 /*
  * --explain's JSON lines (main.c runs it in jsonl with every late wake-up):
  * the summary's counts, every late wake-up's time and delay, the worst's
@@ -1133,6 +1240,11 @@ static int parse_explain(struct svg *g, const char *text)
 			}
 			if (!json_str(one, "\"task\":\"", g->lates.what, sizeof(g->lates.what)))
 				snprintf(g->lates.what, sizeof(g->lates.what), "the guest tasks");
+		} else if (!strncmp(one, "{\"type\":\"host_cpu\",", 19)) {
+			if (parse_quiet(g, one)) {
+				free(one);
+				return -1;
+			}
 		} else if (!strncmp(one, "{\"type\":\"late\",", 15)) {
 			if (json_num(one, "\"rank\":", &rank) && rank == 1)
 				parse_worst(&g->win, one);
@@ -1161,6 +1273,7 @@ static void window_view(const struct window *w, uint64_t *from, uint64_t *to)
 static const struct sched_ops svg_ops = {
 	.slice		= on_slice,
 	.instant	= on_instant,
+	.event		= on_event,
 };
 
 struct drawn *svg_open(FILE *out, const struct merge_opts *opts)
