@@ -89,6 +89,9 @@
 #include <linux/bitmap.h>
 #include <linux/dcache.h>
 #include <linux/kprobes.h>
+#include <linux/sort.h>
+#include <linux/bsearch.h>
+#include <linux/mm.h>
 #include <asm/tsc.h>
 #include <linux/vtrace.h>
 #include "../common/vtrace_debugfs.h"
@@ -116,10 +119,11 @@ extern struct tracepoint __tracepoint_kvm_write_tsc_offset;
 
 #define VTH_VM_NAME_LEN		24	/* KVM's dir_name[ITOA_MAX_LEN * 2] */
 #define VTH_CAPACITY_MAX	(1U << 22)
-#define VTH_MAX_VMS		256	/* VMs with their own share, per load */
+#define VTH_MAX_VMS		256	/* VMs with their own share at once */
+#define VTH_SWEEP_MARGIN	16	/* free entries below which gone VMs are retired */
 
 /* Header line of the vms file (documented in Documentation/vtrace_host.rst) */
-#define VTH_VMS_HEADER	"# pid vm vcpus first_host_tsc last_host_tsc records flags dropped"
+#define VTH_VMS_HEADER	"# pid vm vcpus first_host_tsc last_host_tsc records flags dropped serial"
 
 static unsigned int capacity = 1U << 16;
 module_param(capacity, uint, 0444);
@@ -155,9 +159,10 @@ enum vth_kind {
  * @vcpu_idx:	index of the vCPU in its VM, -1 if unknown
  * @frac_bits:	fraction bits of @multiplier
  * @kind:	&enum vth_kind
- * @pad:	zero
+ * @cpu:	the host CPU that read @host_tsc
  * @ready:	set (release) once every other field is written
  * @vm:		name of the VM's directory under KVM's debugfs, "?" if unknown
+ * @serial:	the VM's serial (&struct vth_vm), 0 if it has none
  */
 struct vth_record {
 	u64 host_tsc;
@@ -169,30 +174,47 @@ struct vth_record {
 	s32 vcpu_idx;
 	u8 frac_bits;
 	u8 kind;
-	u8 pad[2];
+	u16 cpu;
 	int ready;
 	char vm[VTH_VM_NAME_LEN];
+	u32 serial;
 };
 
 /**
  * struct vth_vm - a VM the module has seen (vth_vms, in order of first record)
- * @kvm:	the VM while it may write; NULL once a new VM took its address
+ * @kvm:	the VM while it may write; NULL once retired (its VM is gone)
+ * @ino:	inode number of its directory under KVM's debugfs, 0 if none
  * @pid:	tgid of its userspace
+ * @serial:	its number among the VMs seen since the load, from 1
  * @name:	name of its directory under KVM's debugfs
  * @kept:	records of this VM in the array (at most vm_share)
  * @dropped:	records of this VM dropped (its share or the array full)
+ *
+ * Two VMs can have one name ("PID-FD": a process that closes its VM and
+ * makes another, which gets the same descriptor) and one address: the
+ * directory's inode number tells them apart, and each gets its own serial.
+ * A retired entry with no drop to report is reused by the next new VM; an
+ * entry with drops stays, for the "# vm_dropped" line of its VM.
  */
 struct vth_vm {
 	struct kvm *kvm;
+	unsigned long ino;
 	s32 pid;
+	u32 serial;
 	char name[VTH_VM_NAME_LEN];
 	atomic64_t kept;
 	atomic64_t dropped;
 };
 
 static struct vth_vm vth_vms[VTH_MAX_VMS];
-static unsigned int vth_nr_vms;			/* entries used, never reused */
-static DEFINE_RAW_SPINLOCK(vth_vms_lock);	/* guards vth_vms and vth_nr_vms */
+static unsigned int vth_nr_vms;			/* entries used (retired ones included) */
+static u32 vth_serial;				/* serials given so far */
+static DEFINE_RAW_SPINLOCK(vth_vms_lock);	/* guards vth_vms, vth_nr_vms, vth_serial */
+/* The share of the VMs that found no entry (more than VTH_MAX_VMS at once) */
+static struct vth_vm vth_untracked;
+static void vth_sweep_fn(struct work_struct *work);
+static DECLARE_WORK(vth_sweep_work, vth_sweep_fn);
+static bool vth_sweep_live;			/* cleared at unload, under vth_vms_lock */
 static s64 vth_share;				/* records kept per VM at most */
 
 static struct vth_record *vth_records;
@@ -205,26 +227,50 @@ static bool vth_mult_hooked;
 
 /* ---- the VMs seen ----------------------------------------------------- */
 
+/* The inode number of @kvm's debugfs directory, 0 if none. Its VM has users. */
+static unsigned long vth_kvm_ino(struct kvm *kvm)
+{
+	struct dentry *dent = READ_ONCE(kvm->debugfs_dentry);
+
+	return !IS_ERR_OR_NULL(dent) && d_inode(dent) ? d_inode(dent)->i_ino : 0;
+}
+
+/* A free entry for a new VM: a never used one, or a retired one with no drop. vth_vms_lock held. */
+static struct vth_vm *vth_vm_free_entry(void)
+{
+	unsigned int i;
+
+	if (vth_nr_vms < VTH_MAX_VMS)
+		return &vth_vms[vth_nr_vms];
+	for (i = 0; i < VTH_MAX_VMS; i++)
+		if (!vth_vms[i].kvm && !atomic64_read(&vth_vms[i].dropped))
+			return &vth_vms[i];
+	return NULL;
+}
+
 /*
- * Find @kvm's entry in vth_vms, adding it if new; NULL when the table is
- * full, or for a VM being destroyed that has no entry.  Runs in the
- * tracepoint probe and the kprobe (IRQs or preemption off): a raw spinlock,
- * no allocation.
+ * Find @kvm's entry in vth_vms, adding it if new; NULL when no entry is
+ * free (its records then count against vth_untracked's share), or for a
+ * VM being destroyed that has no entry.  Runs in the tracepoint probe and
+ * the kprobe (IRQs or preemption off): a raw spinlock, no allocation.
  *
- * The VM's name is read from its debugfs dentry only while users_count > 0:
- * kvm_destroy_vm() runs once it reached 0, removes the VM's debugfs folder
- * (freeing the dentry), then loads each vCPU to unload its MMU, and on a
- * host with an unstable TSC that load writes an offset.  Every other writer
- * holds a reference (the VM or vCPU file it issues an ioctl on).  A VM being
- * destroyed is the newest VM at its address, so the newest live entry of
- * that address is its own.  A live VM whose name differs from the entry of
- * its address is a new VM at a freed VM's address: the old entry is retired.
+ * The VM's name and inode number are read from its debugfs dentry only
+ * while users_count > 0: kvm_destroy_vm() runs once it reached 0, removes
+ * the VM's debugfs folder (freeing the dentry), then loads each vCPU to
+ * unload its MMU, and on a host with an unstable TSC that load writes an
+ * offset.  Every other writer holds a reference (the VM or vCPU file it
+ * issues an ioctl on).  A VM being destroyed is the newest VM at its
+ * address, so the live entry of that address is its own.  A live VM whose
+ * directory differs from the entry of its address is a new VM at a freed
+ * VM's address: the old entry is retired.  Entries of VMs that are gone
+ * otherwise are retired by vth_sweep_fn(), queued when a new VM comes.
  */
 static struct vth_vm *vth_vm_of(struct kvm *kvm, s32 pid)
 {
 	bool alive = refcount_read(&kvm->users_count) > 0;
 	struct dentry *dent = READ_ONCE(kvm->debugfs_dentry);
 	const char *name = alive && !IS_ERR_OR_NULL(dent) ? (const char *)dent->d_name.name : "-";
+	unsigned long ino = alive ? vth_kvm_ino(kvm) : 0;
 	struct vth_vm *vm = NULL;
 	unsigned long flags;
 	unsigned int i;
@@ -233,19 +279,32 @@ static struct vth_vm *vth_vm_of(struct kvm *kvm, s32 pid)
 	for (i = 0; i < vth_nr_vms; i++) {
 		if (vth_vms[i].kvm != kvm)
 			continue;
-		if (!alive || !strcmp(vth_vms[i].name, name)) {
+		if (!alive || (vth_vms[i].ino == ino && !strcmp(vth_vms[i].name, name))) {
 			vm = &vth_vms[i];
 			goto out_unlock;
 		}
-		vth_vms[i].kvm = NULL;		/* retired: its VM was freed */
+		WRITE_ONCE(vth_vms[i].kvm, NULL);	/* retired: its VM was freed */
 	}
-	if (!alive || vth_nr_vms == VTH_MAX_VMS)
+	if (!alive)
 		goto out_unlock;
-	vm = &vth_vms[vth_nr_vms];
-	vm->kvm = kvm;
-	vm->pid = pid;
-	strscpy(vm->name, name, sizeof(vm->name));
-	smp_store_release(&vth_nr_vms, vth_nr_vms + 1);	/* readers take no lock */
+	vm = vth_vm_free_entry();
+	if (vm) {
+		atomic64_set(&vm->kept, 0);
+		vm->pid = pid;
+		vm->ino = ino;
+		vm->serial = ++vth_serial;
+		strscpy(vm->name, name, sizeof(vm->name));
+		WRITE_ONCE(vm->kvm, kvm);
+		if (vm == &vth_vms[vth_nr_vms])
+			smp_store_release(&vth_nr_vms, vth_nr_vms + 1);	/* readers take no lock */
+	}
+	/*
+	 * Near the end of the table, keep entries free for the next VMs:
+	 * retire those of VMs gone.  Not before: the writes of a VM's
+	 * teardown, after its directory went, still find its entry.
+	 */
+	if (vth_sweep_live && vth_nr_vms >= VTH_MAX_VMS - VTH_SWEEP_MARGIN)
+		queue_work(system_unbound_wq, &vth_sweep_work);
 out_unlock:
 	raw_spin_unlock_irqrestore(&vth_vms_lock, flags);
 	return vm;
@@ -254,9 +313,10 @@ out_unlock:
 /* ---- writers ---------------------------------------------------------- */
 
 /*
- * Claim the next free slot for a record of @vm (NULL: an unknown VM), or
- * count a drop.  A VM keeps at most vm_share records, so that a VM
- * writing offsets in a loop cannot take the slots of the others.  Runs in
+ * Claim the next free slot for a record of @vm (vth_untracked: a VM with
+ * no entry; NULL: an unknown VM), or count a drop.  A VM keeps at most
+ * vm_share records, so that a VM writing offsets in a loop cannot take the
+ * slots of the others; the VMs with no entry share one vm_share.  Runs in
  * the tracepoint probe and the kprobe (IRQs or preemption off): atomics only.
  */
 static struct vth_record *vth_claim(struct vth_vm *vm)
@@ -277,6 +337,14 @@ out_drop:
 	return NULL;
 }
 
+/* The host TSC now, and the CPU that read it. Any context. */
+static void vth_stamp(struct vth_record *rec)
+{
+	rec->cpu = get_cpu();
+	rec->host_tsc = rdtsc_ordered();
+	put_cpu();
+}
+
 /*
  * A record is filled: emit it as the trace event vtrace_host:tsc_offset,
  * and, if it has a slot (@kept; else it is on the caller's stack), make it
@@ -285,22 +353,24 @@ out_drop:
 static void vth_publish(struct vth_record *rec, bool kept)
 {
 	trace_tsc_offset(rec->host_tsc, rec->pid, rec->vm, rec->vcpu_id, rec->vcpu_idx,
-			 rec->prev, rec->offset, rec->multiplier, rec->frac_bits, rec->kind, 0);
+			 rec->prev, rec->offset, rec->multiplier, rec->frac_bits, rec->kind, rec->cpu,
+			 rec->serial);
 	if (kept)
 		smp_store_release(&rec->ready, 1);
 }
 
 /*
  * The identity of a VM with no entry in vth_vms: read from KVM at each
- * record while the VM has users (more than VTH_MAX_VMS VMs since the
- * load), else unknown (a VM being destroyed that had no record before):
- * an anomaly.  Runs in the tracepoint probe and the kprobe.
+ * record while the VM has users (more than VTH_MAX_VMS VMs at once), with
+ * no serial, else unknown (a VM being destroyed that had no record
+ * before): an anomaly.  Runs in the tracepoint probe and the kprobe.
  */
 static void vth_fill_untracked(struct vth_record *rec, struct kvm *kvm)
 {
 	struct dentry *dent = READ_ONCE(kvm->debugfs_dentry);
 
 	rec->pid = current->tgid;
+	rec->serial = 0;
 	if (refcount_read(&kvm->users_count) > 0 && !IS_ERR_OR_NULL(dent)) {
 		strscpy(rec->vm, dent->d_name.name, sizeof(rec->vm));
 		return;
@@ -319,6 +389,7 @@ static void vth_fill_vcpu(struct vth_record *rec, const struct vth_vm *vm,
 	rec->vcpu_id = vcpu->vcpu_id;
 	if (vm) {
 		rec->pid = vm->pid;
+		rec->serial = vm->serial;
 		strscpy(rec->vm, vm->name, sizeof(rec->vm));
 	} else {
 		vth_fill_untracked(rec, vcpu->kvm);
@@ -357,7 +428,8 @@ static void vth_probe_unknown(unsigned int vcpu_id, u64 prev, u64 next)
 	atomic64_inc(&vth_anomalies);
 	if (!kept)
 		rec = &local;
-	rec->host_tsc = rdtsc_ordered();
+	vth_stamp(rec);
+	rec->serial = 0;
 	rec->prev = prev;
 	rec->offset = next;
 	rec->pid = current->tgid;
@@ -387,8 +459,8 @@ static void vth_probe(void *data, unsigned int vcpu_id, u64 prev, u64 next)
 		return;
 	}
 	vm = vth_vm_of(vcpu->kvm, current->tgid);
-	rec = vth_claim(vm) ?: &local;
-	rec->host_tsc = rdtsc_ordered();
+	rec = vth_claim(vm ?: &vth_untracked) ?: &local;
+	vth_stamp(rec);
 	rec->prev = prev;
 	rec->offset = next;
 	rec->kind = VTH_KIND_WRITE;
@@ -416,8 +488,8 @@ static int vth_mult_pre(struct kprobe *p, struct pt_regs *regs)
 	    kvm_get_vcpu(vcpu->kvm, vcpu->vcpu_idx) != vcpu)
 		return 0;
 	vm = vth_vm_of(vcpu->kvm, current->tgid);
-	rec = vth_claim(vm) ?: &local;
-	rec->host_tsc = rdtsc_ordered();
+	rec = vth_claim(vm ?: &vth_untracked) ?: &local;
+	vth_stamp(rec);
 	rec->offset = READ_ONCE(vcpu->arch.l1_tsc_offset);
 	rec->prev = rec->offset;
 	rec->kind = VTH_KIND_MULTIPLIER;
@@ -458,51 +530,45 @@ static void vth_unhook_multiplier(void)
 /* ---- snapshot of the VMs that exist at load time ---------------------- */
 
 /*
- * Wait, a bounded time, for claimed slot @idx to be published; false if it
- * was not.  Process context; writers publish within a few instructions,
- * with IRQs or preemption off.
+ * Wait, a bounded time (1 s), for claimed slot @idx to be published; false
+ * if it was not.  Process context: writers publish within a few
+ * instructions, with IRQs or preemption off, so a few reads normally do;
+ * then the reader sleeps a jiffy at a time rather than spin.
  */
 static bool vth_wait_ready(u64 idx)
 {
 	unsigned long deadline = jiffies + HZ;
+	unsigned int spins = 0;
 
 	while (!smp_load_acquire(&vth_records[idx].ready)) {
 		if (time_after(jiffies, deadline))
 			return false;
-		cpu_relax();
+		if (++spins < 64)
+			cpu_relax();
+		else
+			schedule_timeout_uninterruptible(1);
 	}
 	return true;
 }
 
-/* The latest record of @rec's vCPU in the slots before @idx, or NULL. Process context. */
-static const struct vth_record *vth_latest_before(const struct vth_record *rec, u64 idx)
+/*
+ * The latest record of @rec's vCPU in slots @from..@to - 1, or NULL.
+ * Process context.
+ */
+static const struct vth_record *vth_latest_in(const struct vth_record *rec, u64 from, u64 to)
 {
-	while (idx-- > 0) {
-		const struct vth_record *r = &vth_records[idx];
+	while (to-- > from) {
+		const struct vth_record *r = &vth_records[to];
 
-		if (!(idx & 4095))
+		if (!(to & 4095))
 			cond_resched();
-		if (!vth_wait_ready(idx))
+		if (!vth_wait_ready(to))
 			continue;
-		if (r->vcpu_id == rec->vcpu_id && r->pid == rec->pid && !strcmp(r->vm, rec->vm))
+		if (r->vcpu_id == rec->vcpu_id && r->pid == rec->pid && r->serial == rec->serial &&
+		    !strcmp(r->vm, rec->vm))
 			return r;
 	}
 	return NULL;
-}
-
-/*
- * The offset of @rec's vCPU in its latest record before @rec, if any.  A
- * write whose probe ran before the snapshot claimed its slot may not be
- * stored by KVM yet when the snapshot reads the offset: that write's new
- * offset, not the value read, is the one in force after it.
- */
-static bool vth_offset_before(const struct vth_record *rec, u64 *offset)
-{
-	const struct vth_record *r = vth_latest_before(rec, rec - vth_records);
-
-	if (r)
-		*offset = r->offset;
-	return r;
 }
 
 /* QEMU's pid: set by KVM's creation uevent; the name "PID-FD" has it too */
@@ -531,24 +597,41 @@ static void vth_snapshot_fill(struct vth_record *rec, const struct vth_vm *vm, s
 	vth_fill_vcpu(rec, vm, vcpu);
 	if (!vm)
 		rec->pid = pid;
-	rec->host_tsc = rdtsc_ordered();
+	vth_stamp(rec);
 }
 
-/* Append a snapshot record of @vcpu to the array (the snapshot at load time). */
+/*
+ * Append a snapshot record of @vcpu to the array (the snapshot at load
+ * time).  A write whose probe ran before the snapshot claimed its slot may
+ * not be stored by KVM yet when the snapshot reads the offset: that
+ * write's new offset, not the value read, is the one in force after it, so
+ * the snapshot takes the offset of its vCPU's latest record before its
+ * slot.  The record is built first and the slots before it are scanned
+ * before the claim, so that its slot stays unpublished only while the few
+ * slots claimed in between are looked at.
+ */
 static void vth_snapshot_vcpu(struct kvm *kvm, struct kvm_vcpu *vcpu, void *unused)
 {
 	s32 pid = vth_kvm_pid(kvm);
 	struct vth_vm *vm = vth_vm_of(kvm, pid);
-	struct vth_record *rec, local;
+	const struct vth_record *before;
+	struct vth_record local = {}, *rec;
+	u64 seen;
 
-	rec = vth_claim(vm) ?: &local;
-	vth_snapshot_fill(rec, vm, pid, vcpu);
-	if (rec != &local) {
-		vth_offset_before(rec, &rec->offset);
+	vth_snapshot_fill(&local, vm, pid, vcpu);
+	seen = min_t(u64, atomic64_read(&vth_next), capacity);
+	before = vth_latest_in(&local, 0, seen);
+	rec = vth_claim(vm ?: &vth_untracked);
+	if (rec) {
+		before = vth_latest_in(&local, seen, rec - vth_records) ?: before;
 		atomic64_inc(&vth_snapshots);
 	}
-	rec->prev = rec->offset;
-	vth_publish(rec, rec != &local);
+	if (before)
+		local.offset = before->offset;
+	local.prev = local.offset;
+	if (rec)
+		*rec = local;	/* ready is 0 until vth_publish() */
+	vth_publish(rec ?: &local, rec != NULL);
 }
 
 /*
@@ -571,21 +654,8 @@ static struct kvm *vth_kvm_of_dir(struct dentry *vmdir)
 	return kvm;
 }
 
-/* What a snapshot does with each vCPU: append it to the array, or emit it into a trace */
-typedef void (*vth_vcpu_fn)(struct kvm *kvm, struct kvm_vcpu *vcpu, void *ctx);
-
-static void vth_snapshot_vm(struct dentry *vmdir, vth_vcpu_fn fn, void *ctx)
-{
-	struct kvm *kvm = vth_kvm_of_dir(vmdir);
-	struct kvm_vcpu *vcpu;
-	unsigned long i;
-
-	/* a VM being destroyed writes no more offsets that matter */
-	if (!kvm || !refcount_read(&kvm->users_count))
-		return;
-	kvm_for_each_vcpu(i, vcpu, kvm)
-		fn(kvm, vcpu, ctx);
-}
+/* What is done with each VM of KVM's debugfs (its directory locked, the VM alive) */
+typedef void (*vth_each_vm_fn)(struct kvm *kvm, struct dentry *vmdir, void *ctx);
 
 /*
  * Take a reference on up to @max positive subdirectories of @dir into
@@ -623,10 +693,11 @@ static unsigned int vth_grab_subdirs(struct dentry *dir, struct dentry **out,
 }
 
 /*
- * Call @fn for every vCPU of every VM in KVM's debugfs.  Process context:
- * it sleeps (the directory's inode lock, an allocation).
+ * Call @fn for every VM in KVM's debugfs but those being destroyed (they
+ * write no more offsets that matter).  Process context: it sleeps (the
+ * directory's inode lock, an allocation).
  */
-static int vth_snapshot_all(vth_vcpu_fn fn, void *ctx)
+static int vth_for_each_vm(vth_each_vm_fn fn, void *ctx)
 {
 	struct dentry *dir, **vms;
 	unsigned int n, i;
@@ -645,7 +716,10 @@ static int vth_snapshot_all(vth_vcpu_fn fn, void *ctx)
 	}
 	n = min(n, vth_grab_subdirs(dir, vms, n));
 	for (i = 0; i < n; i++) {
-		vth_snapshot_vm(vms[i], fn, ctx);
+		struct kvm *kvm = vth_kvm_of_dir(vms[i]);
+
+		if (kvm && refcount_read(&kvm->users_count))
+			fn(kvm, vms[i], ctx);
 		dput(vms[i]);
 	}
 	kfree(vms);
@@ -653,6 +727,116 @@ out_unlock:
 	inode_unlock_shared(d_inode(dir));
 	dput(dir);
 	return ret;
+}
+
+/* What a snapshot does with each vCPU: append it to the array, or emit it into a trace */
+typedef void (*vth_vcpu_fn)(struct kvm *kvm, struct kvm_vcpu *vcpu, void *ctx);
+
+struct vth_each_vcpu {
+	vth_vcpu_fn fn;
+	void *ctx;
+};
+
+static void vth_snapshot_vm(struct kvm *kvm, struct dentry *vmdir, void *ctx)
+{
+	const struct vth_each_vcpu *each = ctx;
+	struct kvm_vcpu *vcpu;
+	unsigned long i;
+
+	kvm_for_each_vcpu(i, vcpu, kvm)
+		each->fn(kvm, vcpu, each->ctx);
+}
+
+/* Call @fn for every vCPU of every VM in KVM's debugfs.  Process context. */
+static int vth_snapshot_all(vth_vcpu_fn fn, void *ctx)
+{
+	struct vth_each_vcpu each = { .fn = fn, .ctx = ctx };
+
+	return vth_for_each_vm(vth_snapshot_vm, &each);
+}
+
+/* ---- retiring the entries of VMs that are gone ------------------------ */
+
+/* A VM KVM's debugfs shows: its address and its directory's inode number */
+struct vth_live_vm {
+	struct kvm *kvm;
+	unsigned long ino;
+};
+
+struct vth_live {
+	struct vth_live_vm *vm;
+	unsigned int nr;
+	unsigned int max;
+};
+
+static void vth_live_note(struct kvm *kvm, struct dentry *vmdir, void *ctx)
+{
+	struct vth_live *live = ctx;
+
+	if (live->nr < live->max)
+		live->vm[live->nr] = (struct vth_live_vm){ kvm, d_inode(vmdir)->i_ino };
+	live->nr++;
+}
+
+static int vth_live_cmp(const void *a, const void *b)
+{
+	const struct vth_live_vm *x = a, *y = b;
+
+	if (x->kvm != y->kvm)
+		return x->kvm < y->kvm ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/*
+ * Retire the entries of VMs that are gone, so that new VMs find a free
+ * entry (vth_vm_free_entry()).  An entry whose VM had its debugfs
+ * directory when the walk began and is not in it now is retired: a VM
+ * removes its directory first thing when it is destroyed.  Entries made
+ * after the walk began, and those of VMs with no directory (ino 0: KVM
+ * could not make it), are left.  Process context (system_unbound_wq).
+ */
+static void vth_sweep_fn(struct work_struct *work)
+{
+	struct vth_live live = { .max = VTH_MAX_VMS * 2 };
+	unsigned long flags;
+	struct vth_vm *vm;
+	unsigned int i;
+	u32 bound;
+
+	live.vm = kvmalloc_array(live.max, sizeof(*live.vm), GFP_KERNEL);
+	if (!live.vm)
+		return;
+	raw_spin_lock_irqsave(&vth_vms_lock, flags);
+	bound = vth_serial;
+	raw_spin_unlock_irqrestore(&vth_vms_lock, flags);
+	if (vth_for_each_vm(vth_live_note, &live) || live.nr > live.max)
+		goto out_free;		/* not all seen: none can be called gone */
+	sort(live.vm, live.nr, sizeof(*live.vm), vth_live_cmp, NULL);
+	raw_spin_lock_irqsave(&vth_vms_lock, flags);
+	for (i = 0; i < vth_nr_vms; i++) {
+		struct vth_live_vm key;
+
+		vm = &vth_vms[i];
+		key = (struct vth_live_vm){ vm->kvm, vm->ino };
+		if (!vm->kvm || !vm->ino || vm->serial > bound ||
+		    bsearch(&key, live.vm, live.nr, sizeof(key), vth_live_cmp))
+			continue;
+		WRITE_ONCE(vm->kvm, NULL);
+	}
+	raw_spin_unlock_irqrestore(&vth_vms_lock, flags);
+out_free:
+	kvfree(live.vm);
+}
+
+/* At unload (or a failed load): no sweep queued or running from now on */
+static void vth_sweep_stop(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&vth_vms_lock, flags);
+	vth_sweep_live = false;
+	raw_spin_unlock_irqrestore(&vth_vms_lock, flags);
+	cancel_work_sync(&vth_sweep_work);
 }
 
 /* ---- snapshot into a trace buffer, when the event is enabled there ---- */
@@ -766,6 +950,8 @@ static bool vth_emit_to(struct trace_event_file *file, const struct vth_record *
 	entry->vcpu_idx = rec->vcpu_idx;
 	entry->frac_bits = rec->frac_bits;
 	entry->kind = rec->kind;
+	entry->cpu = rec->cpu;
+	entry->serial = rec->serial;
 	strscpy_pad(entry->vm, rec->vm, sizeof(entry->vm));
 	trace_event_buffer_commit(&fbuffer);
 	emitted = true;
@@ -1014,6 +1200,7 @@ struct vth_iter {
 
 #define VTH_DROPPED_TOKEN	((void *)2)	/* the "# dropped" line */
 #define VTH_END_TOKEN		((void *)3)	/* the "# end" line */
+#define VTH_UNTRACKED_TOKEN	((void *)4)	/* the "# untracked_dropped" line */
 
 /*
  * Fix the end of this read at @pos.  Every record whose host TSC is below
@@ -1058,6 +1245,8 @@ static void *vth_offsets_at(struct vth_iter *it, loff_t pos)
 	if (pos < it->nr_vms)
 		return &vth_vms[pos];
 	if (pos == it->nr_vms)
+		return VTH_UNTRACKED_TOKEN;
+	if (pos == it->nr_vms + 1)
 		return VTH_END_TOKEN;
 	return NULL;
 }
@@ -1082,7 +1271,15 @@ static int vth_offsets_show(struct seq_file *m, void *v)
 	const struct vth_record *rec = v;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, VTRACE_OFFSETS_HEADER "\n");
+		seq_puts(m, VTRACE_OFFSETS_VERSION "\n" VTRACE_OFFSETS_HEADER "\n");
+		return 0;
+	}
+	if (v == VTH_UNTRACKED_TOKEN) {
+		s64 dropped = atomic64_read(&vth_untracked.dropped);
+
+		if (!dropped)
+			return SEQ_SKIP;
+		seq_printf(m, VTRACE_OFFSETS_UNTRACKED_DROPPED " %lld\n", dropped);
 		return 0;
 	}
 	if (v == VTH_DROPPED_TOKEN) {
@@ -1095,7 +1292,8 @@ static int vth_offsets_show(struct seq_file *m, void *v)
 
 		if (!dropped)
 			return SEQ_SKIP;
-		seq_printf(m, VTRACE_OFFSETS_VM_DROPPED " %d %s %lld\n", vm->pid, vm->name, dropped);
+		seq_printf(m, VTRACE_OFFSETS_VM_DROPPED " %d %s %lld %u\n", vm->pid, vm->name,
+			   dropped, vm->serial);
 		return 0;
 	}
 	if (v == VTH_END_TOKEN) {
@@ -1105,10 +1303,10 @@ static int vth_offsets_show(struct seq_file *m, void *v)
 			   it->end_tsc, it->end_pos - 1, atomic64_read(&vth_dropped));
 		return 0;
 	}
-	seq_printf(m, "%td %llu %d %s %u %d %lld %lld %llu %u %s\n",
+	seq_printf(m, "%td %llu %d %s %u %d %lld %lld %llu %u %s %u %u\n",
 		   rec - vth_records, rec->host_tsc, rec->pid, rec->vm,
 		   rec->vcpu_id, rec->vcpu_idx, (s64)rec->prev, (s64)rec->offset,
-		   rec->multiplier, rec->frac_bits, vth_kind_name(rec));
+		   rec->multiplier, rec->frac_bits, vth_kind_name(rec), rec->cpu, rec->serial);
 	return 0;
 }
 
@@ -1142,6 +1340,7 @@ static const struct file_operations vth_offsets_fops = {
 /**
  * struct vth_vm_line - one line of the vms file, built at read time
  * @pid:	userspace tgid of the VM
+ * @serial:	its serial, 0 if none (&struct vth_vm)
  * @name:	KVM debugfs directory name
  * @first:	host TSC of its first record
  * @last:	host TSC of its last record
@@ -1152,6 +1351,7 @@ static const struct file_operations vth_offsets_fops = {
  */
 struct vth_vm_line {
 	s32 pid;
+	u32 serial;
 	char name[VTH_VM_NAME_LEN];
 	u64 first;
 	u64 last;
@@ -1161,21 +1361,32 @@ struct vth_vm_line {
 	DECLARE_BITMAP(vcpus, KVM_MAX_VCPUS);
 };
 
+/* The lines of the vms file; @by_serial: the index + 1 of the line of each serial */
 struct vth_vm_table {
 	struct vth_vm_line *vm;
 	unsigned int nr;
 	unsigned int size;
+	struct xarray by_serial;
 };
 
-/* The line of VM (@pid, @name), added if new; NULL when out of memory. */
-static struct vth_vm_line *vth_vm_find(struct vth_vm_table *t, s32 pid, const char *name)
+/* The line of VM (@pid, @name, @serial), added if new; NULL when out of memory. */
+static struct vth_vm_line *vth_vm_find(struct vth_vm_table *t, s32 pid, const char *name,
+				       u32 serial)
 {
 	struct vth_vm_line *vm;
 	unsigned int i;
 
-	for (i = t->nr; i-- > 0; )
-		if (t->vm[i].pid == pid && !strcmp(t->vm[i].name, name))
-			return &t->vm[i];
+	if (serial) {
+		i = xa_to_value(xa_load(&t->by_serial, serial) ?: xa_mk_value(0));
+		if (i)
+			return &t->vm[i - 1];
+	} else {
+		for (i = t->nr; i-- > 0; )
+			if (!t->vm[i].serial && t->vm[i].pid == pid && !strcmp(t->vm[i].name, name))
+				return &t->vm[i];
+	}
+	if (serial && xa_err(xa_store(&t->by_serial, serial, xa_mk_value(t->nr + 1), GFP_KERNEL)))
+		return NULL;
 	if (t->nr == t->size) {
 		unsigned int size = t->size ? 2 * t->size : 8;
 
@@ -1188,6 +1399,7 @@ static struct vth_vm_line *vth_vm_find(struct vth_vm_table *t, s32 pid, const ch
 	}
 	vm = &t->vm[t->nr++];
 	vm->pid = pid;
+	vm->serial = serial;
 	strscpy(vm->name, name, sizeof(vm->name));
 	vm->first = U64_MAX;
 	return vm;
@@ -1195,7 +1407,7 @@ static struct vth_vm_line *vth_vm_find(struct vth_vm_table *t, s32 pid, const ch
 
 static int vth_vm_account(struct vth_vm_table *t, const struct vth_record *rec)
 {
-	struct vth_vm_line *vm = vth_vm_find(t, rec->pid, rec->vm);
+	struct vth_vm_line *vm = vth_vm_find(t, rec->pid, rec->vm, rec->serial);
 
 	if (!vm)
 		return -ENOMEM;
@@ -1223,9 +1435,13 @@ static int vth_vm_table_fill(struct vth_vm_table *t)
 		ret = vth_vm_account(t, rec);
 		if (ret)
 			return ret;
+		if (!(idx & 4095))
+			cond_resched();
 	}
 	for (i = 0; i < nr; i++) {
-		vm = vth_vm_find(t, vth_vms[i].pid, vth_vms[i].name);
+		if (!vth_vms[i].serial)
+			continue;	/* being filled: it has no record yet */
+		vm = vth_vm_find(t, vth_vms[i].pid, vth_vms[i].name, vth_vms[i].serial);
 		if (!vm)
 			return -ENOMEM;
 		vm->dropped += atomic64_read(&vth_vms[i].dropped);
@@ -1240,17 +1456,20 @@ static int vth_vms_show(struct seq_file *m, void *v)
 	unsigned int i;
 	int ret;
 
+	xa_init(&t.by_serial);
 	ret = vth_vm_table_fill(&t);
 	if (ret)
 		goto out_free_table;
 	seq_puts(m, VTH_VMS_HEADER "\n");
 	for (i = 0; i < t.nr; i++) {
 		vm = &t.vm[i];
-		seq_printf(m, "%d %s %u %llu %llu %llu %s %llu\n", vm->pid, vm->name,
+		seq_printf(m, "%d %s %u %llu %llu %llu %s %llu %u\n", vm->pid, vm->name,
 			   bitmap_weight(vm->vcpus, KVM_MAX_VCPUS), vm->records ? vm->first : 0,
-			   vm->last, vm->records, vm->snapshot ? "snapshot" : "-", vm->dropped);
+			   vm->last, vm->records, vm->snapshot ? "snapshot" : "-", vm->dropped,
+			   vm->serial);
 	}
 out_free_table:
+	xa_destroy(&t.by_serial);
 	kfree(t.vm);
 	return ret;
 }
@@ -1264,7 +1483,7 @@ static int vth_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "dropped %lld\n", atomic64_read(&vth_dropped));
 	seq_printf(m, "capacity %u\n", capacity);
 	seq_printf(m, "vm_share %lld\n", vth_share);
-	seq_printf(m, "vms %u\n", READ_ONCE(vth_nr_vms));
+	seq_printf(m, "vms %u\n", READ_ONCE(vth_serial));
 	seq_printf(m, "anomalies %lld\n", atomic64_read(&vth_anomalies));
 	seq_printf(m, "snapshots %lld\n", atomic64_read(&vth_snapshots));
 	seq_printf(m, "enable_snapshots %lld\n", atomic64_read(&vth_enable_events));
@@ -1275,8 +1494,12 @@ static int vth_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "multiplier_hook %d\n", vth_mult_hooked);
 	nr = smp_load_acquire(&vth_nr_vms);
 	for (i = 0; i < nr; i++)
-		seq_printf(m, "vm %d %s kept %lld dropped %lld\n", vth_vms[i].pid, vth_vms[i].name,
-			   atomic64_read(&vth_vms[i].kept), atomic64_read(&vth_vms[i].dropped));
+		seq_printf(m, "vm %d %s kept %lld dropped %lld serial %u%s\n", vth_vms[i].pid,
+			   vth_vms[i].name, atomic64_read(&vth_vms[i].kept),
+			   atomic64_read(&vth_vms[i].dropped), vth_vms[i].serial,
+			   READ_ONCE(vth_vms[i].kvm) ? "" : " retired");
+	seq_printf(m, "untracked kept %lld dropped %lld\n", atomic64_read(&vth_untracked.kept),
+		   atomic64_read(&vth_untracked.dropped));
 	return 0;
 }
 
@@ -1331,6 +1554,7 @@ static int __init vtrace_host_init(void)
 		return -ENOMEM;
 
 	vth_share = vm_share ? min(vm_share, capacity) : max(capacity / 4, 1U);
+	vth_sweep_live = true;
 	vth_dir = vtrace_debugfs_dir_get();
 	if (IS_ERR(vth_dir)) {
 		ret = PTR_ERR(vth_dir);
@@ -1359,6 +1583,7 @@ out_unregister_probe:
 out_remove_dir:
 	vtrace_debugfs_dir_put(vth_dir, vth_file_names);
 out_free_records:
+	vth_sweep_stop();
 	vfree(vth_records);
 	return ret;
 }
@@ -1366,6 +1591,7 @@ out_free_records:
 static void __exit vtrace_host_exit(void)
 {
 	vth_enable_stop();
+	vth_sweep_stop();
 	/* No reader left after this: debugfs waits for those in flight. */
 	vtrace_debugfs_dir_put(vth_dir, vth_file_names);
 	vth_unhook_multiplier();

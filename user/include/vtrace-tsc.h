@@ -44,6 +44,10 @@ struct vtrace_tsc_interval {
  * struct vtrace_vcpu_history - every interval of one vCPU, oldest first
  * @pid:	QEMU's pid
  * @vcpu_id:	KVM vcpu_id (the APIC id)
+ * @serial:	vtrace_host's serial of the VM (its newest, where a process made
+ *		two), 0 if none
+ * @untracked:	some of its records have serial 0 (the VM found vtrace_host's
+ *		table of VMs full)
  * @vm:		KVM's debugfs name of the VM
  * @vcpu_idx:	the vCPU's index in the VM (QEMU's "CPU N/KVM" thread), -1 unknown
  * @end_tsc:	host TSC after which nothing is known, 0 when not known
@@ -55,6 +59,8 @@ struct vtrace_tsc_interval {
 struct vtrace_vcpu_history {
 	int				pid;
 	uint32_t			vcpu_id;
+	uint32_t			serial;
+	bool				untracked;
 	char				vm[32];
 	int				vcpu_idx;
 	uint64_t			end_tsc;
@@ -114,6 +120,8 @@ enum vtrace_history_start {
  * @vcpu_id:	KVM vcpu_id (the APIC id)
  * @vcpu_idx:	the vCPU's index in its VM, -1 while KVM creates it
  * @vm:		KVM's debugfs name of the VM, "?" for an anomaly
+ * @serial:	vtrace_host's serial of the VM, 0 if none (or not recorded)
+ * @cpu:	the host CPU that read @host_tsc, -1 if not recorded
  * @seq:	its number: the file's seq, or its place in the trace (host_tsc order)
  * @since:	a snapshot of the trace event's enable: the host TSC of that
  *		enable; 0 otherwise (and in the tsc_offsets file)
@@ -132,6 +140,8 @@ struct vtrace_offset_record {
 	uint32_t	vcpu_id;
 	int		vcpu_idx;
 	char		vm[32];
+	uint32_t	serial;
+	int		cpu;
 	uint64_t	seq;
 	uint64_t	since;
 };
@@ -174,6 +184,7 @@ uint64_t vtrace_offsets_gaps(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_anomalies(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_tsc_khz(struct vtrace_offsets *offsets);
 int vtrace_offsets_is_trace(struct vtrace_offsets *offsets);
+int vtrace_offsets_version(struct vtrace_offsets *offsets);
 /* offsets-dat.c: the history in a host trace.dat's vtrace_host:tsc_offset events */
 struct vtrace_offsets *vtrace_offsets_open_dat(const char *path, bool *found);
 /* offsets-source.c: --offsets FILE, else the host trace.dat's events; why a guest has none */

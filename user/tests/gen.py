@@ -1189,12 +1189,14 @@ def offset_records(machines):
 
 def write_offsets(out, machines, rng):
     recs = offset_records(machines)
-    lines = ['# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier'
-             ' frac_bits kind']
+    serial = {m.pid: i + 1 for i, m in enumerate(machines)}
+    lines = ['# vtrace-offsets v1',
+             '# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier'
+             ' frac_bits kind cpu serial']
     for seq, (t, pid, v, iv, prev) in enumerate(recs):
-        lines.append('%d %d %d %d-%d %d %d %d %d %d %d %s' % (
+        lines.append('%d %d %d %d-%d %d %d %d %d %d %d %s %d %d' % (
             seq, t, pid, pid, 11, v.vcpu_id, v.idx, s64(prev), s64(iv['offset']),
-            iv['mult'], iv['frac'], iv['kind']))
+            iv['mult'], iv['frac'], iv['kind'], seq % 2, serial[pid]))
     # the copy was read after the recording: every event and record is before it
     end = max([e[0] for m in machines for evs in m.events for e in evs] +
               [r[0] for r in recs] + [0]) + 1_000_000

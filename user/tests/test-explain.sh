@@ -725,7 +725,7 @@ relay < <($GEN check "$P" prewrite < "$T/out")
 
 # "# dropped N": vtrace_host's history stops at its last record
 S2=$T/basic
-{ head -3 "$S2/tsc_offsets"; echo "# dropped 7"; } > "$T/offs-dropped"
+{ head -4 "$S2/tsc_offsets"; echo "# dropped 7"; } > "$T/offs-dropped"
 expect_error history_cut_by_dropped_records \
 	"offset history of guest g1 cpu 0 ends at host TSC 9000000000 (vtrace_host dropped" \
 	--guest g1="$S2/g1" --offsets "$T/offs-dropped" --tsc-khz 2500000 -q

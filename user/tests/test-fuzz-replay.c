@@ -413,7 +413,7 @@ static void test_header_page(void)
 
 static void test_offsets_without_records(void)
 {
-	static const char text[] = VTRACE_OFFSETS_HEADER "\n# nothing yet\n";
+	static const char text[] = VTRACE_OFFSETS_VERSION "\n" VTRACE_OFFSETS_HEADER "\n# nothing yet\n";
 	struct vtrace_offsets *o;
 
 	fuzz_write("tsc_offsets", text, sizeof(text) - 1);

@@ -1034,15 +1034,62 @@ offs() {	# offs NAME WANT SED-EXPRESSION
 	sed -E "$3" "$B/tsc_offsets" > "$T/offs-$1"
 	expect_error "offsets_$1" "$2" --guest g1="$B/g1" --offsets "$T/offs-$1"
 }
-offs bad_header "line 1 (byte 0): expected the header" '1s/seq/sequence/'
-offs bad_number "line 2 (byte 84): field host_tsc: expected an unsigned decimal, got \"9x000000000\"" \
-	'2s/^0 9/0 9x/'
-offs bad_offset "field offset: expected a signed decimal" '3s/ [-0-9]+ 4294967296/ 1-2 4294967296/'
+offs bad_version "line 1 (byte 0): expected the line \"# vtrace-offsets v1\" and the header, or the header of the form before it" '1s/v1/v9/'
+offs bad_header "line 2 (byte 20): expected the header \"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind cpu serial\"" '2s/seq/sequence/'
+offs bad_number "line 3 (byte 115): field host_tsc: expected an unsigned decimal, got \"9x000000000\"" \
+	'3s/^0 9/0 9x/'
+offs bad_offset "field offset: expected a signed decimal" '4s/ [-0-9]+ 4294967296/ 1-2 4294967296/'
 offs bad_kind "field kind: expected \"write\", \"snapshot\" or \"multiplier\", got \"wrote\"" \
-	'2s/write$/wrote/'
-offs extra_field "field (extra): expected 11 fields" '2s/$/ more/'
-offs short_line "field multiplier: expected 11 fields" '2s/ [0-9]+ [0-9]+ write$//'
-offs zero_mult "field multiplier: expected a non-zero multiplier" '2s/4294967296/0/'
+	'3s/write ([0-9]+ [0-9]+)$/wrote \1/'
+offs extra_field "field (extra): expected 13 fields" '3s/$/ more/'
+offs short_line "field cpu: expected 13 fields" '3s/ [0-9]+ [0-9]+$//'
+offs zero_mult "field multiplier: expected a non-zero multiplier" '3s/4294967296/0/'
+offs bad_serial "field serial: expected an unsigned decimal, got \"-1\"" '3s/ [0-9]+$/ -1/'
+offs bad_cpu "field cpu: expected a CPU number, got \"70000\"" '3s/ [0-9]+ ([0-9]+)$/ 70000 \1/'
+# the form before v1 (no version line, no cpu and serial) is read too: the same merge
+sed -E -e '1d' -e '2s/ cpu serial$//' -e 's/^([0-9].*) [0-9]+ [0-9]+$/\1/' "$B/tsc_offsets" > "$T/offs-v0"
+run --guest g1="$B/g1" --offsets "$B/tsc_offsets" --raw-tsc
+cp "$T/out" "$T/out-v1"
+cp "$T/err" "$T/err-v1"
+run --guest g1="$B/g1" --offsets "$T/offs-v0" --raw-tsc
+[ $rc -eq 0 ] && [ -s "$T/out" ] && cmp -s "$T/out" "$T/out-v1" && cmp -s "$T/err" "$T/err-v1" &&
+	[ "$(head -1 "$T/offs-v0")" = "# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind" ]
+ok $? offsets_form_before_v1_read_alike "rc $rc: $(head -c 300 "$T/err")"
+sed -E '3s/$/ 0 1/' "$T/offs-v0" > "$T/offs-v0-extra"
+expect_error offsets_form_before_v1_has_11_fields "line 3 (byte 148): field (extra): expected 11 fields" --guest g1="$B/g1" --offsets "$T/offs-v0-extra"
+# v1: a process that made a VM, closed it and made another (same pid, same name "PID-FD"):
+# the serials keep them apart; only the newest VM's records make the history, so an event
+# before its creation is refused, not put on the older VM's offsets
+python3 - "$B/tsc_offsets" "$T/offs-remade" <<'EOF2'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+head, recs, end = lines[:2], [l.split() for l in lines[2:-1]], lines[-1]
+old = []
+for r in recs:
+    o = list(r)
+    o[1], o[7], o[12] = '8000000000', str(int(r[7]) + 1000000000), '1'
+    old.append(o)
+    r[1] = '10500000000'
+out = head + [' '.join([str(i)] + r[1:]) for i, r in enumerate(old + recs)]
+out.append(end.replace('records=%d ' % len(recs), 'records=%d ' % (2 * len(recs))))
+open(sys.argv[2], 'w').write('\n'.join(out) + '\n')
+EOF2
+run --guest g1="$B/g1" --offsets "$T/offs-remade" --raw-tsc
+[ $rc -ne 0 ] && grep -q "pid 4242 vcpu 0: records of more than one VM of that process (serial 1, then 2 from seq 2, host TSC 10500000000: the process made a new VM): only the newest VM's 1 records make its history, 1 before are left out" "$T/err" &&
+	grep -q "error: .*guest g1 cpu [01].*10500000000" "$T/err"
+ok $? offsets_remade_vm_kept_apart_by_serial "rc $rc: $(head -c 600 "$T/err")"
+# "# vm_dropped PID VM N SERIAL" cuts that VM, not another VM of the same pid and name
+sed 's/^# end /# vm_dropped 4242 4242-11 5 1\n# end /' "$B/tsc_offsets" > "$T/offs-vmd-other"
+run --guest g1="$B/g1" --offsets "$T/offs-vmd-other" --raw-tsc
+[ $rc -eq 0 ] && cmp -s "$T/out" "$T/out-v1" && grep -q "VM 4242-11 (pid 4242) lost 5 records" "$T/err"
+ok $? offsets_vm_dropped_other_serial_not_cut "rc $rc: $(head -c 300 "$T/err")"
+sed 's/^# end /# vm_dropped 4242 4242-11 5 2\n# end /' "$B/tsc_offsets" > "$T/offs-vmd-own"
+expect_error offsets_vm_dropped_own_serial_cut "offset history of guest g1 cpu 0 ends at host TSC 9000000000 (vtrace_host dropped the records after it)" --guest g1="$B/g1" --offsets "$T/offs-vmd-own" --raw-tsc
+# "# untracked_dropped N": the histories with records of serial 0 stop at their last record
+sed -E -e '4s/ [0-9]+$/ 0/' -e 's/^# end /# untracked_dropped 7\n# end /' "$B/tsc_offsets" > "$T/offs-untracked"
+expect_error offsets_untracked_dropped_cuts_serial_0 "offset history of guest g1 cpu 1 ends at host TSC 9000000000 (vtrace_host dropped the records after it)" --guest g1="$B/g1" --offsets "$T/offs-untracked" --raw-tsc
+grep -q "7 records of VMs that found vtrace_host's table of VMs full (serial 0) were dropped" "$T/err"
+ok $? offsets_untracked_dropped_said "$(head -c 300 "$T/err")"
 : > "$T/offs-empty"
 expect_error offsets_empty "$T/offs-empty: empty file" --guest g1="$B/g1" --offsets "$T/offs-empty"
 : > "$T/empty.dat"
@@ -1109,7 +1156,7 @@ import sys
 lines = open(sys.argv[1]).read().splitlines()
 end = lines.pop()
 n = int(end.split('records=')[1].split()[0])
-lines.append('%d 1 1 ? 0 0 0 0 4294967296 32 write' % n)
+lines.append('%d 1 1 ? 0 0 0 0 4294967296 32 write 0 0' % n)
 lines.append(end.replace('records=%d ' % n, 'records=%d ' % (n + 1)))
 open(sys.argv[1], 'w').write('\n'.join(lines) + '\n')
 EOF2

@@ -365,11 +365,15 @@ struct vtrace_started {
 /*
  * Host side: /sys/kernel/debug/vtrace/tsc_offsets of vtrace_host.ko
  *
- * Text, one record per line, oldest first, after one header line:
+ * Text, one record per line, oldest first, after a version line and a
+ * header line:
  *
- *   # seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind
+ *   # vtrace-offsets v1
+ *   # seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind cpu serial
  *
- * seq:		record number, from 0, without gaps (gaps mean dropped records)
+ * seq:		record number, from 0, in the order the records were claimed;
+ *		a record dropped still takes no number, so the numbers have no
+ *		gaps (drops are said by the trailer lines below)
  * host_tsc:	host TSC (rdtsc) when KVM wrote the offset, decimal
  * pid:		tgid of the VM's userspace (QEMU's pid)
  * vm:		the VM's directory name under /sys/kernel/debug/kvm ("1234-11")
@@ -382,33 +386,56 @@ struct vtrace_started {
  *		when vtrace_host loaded; host_tsc is the load time) or
  *		"multiplier" (KVM wrote the multiplier of a running vCPU;
  *		prev_offset == offset, multiplier is the new one)
+ * cpu:		the host CPU that read host_tsc (on a host whose TSCs are not
+ *		synchronised, a host_tsc means something only with its CPU)
+ * serial:	the VM's number among the VMs vtrace_host saw since it was
+ *		loaded, from 1: two VMs of one name (a process that closes its
+ *		VM and makes another gets the same "PID-FD") have two serials;
+ *		0 for a VM that found the module's table of VMs full (its
+ *		records are attributed by pid and vm only)
  *
  * From a record's host_tsc on, its offset and multiplier are in force for
- * its (pid, vm, vcpu_id), until the next record of that vCPU.  Before a
- * vCPU's first "write" record, its prev_offset was in force; where that
- * disagrees with a "snapshot" record (a write racing with the load), the
- * write's prev_offset wins.  Unknown VM:
- * vm "?" and vcpu_idx -1 (see the stats file's anomalies).  Documentation:
+ * its (pid, vm, serial, vcpu_id), until the next record of that vCPU.
+ * Before a vCPU's first "write" record, its prev_offset was in force; where
+ * that disagrees with a "snapshot" record (a write racing with the load),
+ * the write's prev_offset wins.  Unknown VM: vm "?", vcpu_idx -1 and
+ * serial 0 (see the stats file's anomalies).  Documentation:
  * Documentation/vtrace_host.rst.
+ *
+ * The form before v1 had no version line, and neither cpu nor serial:
+ * readers take both.
  */
+#define VTRACE_OFFSETS_VERSION	"# vtrace-offsets v1"
 #define VTRACE_OFFSETS_HEADER \
+	"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind cpu serial"
+/* The header of the form before v1 (no version line) */
+#define VTRACE_OFFSETS_HEADER_V0 \
 	"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind"
 
 /*
- * Last line of a full history: "# dropped N", N records that did not fit
- * the module's capacity.  The history of every vCPU stops at the record
+ * Line of the trailer, "# dropped N", N records that did not fit the
+ * module's capacity.  The history of every vCPU stops at the record
  * before it; a tool must not assume offsets after that.
  */
 #define VTRACE_OFFSETS_DROPPED	"# dropped"
 
 /*
- * Line of the trailer for each VM that lost records of its own, "# vm_dropped
- * PID VM N": the VM (pid and vm as in its records) used up its share of the
+ * Line of the trailer for each VM that lost records of its own,
+ * "# vm_dropped PID VM N SERIAL" (before v1: "# vm_dropped PID VM N"): the
+ * VM (pid, vm and serial as in its records) used up its share of the
  * module's capacity (vm_share) and N of its records were dropped.  That
  * VM's history stops at its last record; the others' are not cut.  Comes
  * after the records (and "# dropped"), before "# end".
  */
 #define VTRACE_OFFSETS_VM_DROPPED	"# vm_dropped"
+
+/*
+ * Line of the trailer (v1), "# untracked_dropped N": the VMs that found
+ * the table of VMs full (serial 0) share one vm_share, and N of their
+ * records were dropped.  The history of every vCPU with a record of
+ * serial 0 stops at its last record.
+ */
+#define VTRACE_OFFSETS_UNTRACKED_DROPPED	"# untracked_dropped"
 
 /*
  * Last line of every complete read of the history:

@@ -19,7 +19,10 @@ KD=/sys/kernel/debug/kvm
 KO=$VTRACE_HOST_KO
 RDTSC=$VTRACE_PROJ/build/helpers/host_rdtsc
 TSCSET=$VTRACE_PROJ/build/helpers/bench_tscset
-HEADER=$(sed -n 's/^\t"\(# seq host_tsc .*\)"$/\1/p' "$VTRACE_PROJ/include/uapi/linux/vtrace.h")
+VMS=$VTRACE_PROJ/build/helpers/host_vms
+# the version line and the header of tsc_offsets (the first "# seq" define is v1's)
+HEADER="$(sed -n 's/^#define VTRACE_OFFSETS_VERSION\t"\(.*\)"$/\1/p' "$VTRACE_PROJ/include/uapi/linux/vtrace.h")
+$(sed -n 's/^\t"\(# seq host_tsc .*\)"$/\1/p' "$VTRACE_PROJ/include/uapi/linux/vtrace.h" | head -1)"
 
 declare -A before after qpid vmname
 
@@ -107,8 +110,8 @@ t_load() {
 	insmod "$KO" || return 1
 	mode=$(stat -c %a "$D/tsc_offsets" "$D/vms" "$D/stats" "$D/tsc_khz" | sort -u)
 	[ "$mode" = 444 ] || { ktap_diag "modes: $mode"; return 1; }
-	[ -n "$HEADER" ] && [ "$(head -1 "$D/tsc_offsets")" = "$HEADER" ] ||
-		{ ktap_diag "header: $(head -1 "$D/tsc_offsets")"; return 1; }
+	[ "$(echo "$HEADER" | wc -l)" = 2 ] && [ "$(head -2 "$D/tsc_offsets")" = "$HEADER" ] ||
+		{ ktap_diag "header: $(head -2 "$D/tsc_offsets")"; return 1; }
 	[ "$(stat_of kept)" = 0 ] && [ "$(stat_of capacity)" = 65536 ] &&
 		[ "$(cat "$D/tsc_khz")" -gt 0 ]
 }
@@ -228,7 +231,7 @@ t_read_only() {
 			return 1
 		fi
 	done
-	[ "$(head -1 "$D/tsc_offsets")" = "$HEADER" ]
+	[ "$(head -2 "$D/tsc_offsets")" = "$HEADER" ]
 }
 
 # t_snapshot: reloaded while A and B run, one snapshot per vCPU equal to KVM
@@ -368,6 +371,10 @@ vm_line() {
 	awk -v p="$1" '$1 == "vm" && $2 == p { print $5, $7 }' "$D/stats"
 }
 
+serial_of() {	# serial_of PID: the serial of the (last) VM of that pid in the stats file
+	awk -v p="$1" '$1 == "vm" && $2 == p { s = $9 } END { print s }' "$D/stats"
+}
+
 # t_fair: capacity 64, 16 per VM; VM f writes IA32_TSC 2,200 times, then VM
 # g 5 times (plus creation), under trace-cmd record -e vtrace_host: f keeps
 # 16 and the rest of f is dropped and said so in the trailer, while the
@@ -432,11 +439,71 @@ t_fair_run() {
 		grep -v ' kind=snapshot ' | sed -n "s/.* host_tsc=\([0-9]*\) pid=$g .* prev_offset=\([-0-9]*\) offset=\([-0-9]*\) .*/\1 \2 \3/p")" ] ||
 		return 1
 	[ "$(records | awk '$11 == "snapshot"' | wc -l)" = 6 ] || return 1
-	grep -qx "# vm_dropped $f $fvm $(vm_line $f | cut -d' ' -f2)" "$D/tsc_offsets" &&
+	grep -qx "# vm_dropped $f $fvm $(vm_line $f | cut -d' ' -f2) $(serial_of $f)" "$D/tsc_offsets" &&
 		! grep -q "^# vm_dropped $g " "$D/tsc_offsets" &&
 		! grep -q "^# dropped" "$D/tsc_offsets" &&
 		[ -z "$(chain_breaks)" ] &&
 		tail -1 "$D/tsc_offsets" | grep -qx "# end host_tsc=[0-9]* records=$((16 + n + 6)) dropped=[0-9]*"
+}
+
+# t_fields: every record has 13 fields, a host CPU that exists and, but for
+# the unknown VM ("?"), a serial; the serials of the vms file are its records'
+t_fields() {
+	local cpus
+	cpus=$(nproc --all)
+	records | awk -v n="$cpus" 'NF != 13 || $12 >= n || ($4 != "?" && $13 < 1) { print; bad = 1 }
+		END { exit bad }' | head -5 | while read -r l; do ktap_diag "bad record: $l"; done
+	[ "${PIPESTATUS[1]}" = 0 ] || return 1
+	[ "$(records | awk '$4 != "?" { print $3, $4, $13 }' | sort -u)" = \
+	  "$(awk 'NR > 1 && $6 > 0 { print $1, $2, $9 }' "$D/vms" | sort -u)" ]
+}
+
+# t_remake: a process makes a VM, closes it and makes another, which has
+# the same descriptor, so the same name "PID-FD": two serials, two lines of
+# the vms file, each VM its own records (creation and one IA32_TSC write)
+t_remake() {
+	local out name n
+	out=$("$VMS" remake) || return 1
+	ktap_diag "$out"
+	name=$(echo "$out" | awk '{ print $2 }' | sort -u)
+	[ "$(echo "$out" | wc -l)" = 2 ] && [ "$(echo "$name" | wc -l)" = 1 ] ||
+		{ ktap_diag "the two VMs do not share a name"; return 1; }
+	records "$name" | while read -r l; do ktap_diag "$l"; done
+	grep " $name " "$D/vms" | while read -r l; do ktap_diag "vms: $l"; done
+	n=$(records "$name" | awk '{ print $13 }' | sort -u | wc -l)
+	[ "$n" = 2 ] &&
+		[ "$(awk -v v="$name" '$2 == v { print $9 }' "$D/vms" | sort -u | wc -l)" = 2 ] &&
+		[ "$(records "$name" | awk '{ print $13 }' | sort | uniq -c | awk '$1 < 2' | wc -l)" = 0 ]
+}
+
+# t_churn: 300 VMs made and closed since the load (more than the module's
+# table of 256), then a quiet VM (20 writes) next to one that writes
+# IA32_TSC 3,300 times: the quiet VM has its own share and its history is
+# whole, the loud one loses what is beyond its share, and says so
+t_churn() {
+	local q l qpid lpid qvm lvm qn
+	rmmod vtrace_host && insmod "$KO" capacity=4096 || return 1
+	"$VMS" churn 300 || return 1
+	"$VMS" hold 20 20 > "$VTRACE_OUT/quiet.out" & q=$!
+	"$TSCSET" 3000 > /dev/null & l=$!
+	wait $q || return 1
+	wait $l || return 1
+	qvm=$(awk '{ print $2 }' "$VTRACE_OUT/quiet.out")
+	qpid=${qvm%-*}
+	lpid=$l
+	lvm=$(records | awk -v p=$lpid '$3 == p { print $4; exit }')
+	qn=$(records "$qvm" | wc -l)
+	ktap_diag "stats: $(grep -v '^vm ' "$D/stats" | tr '\n' ' ')" \
+		"vms seen: $(grep -c '^vm ' "$D/stats") lines, $(grep -c ' retired$' "$D/stats") retired" \
+		"quiet $qvm: $qn records, $(vm_line "$qpid") kept/dropped, serial $(serial_of "$qpid")" \
+		"loud $lvm: $(vm_line "$lpid") kept/dropped, serial $(serial_of "$lpid")"
+	grep '^#' "$D/tsc_offsets" | tail -n +3 | while read -r l; do ktap_diag "$l"; done
+	[ "$qn" -ge 21 ] && [ "$(vm_line "$qpid")" = "$qn 0" ] &&
+		[ "$(serial_of "$qpid")" -gt 256 ] &&
+		[ "$(vm_line "$lpid" | cut -d' ' -f1)" = 1024 ] &&
+		grep -qx "# vm_dropped $lpid $lvm [0-9]* $(serial_of "$lpid")" "$D/tsc_offsets" &&
+		! grep -q "^# vm_dropped $qpid " "$D/tsc_offsets" &&
+		! grep -q "^# dropped\|^# untracked_dropped" "$D/tsc_offsets"
 }
 
 # t_unload_loop: unload/reload 20 times while VM d is being created and
@@ -467,7 +534,7 @@ t_unload_loop() {
 
 # ---- main ----------------------------------------------------------------
 
-ktap_header 20
+ktap_header 23
 modprobe kvm_amd
 ktap_diag "kvm_amd tsc_scaling=$(cat /sys/module/kvm_amd/parameters/tsc_scaling)" \
 	"kallsyms: $(grep -c ' kvm_vcpu_write_tsc_multiplier' /proc/kallsyms) kvm_vcpu_write_tsc_multiplier"
@@ -531,6 +598,12 @@ t_overflow
 ktap_result $? "capacity_overflow_counted_not_overwritten"
 t_fair
 ktap_result $? "flooding_vm_keeps_its_share_other_vm_complete"
+t_fields
+ktap_result $? "records_have_cpu_and_serial"
+t_remake
+ktap_result $? "vm_remade_on_same_fd_has_its_own_serial"
+t_churn
+ktap_result $? "after_300_vms_a_quiet_vm_keeps_its_share"
 
 stop_guest a
 stop_guest b

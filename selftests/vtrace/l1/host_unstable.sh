@@ -62,7 +62,7 @@ trailer_ok() {
 	t=${BASH_REMATCH[1]} r=${BASH_REMATCH[2]}
 	[ "$t" -ge "$b" ] && [ "$t" -le "$a" ] && [ "$(grep -c '^# end' "$copy")" = 1 ] &&
 		[ "${BASH_REMATCH[3]}" -le "$(stat_of dropped)" ] || return 1
-	awk -v r="$r" 'NR == 1 { next } /^# (dropped|vm_dropped) / { if (n == r) next }
+	awk -v r="$r" 'NR <= 2 { next } /^# (dropped|vm_dropped) / { if (n == r) next }
 		/^# end / { exit !(n == r) } /^#/ { exit 1 } $1 != n++ { exit 1 }' "$copy"
 }
 

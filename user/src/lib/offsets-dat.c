@@ -29,6 +29,7 @@ struct tsc_fields {
 	struct tep_format_field	*host_tsc, *prev_offset, *offset, *multiplier, *pid, *vcpu_id;
 	struct tep_format_field	*vcpu_idx, *frac_bits, *kind, *vm;
 	struct tep_format_field	*since, *tsc_khz;	/* optional: newer vtrace_host */
+	struct tep_format_field	*cpu, *serial;		/* optional: since format v1 */
 	bool			native;
 };
 
@@ -61,6 +62,8 @@ static int find_fields(struct tep_handle *tep, struct tsc_fields *f, const char 
 	}
 	f->since = tep_find_field(f->ev, "since");
 	f->tsc_khz = tep_find_field(f->ev, "tsc_khz");
+	f->cpu = tep_find_field(f->ev, "cpu");
+	f->serial = tep_find_field(f->ev, "serial");
 	return 1;
 }
 
@@ -98,6 +101,8 @@ static int add_record(struct dat_records *d, const struct tsc_fields *f,
 		.vcpu_id	= vtrace_field_num(f->native, f->vcpu_id, rec),
 		.vcpu_idx	= vtrace_field_num(f->native, f->vcpu_idx, rec),
 		.since		= vtrace_field_num(f->native, f->since, rec),
+		.serial		= vtrace_field_num(f->native, f->serial, rec),
+		.cpu		= f->cpu ? (int)vtrace_field_num(f->native, f->cpu, rec) : -1,
 	};
 	if (!d->trace.tsc_khz)
 		d->trace.tsc_khz = (uint32_t)vtrace_field_num(f->native, f->tsc_khz, rec);

@@ -2,13 +2,17 @@
 /* offsets.c: parse vtrace_host's tsc_offsets file into per-vCPU histories. */
 /*
  * The format is the comment above VTRACE_OFFSETS_HEADER in
- * include/uapi/linux/vtrace.h: one header line, then one record per line,
- * eleven fields separated by blanks.  Every field is checked; a bad line
- * stops the parse with the file, line, byte offset and field named.
- * Other lines starting with '#' after the header are comments.
+ * include/uapi/linux/vtrace.h: the version line "# vtrace-offsets v1" and
+ * the header, then one record per line, thirteen fields separated by
+ * blanks; or the form before v1: no version line, its own header, eleven
+ * fields (no cpu and serial).  Every field is checked; a bad line stops
+ * the parse with the file, line, byte offset and field named.  Other
+ * lines starting with '#' after the header are comments.
  *
  * Records are grouped by (pid, vcpu_id) and kept in seq order: each one
  * starts an interval of its vCPU's history (struct vtrace_vcpu_history).
+ * Where a group holds the records of two VMs (serials: one process made a
+ * VM after another), only the newest VM's are kept, and that is said.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +33,7 @@
 struct offset_rec {
 	int				pid;
 	uint32_t			vcpu_id;
+	uint32_t			serial;		/* the VM's, 0 if none or v0 */
 	char				vm[32];
 	uint64_t			prev_offset;
 	int				vcpu_idx;
@@ -45,7 +50,10 @@ struct vtrace_offsets {
 	bool				dropped;
 	bool				has_end;	/* the "# end" line */
 	int				vm_cut[VM_CUT_MAX];	/* pids of "# vm_dropped" */
+	uint32_t			vm_cut_serial[VM_CUT_MAX];	/* their serials (v1) */
 	int				nr_vm_cut;
+	bool				untracked_cut;	/* "# untracked_dropped" */
+	int				version;	/* of the file: 0 (before v1) or 1 */
 	uint64_t			end_tsc;	/* its host_tsc */
 	uint64_t			first_tsc;	/* host_tsc of the earliest record */
 	uint64_t			last_tsc;	/* of the latest */
@@ -68,24 +76,27 @@ static int bad_field(const struct line_ctx *c, const char *field, const char *wa
 	return -1;
 }
 
-static int parse_record(const struct line_ctx *c, char *line, struct offset_rec *r)
+static int parse_record(const struct line_ctx *c, char *line, struct offset_rec *r, int version)
 {
 	static const char * const names[] = { "seq", "host_tsc", "pid", "vm", "vcpu_id",
-		"vcpu_idx", "prev_offset", "offset", "multiplier", "frac_bits", "kind" };
-	char *f[12], *save = NULL;
+		"vcpu_idx", "prev_offset", "offset", "multiplier", "frac_bits", "kind", "cpu",
+		"serial" };
+	const int nf = version ? 13 : 11;
+	const char *want = version ? "13 fields" : "11 fields";
+	char *f[13], *save = NULL;
 	int64_t s, prev, idx;
 	uint32_t kind;
-	uint64_t u[11];
+	uint64_t u[13];
 	int n = 0;
 
 	for (char *tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		if (n == 11)
-			return bad_field(c, "(extra)", "11 fields", tok);
+		if (n == nf)
+			return bad_field(c, "(extra)", want, tok);
 		f[n++] = tok;
 	}
-	if (n < 11)
-		return bad_field(c, names[n], "11 fields", NULL);
-	for (int i = 0; i < 11; i++) {
+	if (n < nf)
+		return bad_field(c, names[n], want, NULL);
+	for (int i = 0; i < nf; i++) {
 		if (i == 3 || i == 5 || i == 6 || i == 7 || i == 10)
 			continue;
 		if (vtrace_parse_u64(f[i], &u[i]))
@@ -105,6 +116,10 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 		return bad_field(c, "multiplier", "a non-zero multiplier", f[8]);
 	if (u[9] > 63)
 		return bad_field(c, "frac_bits", "0..63", f[9]);
+	if (version && u[11] > 65535)
+		return bad_field(c, "cpu", "a CPU number", f[11]);
+	if (version && u[12] > UINT32_MAX)
+		return bad_field(c, "serial", "a 32-bit serial", f[12]);
 	if (strlen(f[3]) >= sizeof(r->vm))
 		return bad_field(c, "vm", "a name under 32 characters", f[3]);
 	if (!strcmp(f[10], "write"))
@@ -117,6 +132,7 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 		return bad_field(c, "kind", "\"write\", \"snapshot\" or \"multiplier\"", f[10]);
 	r->pid = u[2];
 	r->vcpu_id = u[4];
+	r->serial = version ? u[12] : 0;
 	strcpy(r->vm, f[3]);
 	r->prev_offset = (uint64_t)prev;
 	r->vcpu_idx = idx;
@@ -161,23 +177,47 @@ static int cmp_rec(const void *a, const void *b)
 	return 0;
 }
 
-/* "# vm_dropped PID VM N": that VM's history stops at its last record */
+/* "# vm_dropped PID VM N [SERIAL]": that VM's history stops at its last record */
 static int parse_vm_dropped(struct vtrace_offsets *o, const struct line_ctx *c, const char *line)
 {
 	unsigned long long n;
+	unsigned int serial = 0;
 	int pid, len = 0;
 	char vm[32];
 
-	if (sscanf(line, VTRACE_OFFSETS_VM_DROPPED " %d %31s %llu%n", &pid, vm, &n, &len) != 3 ||
+	if ((o->version ?
+	     sscanf(line, VTRACE_OFFSETS_VM_DROPPED " %d %31s %llu %u%n", &pid, vm, &n, &serial,
+		    &len) != 4 :
+	     sscanf(line, VTRACE_OFFSETS_VM_DROPPED " %d %31s %llu%n", &pid, vm, &n, &len) != 3) ||
 	    line[len] || pid <= 0) {
-		vtrace_set_error("%s: line %lu (byte %zu): expected \"%s PID VM N\", got \"%.60s\"",
-				 c->path, c->line, c->offset, VTRACE_OFFSETS_VM_DROPPED, line);
+		vtrace_set_error("%s: line %lu (byte %zu): expected \"%s PID VM N%s\", got \"%.60s\"",
+				 c->path, c->line, c->offset, VTRACE_OFFSETS_VM_DROPPED,
+				 o->version ? " SERIAL" : "", line);
 		return -1;
 	}
-	if (o->nr_vm_cut < VM_CUT_MAX)
+	if (o->nr_vm_cut < VM_CUT_MAX) {
+		o->vm_cut_serial[o->nr_vm_cut] = serial;
 		o->vm_cut[o->nr_vm_cut++] = pid;
+	}
 	vtrace_warn("%s: VM %s (pid %d) lost %llu records (its vm_share of vtrace_host's capacity"
 		    " was full): its history stops at its last record", c->path, vm, pid, n);
+	return 0;
+}
+
+/* "# untracked_dropped N": the histories with records of serial 0 stop at their last */
+static int parse_untracked(struct vtrace_offsets *o, const struct line_ctx *c, const char *line)
+{
+	unsigned long long n;
+	int len = 0;
+
+	if (sscanf(line, VTRACE_OFFSETS_UNTRACKED_DROPPED " %llu%n", &n, &len) != 1 || line[len]) {
+		vtrace_set_error("%s: line %lu (byte %zu): expected \"%s N\", got \"%.60s\"",
+				 c->path, c->line, c->offset, VTRACE_OFFSETS_UNTRACKED_DROPPED, line);
+		return -1;
+	}
+	o->untracked_cut = true;
+	vtrace_warn("%s: %llu records of VMs that found vtrace_host's table of VMs full (serial 0)"
+		    " were dropped: their histories stop at their last record", c->path, n);
 	return 0;
 }
 
@@ -232,12 +272,26 @@ static long parse_lines(struct vtrace_offsets *o, const char *path, char *text,
 			goto error;
 		}
 		if (!header) {
-			if (strcmp(line, VTRACE_OFFSETS_HEADER)) {
-				vtrace_set_error("%s: line 1 (byte 0): expected the header \"%s\"",
-						 path, VTRACE_OFFSETS_HEADER);
+			if (c.line == 1 && !strcmp(line, VTRACE_OFFSETS_VERSION)) {
+				o->version = 1;
+			} else if (!o->version && !strcmp(line, VTRACE_OFFSETS_HEADER_V0)) {
+				header = 1;
+			} else if (o->version && !strcmp(line, VTRACE_OFFSETS_HEADER)) {
+				header = 1;
+			} else {
+				vtrace_set_error("%s: line %lu (byte %zu): expected %s, got \"%.60s\" (a"
+						 " tsc_offsets file of another vtrace_host version?)",
+						 path, c.line, c.offset, o->version ?
+						 "the header \"" VTRACE_OFFSETS_HEADER "\"" :
+						 "the line \"" VTRACE_OFFSETS_VERSION "\" and the header,"
+						 " or the header of the form before it \""
+						 VTRACE_OFFSETS_HEADER_V0 "\"", line);
 				goto error;
 			}
-			header = 1;
+		} else if (o->version && !strncmp(line, VTRACE_OFFSETS_UNTRACKED_DROPPED " ",
+					       strlen(VTRACE_OFFSETS_UNTRACKED_DROPPED " "))) {
+			if (parse_untracked(o, &c, line))
+				goto error;
 		} else if (!strncmp(line, VTRACE_OFFSETS_END " ", strlen(VTRACE_OFFSETS_END " "))) {
 			if (parse_end(o, &c, line, nr, *anomalies))
 				goto error;
@@ -262,7 +316,7 @@ static long parse_lines(struct vtrace_offsets *o, const char *path, char *text,
 					goto error;
 				*recs = n;
 			}
-			if (parse_record(&c, line, &(*recs)[nr]))
+			if (parse_record(&c, line, &(*recs)[nr], o->version))
 				goto error;
 			nr++;
 			/* a write KVM made with no vCPU of the VM running: not attributable */
@@ -272,8 +326,8 @@ static long parse_lines(struct vtrace_offsets *o, const char *path, char *text,
 		line += len + (nl ? 1 : 0);
 	}
 	if (!header) {
-		vtrace_set_error("%s: empty file, expected the header \"%s\"", path,
-				 VTRACE_OFFSETS_HEADER);
+		vtrace_set_error("%s: %s, expected the header \"%s\"", path,
+				 o->version ? "no header" : "empty file", VTRACE_OFFSETS_HEADER);
 		goto error;
 	}
 	return nr;
@@ -438,6 +492,12 @@ static int add_history(struct vtrace_offsets *o, const char *path, const struct 
 	h = &o->hist[o->nr_hist++];
 	*h = (struct vtrace_vcpu_history){ .pid = recs[0].pid, .vcpu_id = recs[0].vcpu_id,
 					   .vcpu_idx = recs[nr - 1].vcpu_idx, .nr = nr + first };
+	for (size_t k = 0; k < nr; k++) {
+		if (recs[k].serial)
+			h->serial = recs[k].serial;
+		else
+			h->untracked = true;
+	}
 	memcpy(h->vm, recs[0].vm, sizeof(h->vm));
 	h->iv = malloc(h->nr * sizeof(*h->iv));
 	if (!h->iv)
@@ -463,6 +523,36 @@ static int add_history(struct vtrace_offsets *o, const char *path, const struct 
 	return 0;
 }
 
+/*
+ * The first of @recs[0..@nr) from which they are all of one VM: one
+ * process's VM and a VM it made later have one pid and may have one name
+ * (v1 files tell them apart by serial; serial 0 is of no known VM).  The
+ * newest VM's records alone make the history; the others are said.
+ */
+static size_t newest_vm(const char *path, const struct offset_rec *recs, size_t nr)
+{
+	uint32_t last = 0;
+	size_t start = nr;
+
+	while (start > 0) {
+		uint32_t serial = recs[start - 1].serial;
+
+		if (serial && last && serial != last)
+			break;
+		if (serial)
+			last = serial;
+		start--;
+	}
+	if (start)
+		vtrace_warn("%s: pid %d vcpu %u: records of more than one VM of that process (serial"
+			    " %u, then %u from seq %llu, host TSC %llu: the process made a new VM):"
+			    " only the newest VM's %zu records make its history, %zu before are"
+			    " left out", path, recs[0].pid, recs[0].vcpu_id, recs[start - 1].serial,
+			    last, (unsigned long long)recs[start].iv.seq,
+			    (unsigned long long)recs[start].iv.host_tsc, nr - start, start);
+	return start;
+}
+
 static int build_histories(struct vtrace_offsets *o, const char *path, struct offset_rec *recs,
 			   size_t nr)
 {
@@ -470,11 +560,12 @@ static int build_histories(struct vtrace_offsets *o, const char *path, struct of
 		return 0;	/* recs is NULL: a header and no records */
 	qsort(recs, nr, sizeof(*recs), cmp_rec);
 	for (size_t i = 0; i < nr; ) {
-		size_t j = i;
+		size_t j = i, k;
 
 		while (j < nr && recs[j].pid == recs[i].pid && recs[j].vcpu_id == recs[i].vcpu_id)
 			j++;
-		if (add_history(o, path, recs + i, j - i))
+		k = i + newest_vm(path, recs + i, j - i);
+		if (add_history(o, path, recs + k, j - k))
 			return -1;
 		i = j;
 	}
@@ -502,22 +593,44 @@ static uint64_t cut_histories(struct vtrace_offsets *o, const struct offset_rec 
 	return end;
 }
 
-/* A VM of a "# vm_dropped" line: its histories stop at its last record */
+/* @h ends at @end if that is earlier than where it ends now */
+static void cut_at(struct vtrace_vcpu_history *h, uint64_t end)
+{
+	if (!h->end_tsc || end < h->end_tsc) {
+		h->end_tsc = end;
+		h->end_why = VTRACE_END_DROPPED;
+	}
+}
+
+/*
+ * A VM of a "# vm_dropped" line (pid, and serial in v1): its histories
+ * stop at its last record; after "# untracked_dropped", so do those with
+ * records of serial 0.
+ */
 static void cut_vms(struct vtrace_offsets *o, const struct offset_rec *recs, size_t nr)
 {
+	uint64_t end_untracked = 0;
+
 	for (int k = 0; k < o->nr_vm_cut; k++) {
+		uint32_t serial = o->vm_cut_serial[k];
 		uint64_t end = 0;
 
 		for (size_t i = 0; i < nr; i++)
-			if (recs[i].pid == o->vm_cut[k] && recs[i].iv.host_tsc > end)
+			if (recs[i].pid == o->vm_cut[k] && (!serial || recs[i].serial == serial) &&
+			    recs[i].iv.host_tsc > end)
 				end = recs[i].iv.host_tsc;
 		for (size_t i = 0; i < o->nr_hist; i++)
-			if (o->hist[i].pid == o->vm_cut[k] &&
-			    (!o->hist[i].end_tsc || end < o->hist[i].end_tsc)) {
-				o->hist[i].end_tsc = end;
-				o->hist[i].end_why = VTRACE_END_DROPPED;
-			}
+			if (o->hist[i].pid == o->vm_cut[k] && (!serial || o->hist[i].serial == serial))
+				cut_at(&o->hist[i], end);
 	}
+	if (!o->untracked_cut)
+		return;
+	for (size_t i = 0; i < nr; i++)
+		if (!recs[i].serial && recs[i].iv.host_tsc > end_untracked)
+			end_untracked = recs[i].iv.host_tsc;
+	for (size_t i = 0; i < o->nr_hist; i++)
+		if (o->hist[i].untracked)
+			cut_at(&o->hist[i], end_untracked);
 }
 
 /* No "# end" line: the copy may have been cut anywhere after its last record */
@@ -599,6 +712,7 @@ static bool from_record(const struct vtrace_offset_record *r, struct offset_rec 
 	*out = (struct offset_rec){
 		.pid		= r->pid,
 		.vcpu_id	= r->vcpu_id,
+		.serial		= r->serial,
 		.prev_offset	= r->prev_offset,
 		.vcpu_idx	= r->vcpu_idx,
 		.since		= r->kind == VTRACE_TSC_SNAPSHOT ? r->since : 0,
@@ -769,6 +883,12 @@ uint64_t vtrace_offsets_tsc_khz(struct vtrace_offsets *o)
 int vtrace_offsets_is_trace(struct vtrace_offsets *o)
 {
 	return o->trace;
+}
+
+/* The form of a tsc_offsets file read: 1, or 0 for the form before v1 (and for a trace) */
+int vtrace_offsets_version(struct vtrace_offsets *o)
+{
+	return o->version;
 }
 
 uint64_t vtrace_offsets_gaps(struct vtrace_offsets *o)
