@@ -163,6 +163,9 @@ enum vth_kind {
  * @ready:	set (release) once every other field is written
  * @vm:		name of the VM's directory under KVM's debugfs, "?" if unknown
  * @serial:	the VM's serial (&struct vth_vm), 0 if it has none
+ * @tid:	the thread that made the write (for QEMU, the vCPU's own
+ *		thread), 0 for a snapshot
+ * @pad:	zero
  */
 struct vth_record {
 	u64 host_tsc;
@@ -178,6 +181,8 @@ struct vth_record {
 	int ready;
 	char vm[VTH_VM_NAME_LEN];
 	u32 serial;
+	s32 tid;
+	u32 pad;
 };
 
 /**
@@ -340,6 +345,7 @@ out_drop:
 /* The host TSC now, and the CPU that read it. Any context. */
 static void vth_stamp(struct vth_record *rec)
 {
+	rec->tid = current->pid;
 	rec->cpu = get_cpu();
 	rec->host_tsc = rdtsc_ordered();
 	put_cpu();
@@ -598,6 +604,7 @@ static void vth_snapshot_fill(struct vth_record *rec, const struct vth_vm *vm, s
 	if (!vm)
 		rec->pid = pid;
 	vth_stamp(rec);
+	rec->tid = 0;		/* read by the module, written by no thread of the VM */
 }
 
 /*
@@ -1303,10 +1310,11 @@ static int vth_offsets_show(struct seq_file *m, void *v)
 			   it->end_tsc, it->end_pos - 1, atomic64_read(&vth_dropped));
 		return 0;
 	}
-	seq_printf(m, "%td %llu %d %s %u %d %lld %lld %llu %u %s %u %u\n",
+	seq_printf(m, "%td %llu %d %s %u %d %lld %lld %llu %u %s %u %u %d\n",
 		   rec - vth_records, rec->host_tsc, rec->pid, rec->vm,
 		   rec->vcpu_id, rec->vcpu_idx, (s64)rec->prev, (s64)rec->offset,
-		   rec->multiplier, rec->frac_bits, vth_kind_name(rec), rec->cpu, rec->serial);
+		   rec->multiplier, rec->frac_bits, vth_kind_name(rec), rec->cpu, rec->serial,
+		   rec->tid);
 	return 0;
 }
 
@@ -1548,7 +1556,7 @@ static int __init vtrace_host_init(void)
 		pr_err("vtrace_host: capacity must be 1..%u\n", VTH_CAPACITY_MAX);
 		return -EINVAL;
 	}
-	BUILD_BUG_ON(sizeof(struct vth_record) != 80);
+	BUILD_BUG_ON(sizeof(struct vth_record) != 88);
 	vth_records = vzalloc(array_size(capacity, sizeof(*vth_records)));
 	if (!vth_records)
 		return -ENOMEM;

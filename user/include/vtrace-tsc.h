@@ -48,6 +48,7 @@ struct vtrace_tsc_interval {
  *		two), 0 if none
  * @untracked:	some of its records have serial 0 (the VM found vtrace_host's
  *		table of VMs full)
+ * @offsets:	the histories it is one of (vtrace_offsets_thread_pid())
  * @vm:		KVM's debugfs name of the VM
  * @vcpu_idx:	the vCPU's index in the VM (QEMU's "CPU N/KVM" thread), -1 unknown
  * @end_tsc:	host TSC after which nothing is known, 0 when not known
@@ -61,6 +62,7 @@ struct vtrace_vcpu_history {
 	uint32_t			vcpu_id;
 	uint32_t			serial;
 	bool				untracked;
+	struct vtrace_offsets		*offsets;
 	char				vm[32];
 	int				vcpu_idx;
 	uint64_t			end_tsc;
@@ -122,6 +124,8 @@ enum vtrace_history_start {
  * @vm:		KVM's debugfs name of the VM, "?" for an anomaly
  * @serial:	vtrace_host's serial of the VM, 0 if none (or not recorded)
  * @cpu:	the host CPU that read @host_tsc, -1 if not recorded
+ * @tid:	the thread that made the write (a trace event's common_pid), 0
+ *		if not known
  * @seq:	its number: the file's seq, or its place in the trace (host_tsc order)
  * @since:	a snapshot of the trace event's enable: the host TSC of that
  *		enable; 0 otherwise (and in the tsc_offsets file)
@@ -142,6 +146,7 @@ struct vtrace_offset_record {
 	char		vm[32];
 	uint32_t	serial;
 	int		cpu;
+	int		tid;
 	uint64_t	seq;
 	uint64_t	since;
 };
@@ -185,6 +190,7 @@ uint64_t vtrace_offsets_anomalies(struct vtrace_offsets *offsets);
 uint64_t vtrace_offsets_tsc_khz(struct vtrace_offsets *offsets);
 int vtrace_offsets_is_trace(struct vtrace_offsets *offsets);
 int vtrace_offsets_version(struct vtrace_offsets *offsets);
+int vtrace_offsets_thread_pid(const struct vtrace_offsets *offsets, int tid);
 /* offsets-dat.c: the history in a host trace.dat's vtrace_host:tsc_offset events */
 struct vtrace_offsets *vtrace_offsets_open_dat(const char *path, bool *found);
 /* offsets-source.c: --offsets FILE, else the host trace.dat's events; why a guest has none */

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct vtrace_vcpu_history;
+
 struct tep_handle;
 struct tep_record;
 
@@ -83,6 +85,8 @@ struct vtrace_vcpu_cand {
  * struct vtrace_vcpu_fit - the threads a guest CPU may run on, fitted to its events
  * @cand:	one per thread named after the vCPU, however many VMs the host ran
  * @nr_cand:	how many (0: none in the host trace)
+ * @own:	of them, those that wrote this VM's offsets (its own, by evidence)
+ * @others:	threads of that name or vCPU id left out: they wrote another VM's offsets
  * @least:	the fewest events outside of a candidate so far
  * @unchecked:	events outside the host trace
  */
@@ -91,6 +95,8 @@ struct vtrace_vcpu_fit {
 	uint64_t			tol;
 	struct vtrace_vcpu_cand		*cand;
 	int				nr_cand;
+	int				own;
+	int				others;
 	uint64_t			least;
 	uint64_t			unchecked;
 };
@@ -107,7 +113,7 @@ void vtrace_vthreads_free(struct vtrace_vthreads *vt);
 const char *vtrace_vthread_name(const struct vtrace_vthread *t, char *buf, size_t len);
 
 int vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
-			 int vcpu_idx, int64_t vcpu_id, uint64_t tol);
+			 const struct vtrace_vcpu_history *h, uint64_t tol);
 void vtrace_vcpu_fit_free(struct vtrace_vcpu_fit *fit);
 int vtrace_vcpu_fit_in_guest(void *fit, uint64_t host_tsc);
 bool vtrace_vcpu_fit_has_windows(const struct vtrace_vcpu_fit *fit);

@@ -1192,9 +1192,9 @@ def write_offsets(out, machines, rng):
     serial = {m.pid: i + 1 for i, m in enumerate(machines)}
     lines = ['# vtrace-offsets v1',
              '# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier'
-             ' frac_bits kind cpu serial']
+             ' frac_bits kind cpu serial tid']
     for seq, (t, pid, v, iv, prev) in enumerate(recs):
-        lines.append('%d %d %d %d-%d %d %d %d %d %d %d %s %d %d' % (
+        lines.append('%d %d %d %d-%d %d %d %d %d %d %d %s %d %d 0' % (
             seq, t, pid, pid, 11, v.vcpu_id, v.idx, s64(prev), s64(iv['offset']),
             iv['mult'], iv['frac'], iv['kind'], seq % 2, serial[pid]))
     # the copy was read after the recording: every event and record is before it

@@ -505,6 +505,21 @@ sys.exit(json.load(open(sys.argv[1]))["ComboPlots"] !=
 	run --host "$D/host" $(guests "$D") --offsets "$D/tsc_offsets"
 	[ "$(grep -c 'of host tid 900 "CPU 0/KVM", the best fit of 2 threads of that name, but another fits as well: ambiguous' "$T/err")" -eq 2 ]
 	ok $? merge_two_vms_tie_ambiguous_said "$(grep 'host tid' "$T/err" | head -c 400)"
+	# the same with the writer of each offset record (tsc_offsets v1's tid: QEMU writes
+	# a vCPU's offset from its thread): each guest's candidates are its own VM's threads
+	awk '$3 == 5101 { $14 = 900 } $3 == 5102 { $14 = 950 } { print }' "$D/tsc_offsets" > "$D/tsc_offsets-tid"
+	run --host "$D/host" $(guests "$D") --offsets "$D/tsc_offsets-tid"
+	[ $rc -eq 0 ] && ! grep -q ambiguous "$T/err" &&
+		grep -q 'guest g1 cpu 0: 52 checked, 0 outside, .* of host tid 900 "CPU 0/KVM"; 1 of other VMs left out, by the offsets they wrote)' "$T/err" &&
+		grep -q 'guest g2 cpu 0: 52 checked, 0 outside, .* of host tid 950 "CPU 0/KVM"; 1 of other VMs left out, by the offsets they wrote)' "$T/err" &&
+		grep -q 'self-check: .*: verified$' "$T/err"
+	ok $? merge_two_vms_tie_told_apart_by_offset_writers "rc $rc $(grep 'host tid\|self-check' "$T/err" | head -c 600)"
+	timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets-tid" --host "$D/host.dat" \
+		--out "$D/out-tid" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && ! grep -q ambiguous "$T/err" &&
+		[ "$(guest_options "$D/out-tid/host.dat")" = "g1 0:900 g2 0:950 " ]
+	ok $? dat_two_vms_tie_told_apart_by_offset_writers "rc $rc $(guest_options "$D/out-tid/host.dat"); $(head -c 300 "$T/err")"
 	# sub-buffers of 8 and 16 KiB (v6.8+): the guest's trace.dat has them as its page
 	# size, as trace-cmd record writes an instance's, and reports as at 4 KiB
 	for kb in 8 16; do

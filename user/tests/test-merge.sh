@@ -1035,19 +1035,20 @@ offs() {	# offs NAME WANT SED-EXPRESSION
 	expect_error "offsets_$1" "$2" --guest g1="$B/g1" --offsets "$T/offs-$1"
 }
 offs bad_version "line 1 (byte 0): expected the line \"# vtrace-offsets v1\" and the header, or the header of the form before it" '1s/v1/v9/'
-offs bad_header "line 2 (byte 20): expected the header \"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind cpu serial\"" '2s/seq/sequence/'
-offs bad_number "line 3 (byte 115): field host_tsc: expected an unsigned decimal, got \"9x000000000\"" \
+offs bad_header "line 2 (byte 20): expected the header \"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind cpu serial tid\"" '2s/seq/sequence/'
+offs bad_number "line 3 (byte 119): field host_tsc: expected an unsigned decimal, got \"9x000000000\"" \
 	'3s/^0 9/0 9x/'
 offs bad_offset "field offset: expected a signed decimal" '4s/ [-0-9]+ 4294967296/ 1-2 4294967296/'
 offs bad_kind "field kind: expected \"write\", \"snapshot\" or \"multiplier\", got \"wrote\"" \
-	'3s/write ([0-9]+ [0-9]+)$/wrote \1/'
-offs extra_field "field (extra): expected 13 fields" '3s/$/ more/'
-offs short_line "field cpu: expected 13 fields" '3s/ [0-9]+ [0-9]+$//'
+	'3s/write ([0-9]+ [0-9]+ [0-9]+)$/wrote \1/'
+offs extra_field "field (extra): expected 14 fields" '3s/$/ more/'
+offs short_line "field cpu: expected 14 fields" '3s/ [0-9]+ [0-9]+ [0-9]+$//'
 offs zero_mult "field multiplier: expected a non-zero multiplier" '3s/4294967296/0/'
-offs bad_serial "field serial: expected an unsigned decimal, got \"-1\"" '3s/ [0-9]+$/ -1/'
-offs bad_cpu "field cpu: expected a CPU number, got \"70000\"" '3s/ [0-9]+ ([0-9]+)$/ 70000 \1/'
+offs bad_serial "field serial: expected an unsigned decimal, got \"-1\"" '3s/ [0-9]+ ([0-9]+)$/ -1 \1/'
+offs bad_cpu "field cpu: expected a CPU number, got \"70000\"" '3s/ [0-9]+ ([0-9]+ [0-9]+)$/ 70000 \1/'
+offs bad_tid "field tid: expected a thread id or 0, got \"4294967296\"" '3s/ [0-9]+$/ 4294967296/'
 # the form before v1 (no version line, no cpu and serial) is read too: the same merge
-sed -E -e '1d' -e '2s/ cpu serial$//' -e 's/^([0-9].*) [0-9]+ [0-9]+$/\1/' "$B/tsc_offsets" > "$T/offs-v0"
+sed -E -e '1d' -e '2s/ cpu serial tid$//' -e 's/^([0-9].*) [0-9]+ [0-9]+ [0-9]+$/\1/' "$B/tsc_offsets" > "$T/offs-v0"
 run --guest g1="$B/g1" --offsets "$B/tsc_offsets" --raw-tsc
 cp "$T/out" "$T/out-v1"
 cp "$T/err" "$T/err-v1"
@@ -1086,7 +1087,7 @@ ok $? offsets_vm_dropped_other_serial_not_cut "rc $rc: $(head -c 300 "$T/err")"
 sed 's/^# end /# vm_dropped 4242 4242-11 5 2\n# end /' "$B/tsc_offsets" > "$T/offs-vmd-own"
 expect_error offsets_vm_dropped_own_serial_cut "offset history of guest g1 cpu 0 ends at host TSC 9000000000 (vtrace_host dropped the records after it)" --guest g1="$B/g1" --offsets "$T/offs-vmd-own" --raw-tsc
 # "# untracked_dropped N": the histories with records of serial 0 stop at their last record
-sed -E -e '4s/ [0-9]+$/ 0/' -e 's/^# end /# untracked_dropped 7\n# end /' "$B/tsc_offsets" > "$T/offs-untracked"
+sed -E -e '4s/ [0-9]+ ([0-9]+)$/ 0 \1/' -e 's/^# end /# untracked_dropped 7\n# end /' "$B/tsc_offsets" > "$T/offs-untracked"
 expect_error offsets_untracked_dropped_cuts_serial_0 "offset history of guest g1 cpu 1 ends at host TSC 9000000000 (vtrace_host dropped the records after it)" --guest g1="$B/g1" --offsets "$T/offs-untracked" --raw-tsc
 grep -q "7 records of VMs that found vtrace_host's table of VMs full (serial 0) were dropped" "$T/err"
 ok $? offsets_untracked_dropped_said "$(head -c 300 "$T/err")"
@@ -1156,7 +1157,7 @@ import sys
 lines = open(sys.argv[1]).read().splitlines()
 end = lines.pop()
 n = int(end.split('records=')[1].split()[0])
-lines.append('%d 1 1 ? 0 0 0 0 4294967296 32 write 0 0' % n)
+lines.append('%d 1 1 ? 0 0 0 0 4294967296 32 write 0 0 0' % n)
 lines.append(end.replace('records=%d ' % n, 'records=%d ' % (n + 1)))
 open(sys.argv[1], 'w').write('\n'.join(lines) + '\n')
 EOF2

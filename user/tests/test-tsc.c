@@ -278,7 +278,7 @@ static void test_hostile_offsets_file(void)
 	if (f) {
 		fprintf(f, "%s\n%s\n", VTRACE_OFFSETS_VERSION, VTRACE_OFFSETS_HEADER);
 		for (int i = 0; i < HOSTILE_RECORDS; i++)
-			fprintf(f, "%d 1000 %d vm-%d 0 0 0 -5 4294967296 32 snapshot 0 %d\n",
+			fprintf(f, "%d 1000 %d vm-%d 0 0 0 -5 4294967296 32 snapshot 0 %d 0\n",
 				2 * (HOSTILE_RECORDS - i), i + 1, i + 1, i + 1);
 		fprintf(f, "%s host_tsc=2000 records=%d dropped=0\n", VTRACE_OFFSETS_END,
 			HOSTILE_RECORDS);

@@ -369,7 +369,7 @@ struct vtrace_started {
  * header line:
  *
  *   # vtrace-offsets v1
- *   # seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind cpu serial
+ *   # seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind cpu serial tid
  *
  * seq:		record number, from 0, in the order the records were claimed;
  *		a record dropped still takes no number, so the numbers have no
@@ -393,6 +393,10 @@ struct vtrace_started {
  *		VM and makes another gets the same "PID-FD") have two serials;
  *		0 for a VM that found the module's table of VMs full (its
  *		records are attributed by pid and vm only)
+ * tid:		the thread that made the write (QEMU writes a vCPU's offset
+ *		from that vCPU's own thread: its creation, KVM_SET_MSRS, the
+ *		guest's IA32_TSC writes, its loads on a host with an unstable
+ *		TSC), 0 for a snapshot: tells which host threads are the VM's
  *
  * From a record's host_tsc on, its offset and multiplier are in force for
  * its (pid, vm, serial, vcpu_id), until the next record of that vCPU.
@@ -402,12 +406,12 @@ struct vtrace_started {
  * serial 0 (see the stats file's anomalies).  Documentation:
  * Documentation/vtrace_host.rst.
  *
- * The form before v1 had no version line, and neither cpu nor serial:
+ * The form before v1 had no version line, and no cpu, serial or tid:
  * readers take both.
  */
 #define VTRACE_OFFSETS_VERSION	"# vtrace-offsets v1"
 #define VTRACE_OFFSETS_HEADER \
-	"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind cpu serial"
+	"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind cpu serial tid"
 /* The header of the form before v1 (no version line) */
 #define VTRACE_OFFSETS_HEADER_V0 \
 	"# seq host_tsc pid vm vcpu_id vcpu_idx prev_offset offset multiplier frac_bits kind"

@@ -446,16 +446,32 @@ t_fair_run() {
 		tail -1 "$D/tsc_offsets" | grep -qx "# end host_tsc=[0-9]* records=$((16 + n + 6)) dropped=[0-9]*"
 }
 
-# t_fields: every record has 13 fields, a host CPU that exists and, but for
+# t_fields: every record has 14 fields, a host CPU that exists and, but for
 # the unknown VM ("?"), a serial; the serials of the vms file are its records'
 t_fields() {
 	local cpus
 	cpus=$(nproc --all)
-	records | awk -v n="$cpus" 'NF != 13 || $12 >= n || ($4 != "?" && $13 < 1) { print; bad = 1 }
+	records | awk -v n="$cpus" 'NF != 14 || $12 >= n || ($4 != "?" && $13 < 1) { print; bad = 1 }
 		END { exit bad }' | head -5 | while read -r l; do ktap_diag "bad record: $l"; done
 	[ "${PIPESTATUS[1]}" = 0 ] || return 1
 	[ "$(records | awk '$4 != "?" { print $3, $4, $13 }' | sort -u)" = \
 	  "$(awk 'NR > 1 && $6 > 0 { print $1, $2, $9 }' "$D/vms" | sort -u)" ]
+}
+
+# t_writer_threads GUEST: the tid of each write and multiplier record of
+# the guest's VM is the thread of its vCPU: a thread of its QEMU named
+# "CPU N/KVM" with N its vcpu_idx (QEMU writes a vCPU's offset from it)
+t_writer_threads() {
+	local p=${qpid[$1]} n=0 bad=0 seq idx tid comm
+	while read -r seq idx tid; do
+		comm=$(cat "/proc/$p/task/$tid/comm" 2>/dev/null)
+		n=$((n + 1))
+		[ "$comm" = "CPU $idx/KVM" ] && continue
+		ktap_diag "$1: seq $seq of vcpu_idx $idx written by tid $tid (\"$comm\")"
+		bad=1
+	done < <(records | awk -v p="$p" '$3 == p && $11 != "snapshot" && $6 >= 0 { print $1, $6, $14 }')
+	ktap_diag "$1: $n records, each written by its vCPU's thread: $([ $bad = 0 ] && echo yes || echo no)"
+	[ $n -gt 0 ] && [ $bad = 0 ]
 }
 
 # t_remake: a process makes a VM, closes it and makes another, which has
@@ -534,7 +550,7 @@ t_unload_loop() {
 
 # ---- main ----------------------------------------------------------------
 
-ktap_header 23
+ktap_header 24
 modprobe kvm_amd
 ktap_diag "kvm_amd tsc_scaling=$(cat /sys/module/kvm_amd/parameters/tsc_scaling)" \
 	"kallsyms: $(grep -c ' kvm_vcpu_write_tsc_multiplier' /proc/kallsyms) kvm_vcpu_write_tsc_multiplier"
@@ -561,6 +577,8 @@ t_creation b 4
 ktap_result $? "creation_records_4_vcpus"
 t_identity a && t_identity b
 ktap_result $? "pid_and_vm_name_match_qemu_and_kvm"
+t_writer_threads a && t_writer_threads b
+ktap_result $? "writes_carry_the_vcpu_thread"
 t_match_kvm a && t_match_kvm b
 ktap_result $? "last_offsets_equal_kvm_tsc_offset"
 t_guest_write a 1 tsc

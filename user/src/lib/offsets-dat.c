@@ -103,6 +103,7 @@ static int add_record(struct dat_records *d, const struct tsc_fields *f,
 		.since		= vtrace_field_num(f->native, f->since, rec),
 		.serial		= vtrace_field_num(f->native, f->serial, rec),
 		.cpu		= f->cpu ? (int)vtrace_field_num(f->native, f->cpu, rec) : -1,
+		.tid		= tep_data_pid(f->ev->tep, (struct tep_record *)rec),
 	};
 	if (!d->trace.tsc_khz)
 		d->trace.tsc_khz = (uint32_t)vtrace_field_num(f->native, f->tsc_khz, rec);

@@ -34,6 +34,7 @@ struct offset_rec {
 	int				pid;
 	uint32_t			vcpu_id;
 	uint32_t			serial;		/* the VM's, 0 if none or v0 */
+	int				tid;		/* the writer thread, 0 if not known */
 	char				vm[32];
 	uint64_t			prev_offset;
 	int				vcpu_idx;
@@ -60,6 +61,14 @@ struct vtrace_offsets {
 	bool				trace;		/* read from a trace's events */
 	uint64_t			trace_start;	/* the trace's first time stamp */
 	uint64_t			tsc_khz;	/* the trace's, 0 if not known */
+	struct thread_vm		*threads;	/* by tid: the VM each wrote for */
+	size_t				nr_threads;
+};
+
+/* A thread that wrote offsets, and for which VM (pid; -1 for several) */
+struct thread_vm {
+	int				tid;
+	int				pid;
 };
 
 struct line_ctx {
@@ -80,13 +89,13 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 {
 	static const char * const names[] = { "seq", "host_tsc", "pid", "vm", "vcpu_id",
 		"vcpu_idx", "prev_offset", "offset", "multiplier", "frac_bits", "kind", "cpu",
-		"serial" };
-	const int nf = version ? 13 : 11;
-	const char *want = version ? "13 fields" : "11 fields";
-	char *f[13], *save = NULL;
+		"serial", "tid" };
+	const int nf = version ? 14 : 11;
+	const char *want = version ? "14 fields" : "11 fields";
+	char *f[14], *save = NULL;
 	int64_t s, prev, idx;
 	uint32_t kind;
-	uint64_t u[13];
+	uint64_t u[14];
 	int n = 0;
 
 	for (char *tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -120,6 +129,8 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 		return bad_field(c, "cpu", "a CPU number", f[11]);
 	if (version && u[12] > UINT32_MAX)
 		return bad_field(c, "serial", "a 32-bit serial", f[12]);
+	if (version && u[13] > 0x7fffffff)
+		return bad_field(c, "tid", "a thread id or 0", f[13]);
 	if (strlen(f[3]) >= sizeof(r->vm))
 		return bad_field(c, "vm", "a name under 32 characters", f[3]);
 	if (!strcmp(f[10], "write"))
@@ -133,6 +144,7 @@ static int parse_record(const struct line_ctx *c, char *line, struct offset_rec 
 	r->pid = u[2];
 	r->vcpu_id = u[4];
 	r->serial = version ? u[12] : 0;
+	r->tid = version && kind != VTRACE_TSC_SNAPSHOT ? (int)u[13] : 0;
 	strcpy(r->vm, f[3]);
 	r->prev_offset = (uint64_t)prev;
 	r->vcpu_idx = idx;
@@ -491,7 +503,8 @@ static int add_history(struct vtrace_offsets *o, const char *path, const struct 
 	}
 	h = &o->hist[o->nr_hist++];
 	*h = (struct vtrace_vcpu_history){ .pid = recs[0].pid, .vcpu_id = recs[0].vcpu_id,
-					   .vcpu_idx = recs[nr - 1].vcpu_idx, .nr = nr + first };
+					   .vcpu_idx = recs[nr - 1].vcpu_idx, .nr = nr + first,
+					   .offsets = o };
 	for (size_t k = 0; k < nr; k++) {
 		if (recs[k].serial)
 			h->serial = recs[k].serial;
@@ -645,6 +658,72 @@ static void incomplete(struct vtrace_offsets *o, const char *path, const struct 
 		    (unsigned long long)end);
 }
 
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct thread_vm *x = a, *y = b;
+
+	steps++;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * The threads that made writes, each with the VM it wrote for: QEMU writes
+ * a vCPU's offset from the vCPU's own thread, so a thread that wrote VM
+ * P's offsets is a thread of P.  A tid seen writing for two VMs (a tid
+ * used again after its process ended) says nothing: pid -1.
+ */
+static int collect_threads(struct vtrace_offsets *o, const struct offset_rec *recs, size_t nr)
+{
+	size_t n = 0;
+
+	o->threads = malloc((nr ? nr : 1) * sizeof(*o->threads));
+	if (!o->threads)
+		return -1;
+	for (size_t i = 0; i < nr; i++)
+		if (recs[i].tid > 0)
+			o->threads[n++] = (struct thread_vm){ recs[i].tid, recs[i].pid };
+	if (n)
+		qsort(o->threads, n, sizeof(*o->threads), cmp_thread);
+	o->nr_threads = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct thread_vm *last = o->nr_threads ? &o->threads[o->nr_threads - 1] : NULL;
+
+		if (last && last->tid == o->threads[i].tid) {
+			if (last->pid != o->threads[i].pid)
+				last->pid = -1;
+			continue;
+		}
+		o->threads[o->nr_threads++] = o->threads[i];
+	}
+	return 0;
+}
+
+/**
+ * vtrace_offsets_thread_pid - the VM (QEMU's pid) host thread @tid wrote offsets for
+ *
+ * Return: the pid, 0 when the thread wrote none (or the records do not
+ * say their writer: a tsc_offsets file of the form before v1), -1 when it
+ * wrote for several VMs.
+ */
+int vtrace_offsets_thread_pid(const struct vtrace_offsets *o, int tid)
+{
+	size_t lo = 0, hi = o ? o->nr_threads : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->threads[mid].tid == tid)
+			return o->threads[mid].pid;
+		if (o->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 /* What both sources share: the records' range, gaps in their seqs, the histories */
 static int offsets_build(struct vtrace_offsets *o, const char *path, struct offset_rec *recs,
 			 size_t nr)
@@ -661,6 +740,8 @@ static int offsets_build(struct vtrace_offsets *o, const char *path, struct offs
 		vtrace_warn("%s: %llu records of writes with no vCPU (vm \"?\") ignored", path,
 			    (unsigned long long)o->anomalies);
 	count_gaps(o, path, recs, nr);
+	if (collect_threads(o, recs, nr))
+		return -1;
 	return build_histories(o, path, recs, nr);
 }
 
@@ -713,6 +794,7 @@ static bool from_record(const struct vtrace_offset_record *r, struct offset_rec 
 		.pid		= r->pid,
 		.vcpu_id	= r->vcpu_id,
 		.serial		= r->serial,
+		.tid		= r->kind == VTRACE_TSC_SNAPSHOT ? 0 : r->tid,
 		.prev_offset	= r->prev_offset,
 		.vcpu_idx	= r->vcpu_idx,
 		.since		= r->kind == VTRACE_TSC_SNAPSHOT ? r->since : 0,
@@ -790,6 +872,7 @@ void vtrace_offsets_close(struct vtrace_offsets *o)
 	for (size_t i = 0; i < o->nr_hist; i++)
 		free(o->hist[i].iv);
 	free(o->hist);
+	free(o->threads);
 	free(o);
 }
 

@@ -29,6 +29,7 @@
 #include <trace-cmd.h>
 
 #include "vtrace-dump.h"
+#include "vtrace-tsc.h"
 #include "vtrace-util.h"
 #include "vtrace-vcpu.h"
 
@@ -424,20 +425,42 @@ static bool is_candidate(const struct vtrace_vthread *t, int vcpu_idx, int64_t v
 }
 
 /*
- * @fit's candidates: every thread named "CPU @vcpu_idx/KVM" and every
- * unnamed one whose kvm_entry events carry @vcpu_id (-1: unknown; none for
- * a negative index).  Returns 0, or -1 out of memory.
+ * A candidate of @h's VM: a thread that wrote another VM's offsets is that
+ * VM's (vtrace_host records the writer: QEMU writes a vCPU's offset from its
+ * own thread), and is left out, counted in @fit->others; one that wrote
+ * @h's VM's is counted in @fit->own.
+ */
+static bool of_vm(struct vtrace_vcpu_fit *fit, const struct vtrace_vcpu_history *h,
+		  const struct vtrace_vthread *t, bool count)
+{
+	int pid = vtrace_offsets_thread_pid(h->offsets, t->tid);
+
+	if (pid > 0 && pid != h->pid) {
+		fit->others += count;
+		return false;
+	}
+	fit->own += count && pid == h->pid;
+	return true;
+}
+
+/*
+ * @fit's candidates for the vCPU of history @h: every thread named "CPU
+ * N/KVM" for its index N and every unnamed one whose kvm_entry events carry
+ * its vCPU id (none for a negative index), but the threads known to be
+ * another VM's.  Returns 0, or -1 out of memory.
  */
 int vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
-			 int vcpu_idx, int64_t vcpu_id, uint64_t tol)
+			 const struct vtrace_vcpu_history *h, uint64_t tol)
 {
+	int vcpu_idx = h->vcpu_idx;
+	int64_t vcpu_id = h->vcpu_id;
 	int n = 0;
 
 	memset(fit, 0, sizeof(*fit));
 	fit->vt = vt;
 	fit->tol = tol;
 	for (int i = 0; i < vt->nr_th; i++)
-		n += is_candidate(&vt->th[i], vcpu_idx, vcpu_id);
+		n += is_candidate(&vt->th[i], vcpu_idx, vcpu_id) && of_vm(fit, h, &vt->th[i], true);
 	if (n && !(fit->cand = calloc(n, sizeof(*fit->cand)))) {
 		vtrace_set_error("out of memory for %d threads of vCPU %d", n, vcpu_idx);
 		return -1;
@@ -446,7 +469,7 @@ int vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthrea
 		struct vtrace_vthread *t = &vt->th[i];
 		struct vtrace_vcpu_cand *k;
 
-		if (!is_candidate(t, vcpu_idx, vcpu_id))
+		if (!is_candidate(t, vcpu_idx, vcpu_id) || !of_vm(fit, h, t, false))
 			continue;
 		k = &fit->cand[fit->nr_cand++];
 		k->t = t;

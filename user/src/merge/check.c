@@ -132,7 +132,7 @@ static int bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 	s->chk = cc;
 	if (!h || h->vcpu_idx < 0)
 		return 0;
-	if (vtrace_vcpu_fit_init(&cc->fit, &c->vt, h->vcpu_idx, h->vcpu_id, c->tol))
+	if (vtrace_vcpu_fit_init(&cc->fit, &c->vt, h, c->tol))
 		return -1;
 	bind_windows(cc, s);
 	return 0;
@@ -454,6 +454,8 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	if (cc->fit.nr_cand > 1)
 		fprintf(f, ", the best fit of %d threads of that %s", cc->fit.nr_cand,
 			k->t->idx >= 0 ? "name" : "vCPU");
+	if (cc->fit.others)
+		fprintf(f, "; %d of other VMs left out, by the offsets they wrote", cc->fit.others);
 	if (amb)
 		fprintf(f, ", but another fits as well: ambiguous");
 	if (cc->fit.unchecked)

@@ -1160,7 +1160,7 @@ static int vcpu_tid(struct dat *d, const struct vtrace_vthreads *vt, struct tep_
 	bool amb;
 	int tid;
 
-	if (vtrace_vcpu_fit_init(&fit, vt, d->hist[c]->vcpu_idx, d->hist[c]->vcpu_id,
+	if (vtrace_vcpu_fit_init(&fit, vt, d->hist[c],
 				 d->khz ? vtrace_ns_to_tsc(VTRACE_VCPU_TOLERANCE_NS, d->khz) :
 				 VTRACE_VCPU_TOLERANCE_NS))
 		return -1;
