@@ -17,10 +17,13 @@
  *                                       from the instance's set_event)
  *   printk_formats, saved_cmdlines, kallsyms (/proc/kallsyms, optional)
  *
- * Kernel addresses (printk_formats, kallsyms) follow the guest's policy:
- * /proc/kallsyms is opened with the credentials of a reader without
- * capabilities when kptr_restrict is not 0, so the kernel prints zeros for
- * the addresses as it would for any such reader; a confidential guest
+ * Kernel addresses (printk_formats, kallsyms) leave the guest only as an
+ * unprivileged reader of the guest would see them: /proc/kallsyms is
+ * opened with the credentials of a reader without capabilities, so the
+ * kernel's own rule (kallsyms_show_value(): kptr_restrict 0 and
+ * perf_event_paranoid at most 1) decides whether it prints the addresses
+ * or zeros; printk_formats, which tracefs prints with addresses to root
+ * alone, is sent only when that rule shows them.  A confidential guest
  * sends neither file unless trust_host is set.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -98,20 +101,28 @@ static int vtg_meta_file_send(u32 kind, const char *name, const void *data, size
 	return ret;
 }
 
+/* An integer sysctl of /proc/sys/kernel, or @fallback when it cannot be read */
+static int vtg_sysctl(const char *name, int fallback)
+{
+	char path[64], buf[16];
+	int v;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	if (vtg_read_text(path, buf, sizeof(buf)) || kstrtoint(strim(buf), 10, &v))
+		return fallback;
+	return v;
+}
+
 /*
  * The address policy of the guest for what it sends: true when an
- * unprivileged reader of /proc/kallsyms would see zeros for addresses
- * (kptr_restrict 1 or 2).  Unreadable: treated as restricted.
+ * unprivileged reader of /proc/kallsyms sees the addresses, as
+ * kallsyms_show_value() decides for a reader without CAP_SYSLOG
+ * (kptr_restrict 0 and perf_event_paranoid 1 or less).  Unreadable:
+ * hidden.
  */
-static bool vtg_kptr_restricted(void)
+static bool vtg_addresses_shown(void)
 {
-	unsigned int v;
-	char buf[16];
-
-	if (vtg_read_text("/proc/sys/kernel/kptr_restrict", buf, sizeof(buf)) ||
-	    kstrtouint(buf, 10, &v))
-		return true;
-	return v != 0;
+	return vtg_sysctl("kptr_restrict", 2) == 0 && vtg_sysctl("perf_event_paranoid", 3) <= 1;
 }
 
 /*
@@ -141,7 +152,7 @@ static struct file *vtg_open_unprivileged(const char *path)
 /* Open a file of the metadata: a tracefs path, an absolute path, or kallsyms */
 static struct file *vtg_meta_open(u32 kind, const char *path)
 {
-	if (kind == VTRACE_META_KALLSYMS && vtg_kptr_restricted())
+	if (kind == VTRACE_META_KALLSYMS)
 		return vtg_open_unprivileged(path);
 	if (path[0] == '/')
 		return vtg_open_path(path, O_RDONLY);
@@ -241,9 +252,14 @@ static int vtg_meta_files(void)
 	}
 	if (!ret)
 		ret = vtg_meta_events();
-	/* kernel addresses: not for a host a confidential guest does not trust */
-	if (!ret && !vtg.host_untrusted)
+	/*
+	 * kernel addresses: not for a host a confidential guest does not
+	 * trust, nor when the guest hides them from unprivileged readers
+	 */
+	if (!ret && !vtg.host_untrusted && vtg_addresses_shown())
 		ret = vtg_meta_path(VTRACE_META_PRINTK_FORMATS, "printk_formats", "printk_formats");
+	else if (!ret && !vtg.host_untrusted)
+		pr_info_once("printk_formats not sent: the guest hides kernel addresses from unprivileged readers (kptr_restrict, perf_event_paranoid)\n");
 	if (!ret)
 		ret = vtg_meta_path(VTRACE_META_CMDLINES, "saved_cmdlines", "saved_cmdlines");
 	if (!ret && vtg_send_kallsyms && !vtg.host_untrusted)

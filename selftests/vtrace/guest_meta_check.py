@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Check the first session's metadata in a guest's ctl file: APIC ids of META_INFO, kallsyms addresses.
 """
-Usage: guest_meta_check.py CTL --apic-ids 0,1 --kallsyms-zero
+Usage: guest_meta_check.py CTL --apic-ids 0,1 --kallsyms-zero --no-printk-formats
 
 --apic-ids: the first META_INFO's per-CPU APIC ids, in CPU order.
 --kallsyms-zero: the first kallsyms META_FILE has at least 1000 lines and
 every address in it is 0 (the guest's kptr_restrict hid them).
+--no-printk-formats: the first session's metadata (up to its kallsyms) has
+no printk_formats file (the guest hides kernel addresses).
 Prints "ok: ..." / "FAIL: ..."; exit status 1 on any failure.
 """
 import argparse
@@ -24,6 +26,7 @@ def main():
     ap.add_argument("ctl")
     ap.add_argument("--apic-ids")
     ap.add_argument("--kallsyms-zero", action="store_true")
+    ap.add_argument("--no-printk-formats", action="store_true")
     a = ap.parse_args()
     msgs, _ = parse_ctl(open(a.ctl, "rb").read())
     fails = 0
@@ -43,6 +46,21 @@ def main():
             print("FAIL: APIC ids %s, expected %s" % (got, want))
         else:
             print("ok: APIC ids %s" % got)
+    if a.no_printk_formats:
+        names = []
+        for t, _, p in msgs:
+            if t != 34:
+                continue
+            _, name_len, _, _ = META_FILE.unpack_from(p, 0)
+            names.append(p[META_FILE.size:META_FILE.size + name_len].rstrip(b"\0").decode())
+            if names[-1] == "kallsyms":
+                break
+        print("# first session's files: %s" % " ".join(names))
+        if "kallsyms" not in names or "printk_formats" in names:
+            fails += 1
+            print("FAIL: printk_formats sent, or no kallsyms")
+        else:
+            print("ok: no printk_formats")
     if a.kallsyms_zero:
         data = None
         for t, _, p in msgs:

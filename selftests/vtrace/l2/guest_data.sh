@@ -7,6 +7,10 @@ count=${1:-2000}
 T=/sys/kernel/tracing
 . /tests/lib.sh
 
+# kernel addresses visible to unprivileged readers, so the metadata holds
+# printk_formats and kallsyms with addresses, byte for byte as root reads them
+echo 0 > /proc/sys/kernel/kptr_restrict
+echo 1 > /proc/sys/kernel/perf_event_paranoid
 insmod /lib/vtrace/vtrace_guest.ko
 t $? load
 # the instance it made wakes the drain threads at a quarter of a CPU's ring
