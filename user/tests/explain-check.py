@@ -184,6 +184,18 @@ def vcpu_host_cpu(idx, t):
     return (pick[1], pick[2]) if pick else (-1, -1)
 
 
+def vcpu_path(vtid, hcpu, a, b):
+    """[(host cpu, from)]: where the vCPU thread was at a, then each other host cpu it was
+    switched in on before b (at most 4: the last holds the rest of the window)"""
+    segs = [(hcpu, a)]
+    for e in sorted((e for e in host_evs if e['event'] == 'sched_switch' and
+                     e['fields']['next_pid'] == vtid and a < e['host_ns'] < b),
+                    key=lambda e: e['host_ns']):
+        if e['cpu'] != segs[-1][0] and len(segs) < 4:
+            segs.append((e['cpu'], e['host_ns']))
+    return segs
+
+
 def state_at(tl, t):
     i = -1
     while i + 1 < len(tl) and tl[i + 1][0] <= t:
@@ -194,7 +206,8 @@ def state_at(tl, t):
 def cut(gcpu, pid, a, b):
     gt = timeline(summary_guest, gcpu)
     hcpu, vtid = vcpu_host_cpu(gcpu, a) if host_evs else (-1, -1)
-    ht = timeline('host', hcpu) if hcpu >= 0 else []
+    segs = vcpu_path(vtid, hcpu, a, b) if hcpu >= 0 else [(hcpu, a)]
+    ends = [x[1] for x in segs[1:]] + [b]
     known = bool(host_evs)
     end = host_last if known and host_last < b else None
     parts = {}
@@ -208,20 +221,30 @@ def cut(gcpu, pid, a, b):
                  None)
     # a loss where the window rests: no cause named (the vCPU's thread known, or no host)
     if not known or hcpu >= 0:
-        lost = ([lost_in('host', hcpu, rests_from(ht, a), b)] if hcpu >= 0 else []) + \
+        lost = [lost_in('host', c, rests_from(timeline('host', c), sa), sb)
+                for (c, sa), sb in zip(segs, ends) if c >= 0] + \
             [lost_in(summary_guest, gcpu, rests_from(gt, a), b)]
         lost = [x for x in lost if x]
         if lost:
             task = ', '.join('%s cpu %d' % (x['machine'], x['cpu']) for x in lost)
             return {('events_lost', task): b - a}, None, lost
     ml = modes_of(vtid) if have_modes and vtid > 0 else []
+    use_modes = bool(ml)
+    modes = {}      # mode -> [count, ns, max]
+    cur = [None, 0]     # the mode being timed, its time so far
+    for (c, sa), sb in zip(segs, ends):
+        walk(gcpu, pid, c, vtid, sa, sb, gt, ml, end, known, tcomm, add, modes, cur)
+    return parts, (modes if use_modes else None), None
+
+
+def walk(gcpu, pid, hcpu, vtid, a, b, gt, ml, end, known, tcomm, add, modes, cur):
+    """the window's stretch [a, b) on host cpu hcpu: its pieces to add(), its modes"""
+    ht = timeline('host', hcpu) if hcpu >= 0 else []
     qs = quiet(gcpu, hcpu, a, b) if known else []
     bounds = sorted(x for q in qs for x in q)
     use_modes = bool(ml)
     hi, gi, xi = state_at(ht, a), state_at(gt, a), state_at(ml, a)
     blocked = False
-    modes = {}      # mode -> [count, ns, max]
-    cur = [None, 0]     # the mode being timed, its time so far
     begins = True
 
     def add_mode(mode, n):
@@ -294,7 +317,6 @@ def cut(gcpu, pid, a, b):
         while xi + 1 < len(ml) and ml[xi + 1][0] <= t:
             xi += 1
             begins = True
-    return parts, (modes if use_modes else None), None
 
 
 summary_guest = late[0]['guest'] if late else None

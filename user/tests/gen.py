@@ -622,6 +622,43 @@ def scenario(name, rng, nev):
             t = run + tsc(3_000)
         # the host trace covers the whole guest capture
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+    elif name == 'explain_migrate':
+        # as 'explain_mix' (cyclictest, pid 500, guest cpu 1 = vCPU 1, host thread tid 900
+        # on host cpu 1; the others 37 us late), the vCPU thread unpinned (MIG: 3 late):
+        #   e2e_hog (777) takes host cpu 1 from the expiry to +2 ms; the vCPU thread is
+        #   switched in on host cpu 0 at +0.3 ms, where the guest runs rt-hog (600) until
+        #   +1.5 ms, then cyclictest; the thread goes back to host cpu 1 at +2 ms
+        # so each window is 0.3 ms of e2e_hog on host cpu 1, then 1.2 ms of the guest's
+        # rt-hog on host cpu 0: its cause is the guest task, not the host task
+        mig = (10, 30, 50)
+        g = explain_guest()
+        he, h0 = host.events[1], host.events[0]
+        ev = g.events[1]
+        t = base + tsc(1_000_000)
+        for i in range(nev):
+            due = timer_sleep(ev, t)
+            fire = due + tsc(20_000)
+            run = fire + tsc(12_000)
+            if i in mig:
+                he.append((due - tsc(1_000), ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
+                h0.append((due + tsc(300_000), ev_switch(b'swapper/0', 0, b'CPU 1/KVM', 900), '',
+                           0))
+                ev.append((due + tsc(310_000), ev_switch(b'swapper/1', 0, b'rt-hog', 600), '', 0))
+                fire = due + tsc(1_480_000)
+                ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+                ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
+                run = due + tsc(1_500_000)
+                ev.append((run, ev_switch(b'rt-hog', 600, b'cyclictest', 500), '', 0))
+                back = due + tsc(2_000_000)
+                h0.append((back, ev_switch(b'CPU 1/KVM', 900, b'swapper/0', 0), '', 0))
+                he.append((back, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
+                t = back + tsc(3_000)
+                continue
+            ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
+            ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
+            ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            t = run + tsc(3_000)
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name == 'explain_lost':
         # as 'explain_mix' (cyclictest, pid 500, guest cpu 1 = vCPU 1, tid 900 on host cpu 1;
         # the others 37 us late), where the traces lost events (a page's missed-events flag

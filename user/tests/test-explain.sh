@@ -456,6 +456,28 @@ run --host "$T/explain-rt-sib/host" --guest g1="$T/explain-rt-sib/g1" \
 python3 explain-check.py "$T/out" "$T/sib-explain.jsonl" \
 	"host_task:e2e_hog=2,guest_task:cyclictest (tid 129)=1"
 ok $? explain_task_sibling_thread_recomputed_from_the_events
+# an unpinned vCPU thread (gen.py explain_migrate): e2e_hog takes its host cpu 1 at the
+# expiry, the thread is switched in on host cpu 0 0.3 ms later, where the guest runs rt-hog
+# for 1.2 ms: the window follows it, so the cause is the guest task, not the host hog
+XG=$T/explain-migrate
+$GEN make "$XG" explain_migrate --events 100
+MG=(--host "$XG/host" --guest g1="$XG/g1" --offsets "$XG/tsc_offsets" --task cyclictest)
+run "${MG[@]}" --explain --worst 1
+grep -qE '^  guest task rt-hog +3 +4\.500 +1\.500 +100\.0%$' "$T/out" &&
+	grep -qx 'Its host cpus from expected to running (the vCPU thread moved 1 time):' "$T/out" &&
+	grep -qx '  the vCPU thread is switched in on host cpu 0:' "$T/out" &&
+	grep -qE '^  [0-9.]+ \.\. [0-9.]+  0\.300 ms  e2e_hog \(pid 777\)  <- ran instead of the vCPU$' "$T/out" &&
+	grep -qE '^  [0-9.]+ \.\. [0-9.]+  1\.200 ms  CPU 1/KVM \(pid 900\)  the vCPU$' "$T/out" &&
+	grep -qx "Causes: guest task rt-hog 1.190 ms; host task e2e_hog on the vCPU's host cpu 0.300 ms; vCPU thread running, guest idle (guest mode or exits) 0.010 ms." "$T/out" &&
+	grep -qx 'Verdict: guest task rt-hog took the most of it: 1.190 ms of the 1.500 ms.' "$T/out"
+ok $? explain_follows_the_vcpu_thread_to_another_host_cpu "$(sed -n '/^Guest cpu/,/^Verdict/p' "$T/out" | tr '\n' '|')"
+run "${MG[@]}" --explain --worst 1000 --format jsonl
+cp "$T/out" "$T/mig-explain.jsonl"
+[ "$(grep -c '"moves":\[{"host_cpu":0,"ns":[0-9]*}\]' "$T/out")" -eq 3 ]
+ok $? explain_migration_in_jsonl "$(grep -m1 '"type":"late"' "$T/out" | head -c 600)"
+run "${MG[@]}" --format jsonl
+python3 explain-check.py "$T/out" "$T/mig-explain.jsonl" "guest_task:rt-hog=3"
+ok $? explain_migrate_recomputed_from_the_events
 # the real L2 capture: the host trace covers 0.35 s of it, no kvm_exit recorded
 R=fixtures/real-l2
 REAL=(--host $R/host.dat --guest l2=$R --offsets $R/tsc_offsets)

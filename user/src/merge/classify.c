@@ -179,7 +179,7 @@ struct xstat {
  * VCPU_SEEN times; by tid: several VMs' threads share the name
  * (check_vcpu_tid() tells which)
  */
-#define VCPU_SEEN	8
+#define VCPU_SEEN	64
 struct vcpu_loc {
 	int		tid;
 	size_t		n;
@@ -993,6 +993,32 @@ static void task_comm(struct ring *r, int pid, char *comm)
 	}
 }
 
+/*
+ * The host cpus vCPU thread @tid ran on from @a to @b, in p->hosts: where
+ * it was at @a, then each other cpu it was switched in on (a migration);
+ * past LATE_HOSTS, the last one holds the rest of the window
+ */
+static void vcpu_path(struct classify *c, int tid, uint64_t a, uint64_t b, struct late_parts *p)
+{
+	struct vcpu_loc *l = tid > 0 ? vcpu_loc(c, tid, false) : NULL;
+	int cpu = vcpu_cpu(c, tid, a);
+
+	p->nr_hosts = 0;
+	if (cpu < 0)
+		return;
+	p->hosts[p->nr_hosts++] = (struct late_host){ cpu, a };
+	for (size_t i = l->n > VCPU_SEEN ? l->n - VCPU_SEEN : 0; i < l->n; i++) {
+		int to = l->seen[i % VCPU_SEEN].cpu;
+		uint64_t since = l->seen[i % VCPU_SEEN].since;
+
+		if (since <= a || since >= b || to == p->hosts[p->nr_hosts - 1].cpu)
+			continue;
+		if (p->nr_hosts == LATE_HOSTS)
+			break;
+		p->hosts[p->nr_hosts++] = (struct late_host){ to, since };
+	}
+}
+
 /* a late wake-up's parts and modes, largest first */
 static void sort_late(struct late_parts *p)
 {
@@ -1098,22 +1124,28 @@ static bool lost_in(struct classify *c, int mi, int cpu, const struct source *cu
 }
 
 /*
- * The window rests on the host cpu's ring from its sched_switch in force
- * at @expected, and on the guest cpu's likewise: when either lost events
- * from there to @running, its pieces are not told apart (a lost
- * sched_switch makes the task before it seem to run on; lost events, a
- * silence).  p->lost says where, @task names the rings ("host cpu 1, g1
- * cpu 1").
+ * The window rests on each host cpu's ring its vCPU thread ran on (p->hosts)
+ * from its sched_switch in force when the thread came there, and on the
+ * guest cpu's from the one in force at @expected: when any lost events
+ * from there to where the window leaves it, its pieces are not told apart
+ * (a lost sched_switch makes the task before it seem to run on; lost
+ * events, a silence).  p->lost says where, @task names the rings ("host cpu
+ * 1, g1 cpu 1").
  */
-static bool window_lost(struct classify *c, struct walk *w, struct source *s, int mi, int hcpu,
+static bool window_lost(struct classify *c, struct walk *w, struct source *s, int mi,
 			uint64_t expected, uint64_t running, struct late_parts *p, char *task,
 			size_t len)
 {
 	size_t n = 0;
 
-	if (hcpu >= 0 && lost_in(c, c->host, hcpu, s, rests_from(w->h, expected), running,
-				 &p->lost[p->nr_lost]))
-		p->nr_lost++;
+	for (int k = 0; k < p->nr_hosts; k++) {
+		struct ring *h = ring_of(c, c->host, p->hosts[k].cpu, false);
+		uint64_t to = k + 1 < p->nr_hosts ? p->hosts[k + 1].from : running;
+
+		if (lost_in(c, c->host, p->hosts[k].cpu, s, rests_from(h, p->hosts[k].from), to,
+			    &p->lost[p->nr_lost]))
+			p->nr_lost++;
+	}
 	if (lost_in(c, mi, s->cpu, s, rests_from(w->g, expected), running, &p->lost[p->nr_lost]))
 		p->nr_lost++;
 	task[0] = '\0';
@@ -1149,8 +1181,8 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int 
 	if (c->host >= 0) {
 		w.host_known = true;
 		w.host_end = host_end(c);
-		hcpu = vcpu_cpu(c, vtid, expected);
-		w.h = hcpu >= 0 ? ring_of(c, c->host, hcpu, false) : NULL;
+		vcpu_path(c, vtid, expected, running, p);
+		hcpu = p->nr_hosts ? p->hosts[0].cpu : -1;
 	}
 	p->host_cpu = hcpu;
 	p->vcpu_tid = vtid;
@@ -1159,15 +1191,25 @@ void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int 
 	if (w.host_known && hcpu < 0) {
 		/* which host thread is its vCPU, or where it ran, is not known: no guess */
 		add_part(c, p, C_VCPU_UNKNOWN, "", delay);
-	} else if (window_lost(c, &w, s, mi, hcpu, expected, running, p, task, sizeof(task))) {
+	} else if (window_lost(c, &w, s, mi, expected, running, p, task, sizeof(task))) {
 		/* no guess from what the trace kept: its modes neither */
 		p->exits = false;
-		if (hcpu >= 0)
-			c->in_window[hcpu] |= 1 << c->group;
+		for (int k = 0; k < p->nr_hosts; k++)
+			c->in_window[p->hosts[k].cpu] |= 1 << c->group;
 		add_part(c, p, C_EVENTS_LOST, task, delay);
-	} else {
-		quiet_window(c, &w, mi, s->cpu, hcpu, expected, running);
+	} else if (!w.host_known) {
+		quiet_window(c, &w, mi, s->cpu, -1, expected, running);
 		walk_window(c, &w, expected, running, p);
+	} else {
+		/* the vCPU thread's host cpu, then each it moved to */
+		for (int k = 0; k < p->nr_hosts; k++) {
+			uint64_t a = p->hosts[k].from;
+			uint64_t b = k + 1 < p->nr_hosts ? p->hosts[k + 1].from : running;
+
+			w.h = ring_of(c, c->host, p->hosts[k].cpu, false);
+			quiet_window(c, &w, mi, s->cpu, p->hosts[k].cpu, a, b);
+			walk_window(c, &w, a, b, p);
+		}
 	}
 	sort_late(p);
 	if (!p->nr)

@@ -221,7 +221,10 @@ struct explain {
 	int			qemu_pid;
 	uint32_t		apic_id;
 	int			vcpu_tid;
-	int			host_cpu;	/* the vCPU thread's, at the expected time */
+	int			host_cpu;	/* the vCPU thread's (at the expected time, then
+						   each cpu it is switched in on up to running) */
+	int			first_cpu;	/* its host cpu at the expected time */
+	int			moves;		/* host cpus it moved to in the window */
 	bool			crossed;
 	int			cur_pid[1024];
 	char			cur_comm[1024][COMM_LEN + 1];
@@ -229,6 +232,7 @@ struct explain {
 	struct {
 		uint64_t	from;
 		int		pid;
+		int		cpu;	/* the host cpu */
 		char		comm[COMM_LEN + 1];
 	}			slices[MAX_SLICES];
 	int			nr_slices;
@@ -540,6 +544,7 @@ static void note_slice(struct explain *x, uint64_t from, int pid, const char *co
 	}
 	x->slices[x->nr_slices].from = from;
 	x->slices[x->nr_slices].pid = pid;
+	x->slices[x->nr_slices].cpu = x->host_cpu;
 	memmove(x->slices[x->nr_slices].comm, comm, strnlen(comm, COMM_LEN));
 	x->slices[x->nr_slices].comm[strnlen(comm, COMM_LEN)] = '\0';
 	x->nr_slices++;
@@ -557,7 +562,12 @@ static void host_switch(struct explain *x, struct source *s, int mi, uint64_t ns
 	pid = num(f, f->next_pid, s->rec);
 	learn_comm(x, mi, pid, next);
 	if (pid == x->vcpu_tid && !x->crossed)
+		x->host_cpu = x->first_cpu = cpu;
+	/* the vCPU thread moves to another host cpu in the window: the story follows it */
+	if (pid == x->vcpu_tid && x->crossed && cpu != x->host_cpu && ns <= x->running) {
 		x->host_cpu = cpu;
+		x->moves++;
+	}
 	x->cur_pid[cpu] = pid;
 	snprintf(x->cur_comm[cpu], COMM_LEN + 1, "%s", next);
 	x->cur_since[cpu] = ns;
@@ -687,11 +697,15 @@ static void print_verdict(struct explain *x, FILE *out, uint64_t other)
 		return;
 	}
 	if (!strcmp(classify_cause_key(x->cl, m->cause, &task), "host_task")) {
+		int cpu = x->first_cpu;
+
 		for (int i = 0; i < x->nr_slices && pid < 0; i++)
-			if (!strcmp(x->slices[i].comm, task))
+			if (!strcmp(x->slices[i].comm, task)) {
 				pid = x->slices[i].pid;
+				cpu = x->slices[i].cpu;
+			}
 		fprintf(out, "host task %s (pid %d) took host cpu %d from the vCPU for ", task, pid,
-			x->host_cpu);
+			cpu);
 		print_ms(out, m->ns);
 		if (other > m->ns) {
 			fputs(" (other host tasks ", out);
@@ -752,9 +766,14 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 		print_verdict(x, out, 0);
 		return;
 	}
-	fprintf(out, " (tid %d), on host cpu %d.\nHost cpu %d from expected to running%s:\n",
-		x->vcpu_tid, x->host_cpu, x->host_cpu,
-		x->parts->nr_lost ? ", as the trace kept it (events lost: above)" : "");
+	fprintf(out, " (tid %d), on host cpu %d.\n", x->vcpu_tid, x->first_cpu);
+	if (x->moves)
+		fprintf(out, "Its host cpus from expected to running (the vCPU thread moved %d time%s)",
+			x->moves, x->moves > 1 ? "s" : "");
+	else
+		fprintf(out, "Host cpu %d from expected to running", x->host_cpu);
+	fprintf(out, "%s:\n", x->parts->nr_lost ? ", as the trace kept it (events lost: above)" :
+		"");
 	for (int i = 0; i < x->nr_slices; i++) {
 		uint64_t from = x->slices[i].from < x->worst.expected ? x->worst.expected :
 				x->slices[i].from;
@@ -762,6 +781,9 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 			      x->more_slices ? x->slices_cut : x->running;
 		bool vcpu = x->slices[i].pid == x->vcpu_tid;
 
+		if (i && x->slices[i].cpu != x->slices[i - 1].cpu)
+			fprintf(out, "  the vCPU thread is switched in on host cpu %d:\n",
+				x->slices[i].cpu);
 		fputs("  ", out);
 		print_ns(out, from);
 		fputs(" .. ", out);
@@ -785,11 +807,14 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 		fputs(" to running (--from/--to to see them; the causes below count them all)\n", out);
 		fputs("Of the delay until ", out);
 		print_ns(out, x->slices_cut);
-		fputs(", host cpu ", out);
+		fputs(", ", out);
 	} else {
-		fputs("Of the delay, host cpu ", out);
+		fputs("Of the delay, ", out);
 	}
-	fprintf(out, "%d ran other tasks ", x->host_cpu);
+	if (x->moves)
+		fputs("the vCPU thread's host cpus ran other tasks ", out);
+	else
+		fprintf(out, "host cpu %d ran other tasks ", x->host_cpu);
 	print_ms(out, other);
 	fputs(", the vCPU ", out);
 	print_ms(out, ran);
@@ -840,6 +865,14 @@ static void print_late_jsonl(struct explain *x, FILE *out, const struct late *l,
 		fprintf(out, "\",\"ns\":%" PRIu64 "}", l->parts.part[i].ns);
 	}
 	fputs("]", out);
+	/* the vCPU thread moved to other host cpus in the window: each, from when */
+	if (l->parts.nr_hosts > 1) {
+		fputs(",\"moves\":[", out);
+		for (int i = 1; i < l->parts.nr_hosts; i++)
+			fprintf(out, "%s{\"host_cpu\":%d,\"ns\":%" PRIu64 "}", i > 1 ? "," : "",
+				l->parts.hosts[i].cpu, l->parts.hosts[i].from);
+		fputs("]", out);
+	}
 	if (l->parts.nr_lost) {
 		fputs(",\"lost\":[", out);
 		classify_json_lost(out, &l->parts, x->machines);
@@ -1215,7 +1248,8 @@ static void story_reset(struct explain *x, int rank)
 	x->running = l->running;
 	x->delay = l->delay;
 	x->parts = &l->parts;
-	x->host_cpu = -1;
+	x->host_cpu = x->first_cpu = -1;
+	x->moves = 0;
 	x->vcpu_tid = l->parts.vcpu_tid;	/* pass 1's: the thread of several of that name */
 	x->crossed = false;
 	x->nr_slices = 0;
@@ -1266,7 +1300,9 @@ int explain_pass2(struct machine **machines, int nr, const struct merge_opts *op
 	print_guest_side(x, out);
 	print_host_side(x, out, have_host);
 	fprintf(out, "Timeline (%s cpu %d", x->gm->name, x->gcpu);
-	if (x->host_cpu >= 0)
+	if (x->moves)
+		fprintf(out, ", host cpu %d, then the vCPU thread's", x->first_cpu);
+	else if (x->host_cpu >= 0)
 		fprintf(out, ", host cpu %d", x->host_cpu);
 	fputs("), from expected to running + 0.2 ms:\n", out);
 	fwrite(x->timeline_buf, 1, x->timeline_len, out);

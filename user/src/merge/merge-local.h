@@ -197,11 +197,17 @@ enum cause_kind {
 #define X_STATES	(MAX_REASONS + 2)
 #define LATE_PARTS	32	/* causes kept per wake-up: the last holds all past it (C_OTHER) */
 #define LATE_EXITS	12
-#define LATE_LOST	2	/* the rings a window rests on: its host cpu's, its guest cpu's */
+#define LATE_HOSTS	4	/* host cpus a window follows its vCPU thread to: the rest merged */
+#define LATE_LOST	(LATE_HOSTS + 1)	/* the rings a window rests on: its host cpus', its guest cpu's */
 struct late_parts {
 	int		nr;
 	int		host_cpu;	/* the vCPU thread's at the expected time, -1 unknown */
 	int		vcpu_tid;
+	int		nr_hosts;	/* the host cpus it ran on in the window, in order */
+	struct late_host {
+		int		cpu;
+		uint64_t	from;	/* switched in there (the first: the expected time) */
+	}		hosts[LATE_HOSTS];
 	struct late_part {
 		int		cause;	/* classify's cause index */
 		uint64_t	ns;
