@@ -42,6 +42,8 @@ struct vtrace_vthread {
  * struct vtrace_vthreads - the vCPU threads of one host trace
  * @lo, @hi:	the host trace's first and last event (raw time stamps)
  * @lost:	events its ring buffers lost
+ * @gaps:	where they were lost: on a CPU, from its last event before a loss
+ *		(0: before its first) to its first after, sorted by start
  * @has_kvm:	kvm_entry/kvm_exit in its formats
  * @has_switch:	sched_switch in its formats
  * @nr_switch, @nr_entry: sched_switch and kvm_entry events read
@@ -51,6 +53,7 @@ struct vtrace_vthreads {
 	int			nr_th, alloc_th;
 	uint64_t		lo, hi;
 	uint64_t		lost;
+	struct vtrace_spans	gaps;
 	bool			has_kvm;
 	bool			has_switch;
 	uint64_t		nr_switch;
@@ -77,6 +80,7 @@ struct vtrace_vcpu_cand {
 	uint64_t			checked;
 	uint64_t			outside;
 	uint64_t			worst;
+	uint64_t			in_loss;
 	uint64_t			to_start;
 	uint64_t			to_end;
 };

@@ -279,6 +279,7 @@ int vtrace_vthreads_record(struct vtrace_vthreads *c, struct tep_handle *tep,
 	const struct fields *f = &p->f;
 	struct walk *w = &p->w;
 	int id = tep_data_type(tep, rec);
+	uint64_t before = w->started ? w->last : 0;
 
 	if (!w->started) {
 		w->started = true;
@@ -291,8 +292,12 @@ int vtrace_vthreads_record(struct vtrace_vthreads *c, struct tep_handle *tep,
 	w->last = rec->ts;
 	if (rec->ts > c->hi)
 		c->hi = rec->ts;
-	if (rec->missed_events)
+	if (rec->missed_events) {
 		c->lost += rec->missed_events > 0 ? rec->missed_events : 1;
+		/* what ran on this CPU from its last event to this one is not known */
+		if (span_add(&c->gaps, before, rec->ts))
+			return -1;
+	}
 	if (f->sw && id == f->sw->id) {
 		c->nr_switch++;
 		return on_switch(c, f, w, rec);
@@ -343,6 +348,25 @@ static void finish_spans(struct vtrace_vthreads *c, struct vtrace_spans *sp)
 	}
 }
 
+/* The losses sorted, those that overlap made one */
+static void merge_gaps(struct vtrace_spans *g)
+{
+	size_t n = 0;
+
+	if (!g->nr)
+		return;
+	qsort(g->s, g->nr, sizeof(*g->s), cmp_span);
+	for (size_t i = 1; i < g->nr; i++) {
+		if (g->s[i].start <= g->s[n].end) {
+			if (g->s[i].end > g->s[n].end)
+				g->s[n].end = g->s[i].end;
+		} else {
+			g->s[++n] = g->s[i];
+		}
+	}
+	g->nr = n + 1;
+}
+
 /* Every CPU read: the threads named, their spans sorted */
 void vtrace_vthreads_finish(struct vtrace_vthreads *c, struct tep_handle *tep)
 {
@@ -357,6 +381,24 @@ void vtrace_vthreads_finish(struct vtrace_vthreads *c, struct tep_handle *tep)
 		finish_spans(c, &t->run);
 		finish_spans(c, &t->guest);
 	}
+	merge_gaps(&c->gaps);
+}
+
+/* @t falls where a CPU of the host trace lost events (any thread may have run there) */
+static bool in_gap(const struct vtrace_vthreads *vt, uint64_t t)
+{
+	const struct vtrace_span *g = vt->gaps.s;
+	size_t lo = 0, hi = vt->gaps.nr;
+
+	while (lo < hi) {		/* the first gap starting after @t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g[mid].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && t <= g[lo - 1].end;
 }
 
 /* A host trace.dat, raw time stamps (dat-records.c) */
@@ -392,6 +434,7 @@ void vtrace_vthreads_free(struct vtrace_vthreads *vt)
 		free(vt->th[i].guest.s);
 	}
 	free(vt->th);
+	free(vt->gaps.s);
 	free(vt->priv);
 	memset(vt, 0, sizeof(*vt));
 }
@@ -565,6 +608,15 @@ static void cand_event(struct vtrace_vcpu_cand *k, uint64_t t, const struct vtra
 		dist = s[i].start - t;
 	if (dist == UINT64_MAX)
 		dist = t - fit->vt->lo;	/* the thread never ran in the host trace */
+	/*
+	 * where the host trace lost events, the thread may have run unseen: not
+	 * a proof against the timeline, counted apart
+	 */
+	if (dist > fit->tol && in_gap(fit->vt, t)) {
+		k->checked--;
+		k->in_loss++;
+		return;
+	}
 	if (dist > k->worst)
 		k->worst = dist;
 	if (dist > fit->tol)

@@ -387,6 +387,7 @@ static void unverified_line(const struct check *c, FILE *f, const char *why)
 
 struct totals {
 	uint64_t	checked, outside, unchecked, worst, bound;
+	uint64_t	in_loss;	/* outside the spans where the host trace lost events */
 	uint64_t	ambiguous;	/* of the verified CPUs: events whose time is not proved */
 	int		verified, unverified;
 };
@@ -418,9 +419,10 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 			snprintf(bound, sizeof(bound), "%" PRIu64, to_ns(c, b));
 		fprintf(f, "\"verified\": %s, \"checked\": %" PRIu64 ", \"outside\": %" PRIu64
 			", \"worst_ns\": %" PRIu64 ", \"bound_ns\": %s, \"unchecked\": %"
-			PRIu64 ", \"basis\": \"%s\", \"tid\": %d, \"threads\": %d}}\n",
+			PRIu64 ", \"in_host_loss\": %" PRIu64 ", \"basis\": \"%s\", \"tid\": %d,"
+			" \"threads\": %d}}\n",
 			k->outside ? "false" : "true", k->checked, k->outside, to_ns(c, k->worst),
-			bound, cc->fit.unchecked,
+			bound, cc->fit.unchecked, k->in_loss,
 			k->sp == &k->t->guest ? "kvm_entry/kvm_exit" : "sched_switch",
 			k->t->tid, cc->fit.nr_cand);
 		return;
@@ -437,6 +439,7 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	t->checked += k->checked;
 	t->outside += k->outside;
 	t->unchecked += cc->fit.unchecked;
+	t->in_loss += k->in_loss;
 	if (k->worst > t->worst)
 		t->worst = k->worst;
 	if (b != UINT64_MAX && (t->bound == UINT64_MAX || b > t->bound))
@@ -461,6 +464,9 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	if (cc->fit.unchecked)
 		fprintf(f, "; %" PRIu64 " events outside the host trace not checked",
 			cc->fit.unchecked);
+	if (k->in_loss)
+		fprintf(f, "; %" PRIu64 " events where the host trace lost events not checked",
+			k->in_loss);
 	if (started_at_enable(cc))
 		fprintf(f, "; offset history from %s",
 			vtrace_history_start(cc->s->map.hist, true, &key));
@@ -548,6 +554,9 @@ static void verdict(const struct check *c, FILE *f, const struct totals *t)
 	if (t->ambiguous)
 		fprintf(f, " but for %" PRIu64 " ambiguous events, whose times are not proved",
 			t->ambiguous);
+	if (t->in_loss)
+		fprintf(f, "%s %" PRIu64 " events where the host trace lost events, not proved",
+			t->ambiguous ? " and" : " but for", t->in_loss);
 	fprintf(f, ": verified");
 	if (t->unverified)
 		fprintf(f, " on %d of %d guest CPUs, %d unverified (above)", t->verified, cpus,
