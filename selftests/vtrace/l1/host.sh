@@ -281,7 +281,7 @@ t_enable_snapshot() {
 				      f["prev_offset"] != f["offset"]) print }')" ] || return 1
 	for g in a b; do
 		want=$(kvm_offsets "${vmname[$g]}")
-		got=$(echo "$rep" | sed -n "s/.* vm=${vmname[$g]} vcpu_id=\([0-9]*\) .* offset=\([-0-9]*\) .* kind=snapshot since=[0-9]* tsc_khz=$khz\$/\1 \2/p" |
+		got=$(echo "$rep" | sed -n "s/.* vm=${vmname[$g]} vcpu_id=\([0-9]*\) .* offset=\([-0-9]*\) .* kind=snapshot since=[0-9]* tsc_khz=$khz cpu=[0-9]* serial=[1-9][0-9]*\$/\1 \2/p" |
 			sort -n)
 		[ "$want" = "$got" ] || { ktap_diag "$g: KVM: $want" "$g: host.dat: $got"; return 1; }
 	done
