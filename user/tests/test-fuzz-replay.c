@@ -707,6 +707,17 @@ static void test_host_files(void)
 	ktap_check(raw_open_dies_without_probe(dat), "host_dat_input_kills_libtracecmd_without_probe",
 		   "%s", "opened without the probe, it did not crash: the test proves nothing");
 
+	/* an event format that makes libtraceevent dereference NULL while libtracecmd reads it */
+	dat = host_dat_of("fixtures/fuzz/host/v6-event-format-killing-libtraceevent", "f.dat");
+	d = vtrace_dump_open_dat(dat, 0, &compressed);
+	ktap_check(!d && strstr(vtrace_last_error(), "f.dat: refused: libtracecmd ") &&
+		   strstr(vtrace_last_error(), " reading its headers (in a child process)"),
+		   "host_dat_probe_refuses_format_killing_libtraceevent", "%s",
+		   d ? "opened" : vtrace_last_error());
+	vtrace_dump_close(d);
+	ktap_check(raw_open_dies_without_probe(dat), "host_dat_format_kills_without_probe", "%s",
+		   "opened without the probe, it did not crash: the test proves nothing");
+
 	/* the same history through vtrace's page reader (v7, v6) and libtracecmd's (compressed) */
 	test_host_same_history();
 }
@@ -722,7 +733,7 @@ int main(int argc, char **argv)
 	fuzz_merge_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 35);
+	printf("KTAP version 1\n1..%d\n", n + 38);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
