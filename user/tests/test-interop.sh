@@ -713,16 +713,21 @@ fi
 # what the plugin drew, ks-combo-check.py measures it.
 ks_shot() {	# ks_shot SESSION PPM: kernelshark -s SESSION on $disp, a screenshot once it is still
 	local i same=0
+	# the screen before KernelShark: a shot still like it is not KernelShark's yet
+	xwd -root -display "$disp" -out "$T/ks.empty" 2> /dev/null
 	"${run_as[@]}" env HOME="$home" DISPLAY="$disp" XDG_RUNTIME_DIR= \
 		kernelshark -geometry 1600x1000+0+0 -s "$1" > "$T/ks.log" 2>&1 &
 	kpid=$!
 	sleep 3
 	rm -f "$T/ks.prev"
-	# still: three screenshots in a row the same (the loading dialog moves every 0.3 s)
-	for ((i = 0; i < 40 && same < 2; i++)); do
+	# still: three screenshots in a row the same (the loading dialog moves every 0.3 s),
+	# and not the empty screen (a loaded machine may take longer to map the window)
+	for ((i = 0; i < 60 && same < 2; i++)); do
 		sleep 1
 		xwd -root -display "$disp" -out "$T/ks.xwd" 2> /dev/null || continue
-		if cmp -s "$T/ks.xwd" "$T/ks.prev"; then
+		if cmp -s "$T/ks.xwd" "$T/ks.empty"; then
+			same=0
+		elif cmp -s "$T/ks.xwd" "$T/ks.prev"; then
 			same=$((same + 1))
 		else
 			same=0
