@@ -246,6 +246,7 @@ static int __init vtrace_guest_init(void)
 	INIT_LIST_HEAD(&vtg.reqs);
 	init_waitqueue_head(&vtg.wq);
 	init_waitqueue_head(&vtg.drain_wq);
+	init_waitqueue_head(&vtg.flushed_wq);
 	vtg.subbuf_size = PAGE_SIZE;
 	vtg.subbuf_pages = 1;
 	init_completion(&vtg.ready);

@@ -329,13 +329,30 @@ static void vtg_set_stop_budget(void)
 	vtg.stop_budget = 2 * (n + VTG_SPLICE_PAGES);
 }
 
+/*
+ * The stop's one deadline: its drains end VTG_STOP_TIMEOUTS port_timeout_ms
+ * after it began, at least VTG_STOP_MIN_MS (a host that keeps up empties
+ * the rings in that time, whatever port_timeout_ms), at most
+ * VTG_STOP_MAX_MS (with the largest port_timeout_ms a stop, EOS included,
+ * still ends well before the hung-task detector's default 120 s would flag
+ * an rmmod waiting for it).  A host that takes each write just within
+ * port_timeout_ms cannot stretch the stop beyond it.
+ */
+static void vtg_set_stop_deadline(void)
+{
+	unsigned int ms = VTG_STOP_TIMEOUTS * READ_ONCE(vtg_port_timeout_ms);
+
+	vtg.stop_deadline = jiffies + msecs_to_jiffies(clamp(ms, VTG_STOP_MIN_MS, VTG_STOP_MAX_MS));
+}
+
 /**
  * vtg_stop() - stop the session and flush every ring
  *
  * Tracing off first: no event, tracer or trace_marker write enters the
  * ring after that, and ring-buffer writers run with preemption off, so
  * after synchronize_rcu() none is still committing.  Then every drain
- * thread empties its frozen ring (bounded, see stream.c) and the event
+ * thread empties its frozen ring (bounded in pages and by the stop's
+ * deadline, see stream.c), what is left counts as lost, and the event
  * selection is disarmed: the instance's set_event is empty between
  * sessions.
  *
@@ -346,10 +363,12 @@ int vtg_stop(void)
 {
 	if (vtg.state != VTRACE_STATE_TRACING)
 		return -EALREADY;
+	vtg_set_stop_deadline();
 	vtg_write_instance("tracing_on", "0", false);
 	synchronize_rcu();
 	vtg_set_stop_budget();
-	WRITE_ONCE(vtg.stopping, true);
+	/* the drain threads read vtg.stop_deadline once they see vtg.stopping */
+	smp_store_release(&vtg.stopping, true);
 	vtg_stream_stop();
 	vtg_count_unread();
 	vtg_write_instance("events/enable", "0", false);

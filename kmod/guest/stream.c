@@ -40,7 +40,10 @@
  * wrote to it (events, a tracer such as function, trace_marker).  Each
  * thread then drains the whole sub-buffers left, at most twice the ring's
  * size (vtg.stop_budget: a frozen ring cannot hold more, so the bound only
- * matters if something is wrong), and reads the CPU's last, partly filled
+ * matters if something is wrong) and until the stop's deadline
+ * (vtg.stop_deadline: no port write waits past it, so a host that takes
+ * each write just within port_timeout_ms cannot stretch the stop; what is
+ * left then counts as lost), and reads the CPU's last, partly filled
  * sub-buffer with read() (ring_buffer_read_page() with full=0) through its
  * VTG_SUBBUF_MAX bytes in the borrowed mm, then sends it with one port
  * write (at most 32 KiB): one extra copy, at stop only.  Online and offline
@@ -188,10 +191,30 @@ static void vtg_account(struct vtg_cpu *c, unsigned int first, unsigned int n, b
 	}
 }
 
-/* One ->splice_write of what the pipe holds; -EAGAIN retried up to the timeout */
+/*
+ * The deadline of one port write: port_timeout_ms from now, and, once the
+ * stop began, never past the stop's deadline (vtg_stop() sets it before
+ * it sets vtg.stopping).
+ */
+static unsigned long vtg_write_deadline(void)
+{
+	unsigned long d = jiffies + msecs_to_jiffies(READ_ONCE(vtg_port_timeout_ms));
+
+	if (smp_load_acquire(&vtg.stopping) && time_before(vtg.stop_deadline, d))
+		d = vtg.stop_deadline;
+	return d;
+}
+
+/* The stop's deadline passed (only while vtg.stopping): its drains end */
+static bool vtg_stop_overdue(void)
+{
+	return !time_before(jiffies, vtg.stop_deadline);
+}
+
+/* One ->splice_write of what the pipe holds; -EAGAIN retried up to the deadline */
 static ssize_t vtg_cpu_splice(struct vtg_cpu *c, struct pipe_inode_info *pipe)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
+	unsigned long deadline = vtg_write_deadline();
 	bool was_stalled = vtg_port_stalled(&c->port);
 	ssize_t ret;
 
@@ -329,8 +352,9 @@ static u64 vtg_taken(const struct vtg_cpu *c)
 /*
  * Move pages until the ring buffer has no full page left.  A drain between
  * stops ends when the stop begins; the stop's own drain (@final) takes at
- * most vtg.stop_budget pages, and retries a failed read (say -ENOMEM) a
- * few times: what it leaves behind is lost (counted by vtg_count_unread()).
+ * most vtg.stop_budget pages, ends at the stop's deadline, and retries a
+ * failed read (say -ENOMEM) a few times: what it leaves behind is lost
+ * (counted by vtg_count_unread()).
  */
 static void vtg_drain(struct vtg_cpu *c, bool final)
 {
@@ -349,6 +373,8 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 		ret = splice_direct_to_actor(c->raw, &sd, vtg_actor);
 		if (c->port_gone || vtg_taken(c) >= limit)
 			break;
+		if (final && vtg_stop_overdue())
+			break;
 		if (!final && (kthread_should_stop() || READ_ONCE(vtg.stopping)))
 			break;
 		if (ret > 0 || c->st.pages_lost != lost)
@@ -364,14 +390,15 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 	if (final && vtg_taken(c) >= limit)
 		pr_warn("cpu%u: stop drained its limit of %u pages, the rest counts as lost\n",
 			c->cpu, vtg.stop_budget);
+	else if (final && vtg_stop_overdue())
+		pr_warn("cpu%u: the host did not take the ring's pages by the stop's deadline, the rest counts as lost\n",
+			c->cpu);
 }
 
-/* ->write of one sub-buffer from the borrowed mm; -EAGAIN retried up to the timeout */
+/* ->write of one sub-buffer from the borrowed mm; -EAGAIN retried up to the deadline */
 static ssize_t vtg_cpu_write_user(struct vtg_cpu *c, const char __user *ubuf)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(vtg_port_timeout_ms);
-
-	return vtg_port_write(&c->port, ubuf, vtg.subbuf_size, deadline);
+	return vtg_port_write(&c->port, ubuf, vtg.subbuf_size, vtg_write_deadline());
 }
 
 /*
@@ -393,7 +420,7 @@ static void vtg_flush_by_read(struct vtg_cpu *c)
 	if (!page)
 		return;
 	kthread_use_mm(vtg.mm);
-	while (reads++ < VTG_FINAL_READS &&
+	while (reads++ < VTG_FINAL_READS && !vtg_stop_overdue() &&
 	       c->raw->f_op->read(c->raw, ubuf, size, &pos) == size) {
 		if (copy_from_user(page, ubuf, size))
 			break;
@@ -478,6 +505,13 @@ static void vtg_drain_pace(struct vtg_cpu *c, u64 moved, bool by_ring)
 	}
 }
 
+/* The thread's flush is over (or it ends): vtg_wait_flushed() may go on */
+static void vtg_flush_done(struct vtg_cpu *c)
+{
+	complete(&c->flushed);
+	wake_up_all(&vtg.flushed_wq);
+}
+
 static int vtg_drain_thread(void *data)
 {
 	struct vtg_cpu *c = data;
@@ -493,15 +527,15 @@ static int vtg_drain_thread(void *data)
 	}
 	if (c->port_gone) {
 		/* vtg_stream_stop() holds a reference to this task */
-		complete(&c->flushed);
+		vtg_flush_done(c);
 		return 0;
 	}
-	if (READ_ONCE(vtg.stopping)) {
+	if (smp_load_acquire(&vtg.stopping)) {
 		vtg_drain(c, true);
-		if (!c->port_gone)
+		if (!c->port_gone && !vtg_stop_overdue())
 			vtg_flush_by_read(c);
 	}
-	complete(&c->flushed);
+	vtg_flush_done(c);
 	while (!kthread_should_stop()) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (!kthread_should_stop())
@@ -547,12 +581,32 @@ static int vtg_stream_start_cpu(struct vtg_cpu *c)
 	return 0;
 }
 
+/*
+ * Wait for @c's flush.  Every port write of the stop's drain gives up at
+ * vtg.stop_deadline and the drain ends there, so the thread is done soon
+ * after it; VTG_STOP_GRACE_MS later kthread_stop() ends it whatever it
+ * does (a splice then fails with -ERESTARTSYS).  TASK_IDLE, as the port
+ * waits are: a bounded wait for a slow host is no hung task.
+ */
+static void vtg_wait_flushed(struct vtg_cpu *c)
+{
+	unsigned long until = vtg.stop_deadline + msecs_to_jiffies(VTG_STOP_GRACE_MS);
+	long left = (long)(until - jiffies);
+
+	if (left > 0)
+		wait_event_idle_timeout(vtg.flushed_wq, completion_done(&c->flushed), left);
+	if (!completion_done(&c->flushed))
+		pr_warn("cpu%u: drain thread still busy %u ms after the stop's deadline, stopping it\n",
+			c->cpu, VTG_STOP_GRACE_MS);
+}
+
 /**
  * vtg_stream_stop() - stop every drain thread
  *
  * Stop and flush (vtg.stopping) or just stop (start failed) every drain
  * thread.  The flush must be over before kthread_stop(): that sets
- * TIF_NOTIFY_SIGNAL, and splice then fails with -ERESTARTSYS.
+ * TIF_NOTIFY_SIGNAL, and splice then fails with -ERESTARTSYS.  The wait
+ * ends at vtg.stop_deadline, plus VTG_STOP_GRACE_MS.
  */
 void vtg_stream_stop(void)
 {
@@ -561,7 +615,7 @@ void vtg_stream_stop(void)
 	wake_up_all(&vtg.drain_wq);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		if (vtg.cpus[cpu].task && READ_ONCE(vtg.stopping))
-			wait_for_completion(&vtg.cpus[cpu].flushed);
+			vtg_wait_flushed(&vtg.cpus[cpu]);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct vtg_cpu *c = &vtg.cpus[cpu];
 

@@ -37,6 +37,18 @@
 #define VTG_CTL_TIMEOUT_BYTES	(4U << 20)
 /* A start's metadata gets at most this many port_timeout_ms in total */
 #define VTG_META_TIMEOUTS	5
+/*
+ * A stop's drains end this many port_timeout_ms after the stop began: what
+ * the rings still hold then counts as lost (session.c, stream.c).  EOS gets
+ * one port_timeout_ms more, so a stop returns within VTG_STOP_TIMEOUTS + 1 of
+ * them, however the host reads.
+ */
+#define VTG_STOP_TIMEOUTS	3
+/* ... but at least and at most this long after it began (session.c) */
+#define VTG_STOP_MIN_MS		1000U
+#define VTG_STOP_MAX_MS		60000U
+/* A drain thread not done this long after the stop's deadline is left to kthread_stop() */
+#define VTG_STOP_GRACE_MS	1000
 /* How long opening "status" waits for the control thread's fresh figures */
 #define VTG_STATUS_WAIT_MS	1000
 
@@ -185,6 +197,8 @@ struct vtg_req {
  * @init_err:	its result
  * @stopping:	drain threads empty their rings and exit
  * @stop_budget: most sub-buffers a drain thread takes at the stop (session.c)
+ * @stop_deadline: jiffies when the stop's drains end (set before @stopping)
+ * @flushed_wq:	the control thread waits here for the drain threads' flushes
  * @subbuf_size: bytes of one ring-buffer sub-buffer, the unit on the data
  *		ports and META_INFO's page_size: the instance's
  *		buffer_subbuf_size_kb (v6.8+), else PAGE_SIZE; read at start
@@ -238,6 +252,8 @@ struct vtg {
 	int init_err;
 	bool stopping;
 	unsigned int stop_budget;
+	unsigned long stop_deadline;
+	wait_queue_head_t flushed_wq;
 	unsigned int subbuf_size;
 	unsigned int subbuf_pages;
 	wait_queue_head_t drain_wq;

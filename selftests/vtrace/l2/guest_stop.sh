@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# L2: a stop, and an rmmod, while the host reads cpu0's port slowly end by the stop's deadline; what is left counts as lost.
+#   cpu0's port is a socket the suite reads at 192 KiB a second: each 64 KiB
+#   virtio buffer is taken well within port_timeout_ms (1000), so nothing but
+#   the stop's own deadline (3 x port_timeout_ms, EOS within one more) ends a
+#   stop that has a full 4 MiB ring to drain.
+I=/sys/kernel/tracing/instances/vtrace
+. /tests/lib.sh
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+# markers WHAT: 20000 markers of 248 bytes on cpu0 (5 MiB: the ring, the
+# virtqueue and the socket full), "vtg-gen S: written=N" for the host
+markers() {
+	MARK_WIDTH=200 guest_markers 20000 0 > /tmp/markers.out
+	t $? "$1_markers_written"
+	echo "vtg-gen $(sed -n 's/^session: //p' $D/status): $(sed -n 's/^markers cpu=0 //p' /tmp/markers.out)"
+}
+
+# the bed's guest kernels detect hung tasks; a stop the host stretches shows
+echo 5 > /proc/sys/kernel/hung_task_timeout_secs
+t $? hung_task_timeout_5s
+insmod /lib/vtrace/vtrace_guest.ko port_timeout_ms=1000 send_kallsyms=0
+t $? load
+echo 4096 > $I/per_cpu/cpu0/buffer_size_kb
+t $? cpu0_ring_4mib
+
+# session 1: echo 0 > enable
+echo 1 > $D/enable
+t $? enable
+markers slow_stop
+u0=$(uptime_s)
+echo 0 > $D/enable
+rc=$?
+u1=$(uptime_s)
+t $rc slow_stop_returns_0
+secs=$(awk "BEGIN { print $u1 - $u0 }")
+echo "vtg-perf: stop with a slow host: $secs s"
+awk "BEGIN { exit !($secs < 5.5) }"
+t $? slow_stop_within_deadline
+sed 's/^/vtg-status 1: /' $D/status
+left=$(dmesg | sed -n 's/.*cpu0: \([0-9]*\) events left unread in the ring, counted lost.*/\1/p' |
+	tail -1)
+echo "vtg: # left unread: ${left:-none}; ring entries now: $(sed -n 's/^entries: //p' $I/per_cpu/cpu0/stats)"
+dmesg | grep -q "cpu0: the host did not take the ring's pages by the stop's deadline" &&
+	[ "${left:-0}" -gt 0 ] && [ "$(sed -n 's/^entries: //p' $I/per_cpu/cpu0/stats)" = "$left" ]
+t $? slow_stop_rest_counted_unread
+# every marker written is sent or counted lost: events + lost_events + ring_lost
+written=$(sed -n 's/^markers cpu=0 written=\([0-9]*\).*/\1/p' /tmp/markers.out)
+[ "$(( $(col 0 6) + $(col 0 9) + $(col 0 10) ))" = "$written" ] && [ "$(col 0 10)" -ge "$left" ]
+t $? slow_stop_markers_sent_or_counted_lost
+
+# session 2: rmmod while streaming stops the session within the same deadline
+echo 1 > $D/enable
+t $? enable_again
+markers slow_rmmod
+u0=$(uptime_s)
+rmmod vtrace_guest
+rc=$?
+u1=$(uptime_s)
+t $rc slow_rmmod_returns_0
+secs=$(awk "BEGIN { print $u1 - $u0 }")
+echo "vtg-perf: rmmod with a slow host: $secs s"
+awk "BEGIN { exit !($secs < 5.5) }"
+t $? slow_rmmod_within_deadline
+! ps | grep -q '[v]trace-'
+t $? no_kthread_left
+# time for the hung-task detector to look twice more
+sleep 10
+! dmesg | grep -q "blocked for more than"
+t $? no_hung_task
