@@ -9,7 +9,9 @@
  *          otherwise), tracing_on <- 0, trace truncated and every CPU not
  *          online then reset (per_cpu/cpuK/trace), set_event <- the event
  *          specification, META_INFO + META_FILEs, drain threads,
- *          tracing_on <- 1, STARTED
+ *          tracing_on <- 1, STARTED; a step that fails from set_event on
+ *          stops the drain threads it started and disarms: tracing_on <- 0,
+ *          events/enable <- 0 (vtg_disarm())
  *   stop:  tracing_on <- 0, synchronize_rcu() (no writer still
  *          committing), drain threads empty the frozen rings (whole pages
  *          by splice, the last partial page by read()), events/enable <- 0,
@@ -21,6 +23,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -37,6 +40,9 @@
 #define VTG_EVENT_WORD_MAX	128
 /* buffer_percent of the instance the module creates (vtg_instance_defaults()) */
 #define VTG_BUFFER_PERCENT	25
+/* Writes that disarm the instance: tries, and the pause between two */
+#define VTG_DISARM_TRIES	3
+#define VTG_DISARM_RETRY_MS	10
 /* A CPU ring's size when buffer_size_kb cannot be read (the kernel's default) */
 #define VTG_STOP_DEFAULT_KB	1408
 
@@ -188,10 +194,49 @@ static int vtg_prepare(void)
 	if (!ret)
 		ret = vtg_reset_buffers();
 	if (!ret)
-		ret = vtg_apply_events(vtg.events);
-	if (!ret)
 		vtg_set_ring_sizes();
 	return ret;
+}
+
+/*
+ * Write "0" to the instance's @rel (tracing_on, events/enable), up to
+ * VTG_DISARM_TRIES times: a failure leaves the ring recording or the
+ * events armed, which an idle guest must not hide.  @flag (VTRACE_STATUS_*)
+ * goes into vtg.status_flags (status, STATUS, EOS) if every try failed,
+ * out if one succeeded.
+ */
+static int vtg_disarm_write(const char *rel, u32 flag)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < VTG_DISARM_TRIES; i++) {
+		if (i)
+			msleep(VTG_DISARM_RETRY_MS);
+		ret = vtg_write_instance(rel, "0", false);
+		if (!ret) {
+			vtg.status_flags &= ~flag;
+			return 0;
+		}
+		pr_warn("instances/%s/%s <- 0: %d (try %u of %u)\n", VTG_INSTANCE, rel, ret,
+			i + 1, VTG_DISARM_TRIES);
+	}
+	vtg.status_flags |= flag;
+	pr_err("instances/%s/%s is still on: status and EOS say so. Turn it off by hand: echo 0 > /sys/kernel/tracing/instances/%s/%s\n",
+	       VTG_INSTANCE, rel, VTG_INSTANCE, rel);
+	return ret;
+}
+
+/*
+ * Tracing off and the event selection disarmed: what an idle instance
+ * looks like.  The undo of a failed start: the selection it applied would
+ * otherwise cost every selected event until the next stop, and on a
+ * user's own instance outlive the module.
+ */
+static void vtg_disarm(void)
+{
+	vtg_disarm_write("tracing_on", VTRACE_STATUS_TRACING_ON);
+	vtg_disarm_write("events/enable", VTRACE_STATUS_EVENTS_ON);
 }
 
 static void vtg_send_started(void)
@@ -210,7 +255,9 @@ static void vtg_send_started(void)
  *
  * Context: the control thread.
  * Return: 0, -EBUSY (tracing), -ENODEV (no data port), or the failed
- * step's errno (everything undone).
+ * step's errno: then tracing is off and no event of the instance is
+ * enabled (the trace clock stays x86-tsc and the rings were emptied, as
+ * after a stop); the session number was used.
  */
 int vtg_start(void)
 {
@@ -226,23 +273,30 @@ int vtg_start(void)
 	ret = vtg_prepare();
 	if (ret)
 		goto out_warn;
+	ret = vtg_apply_events(vtg.events);
+	if (ret)
+		goto out_disarm;
 	vtg.session++;
 	ret = vtg_meta_send();
 	if (ret)
-		goto out_warn;
+		goto out_disarm;
 	ret = vtg_stream_start();
 	if (ret)
-		goto out_warn;
+		goto out_disarm;
 	ret = vtg_write_instance("tracing_on", "1", false);
 	if (ret)
 		goto out_stop_stream;
 	vtg.state = VTRACE_STATE_TRACING;
+	vtg.status_flags = 0;
 	vtg_send_started();
 	pr_info("session %llu started\n", vtg.session);
 	return 0;
 
 out_stop_stream:
 	vtg_stream_stop();
+out_disarm:
+	/* whichever step failed: the selection may be armed (set_event) */
+	vtg_disarm();
 out_warn:
 	pr_warn("start failed: %d\n", ret);
 	return ret;
@@ -354,7 +408,9 @@ static void vtg_set_stop_deadline(void)
  * thread empties its frozen ring (bounded in pages and by the stop's
  * deadline, see stream.c), what is left counts as lost, and the event
  * selection is disarmed: the instance's set_event is empty between
- * sessions.
+ * sessions.  Each disarming write is retried; one that still fails is
+ * reported in status, STATUS and EOS (VTRACE_STATUS_*) and the kernel log,
+ * and the session ends all the same.
  *
  * Context: the control thread.
  * Return: 0, or -EALREADY when idle.
@@ -364,14 +420,15 @@ int vtg_stop(void)
 	if (vtg.state != VTRACE_STATE_TRACING)
 		return -EALREADY;
 	vtg_set_stop_deadline();
-	vtg_write_instance("tracing_on", "0", false);
+	/* if it stays on, the drains below end at their bound or the deadline */
+	vtg_disarm_write("tracing_on", VTRACE_STATUS_TRACING_ON);
 	synchronize_rcu();
 	vtg_set_stop_budget();
 	/* the drain threads read vtg.stop_deadline once they see vtg.stopping */
 	smp_store_release(&vtg.stopping, true);
 	vtg_stream_stop();
 	vtg_count_unread();
-	vtg_write_instance("events/enable", "0", false);
+	vtg_disarm_write("events/enable", VTRACE_STATUS_EVENTS_ON);
 	vtg.state = VTRACE_STATE_IDLE;
 	vtg_send_status(VTRACE_MSG_EOS);
 	vtg_log_totals();

@@ -102,6 +102,7 @@ int vtg_send_status(u16 type)
 		.state = vtg.state,
 		.nr_cpus = nr_cpu_ids,
 		.nr_ports = vtg.nr_ports,
+		.flags = vtg.status_flags,
 		.session = vtg.session,
 		.tsc = rdtsc_ordered(),
 	};
@@ -160,6 +161,12 @@ char *vtg_status_format(bool fresh)
 	if (vtg.cmds_limited)
 		n += scnprintf(buf + n, size - n, "host commands rate-limited: %llu\n",
 			       vtg.cmds_limited);
+	if (vtg.status_flags & VTRACE_STATUS_TRACING_ON)
+		n += scnprintf(buf + n, size - n,
+			       "not disarmed: tracing_on could not be set to 0, the rings may still record\n");
+	if (vtg.status_flags & VTRACE_STATUS_EVENTS_ON)
+		n += scnprintf(buf + n, size - n,
+			       "not disarmed: events/enable could not be set to 0, events stay enabled\n");
 	if (vtg.host_untrusted)
 		n += scnprintf(buf + n, size - n, "host: untrusted (confidential guest, trust_host=0)\n");
 	if (!fresh)

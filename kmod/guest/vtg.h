@@ -223,6 +223,8 @@ struct vtg_req {
  * @ctl_deadline: when set (@ctl_deadline_set), no ctl write waits past it
  * @ctl_deadline_set: a deadline for the messages of one operation is set
  * @ctl_slow:	a ctl write timed out while the host end was connected
+ * @status_flags: %VTRACE_STATUS_TRACING_ON, %VTRACE_STATUS_EVENTS_ON: what
+ *		the last stop or failed start could not turn off (session.c)
  * @busy:	what the control thread is doing, NULL when it waits for work
  *		(the status text says it when the thread is too busy to answer)
  * @dbg:	debugfs directory
@@ -274,6 +276,7 @@ struct vtg {
 	unsigned long ctl_deadline;
 	bool ctl_deadline_set;
 	bool ctl_slow;
+	u32 status_flags;
 	const char *busy;
 	struct dentry *dbg;
 };

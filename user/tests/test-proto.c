@@ -213,12 +213,44 @@ static void test_small_messages(void)
 		      "payload of 4 bytes, expected 0");
 }
 
+/* EOS flags: what the guest's stop could not turn off; unknown bits refused */
+static void test_status_flags(void)
+{
+	struct {
+		struct vtrace_msg_hdr	hdr;
+		struct vtrace_status	st;
+		struct vtrace_cpu_stats	cs;
+	} m, bad;
+	const struct vtrace_status *st;
+	const struct vtrace_cpu_stats *cs;
+	struct vtrace_proto *p;
+	struct vtrace_msg msg;
+	int ok;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr = (struct vtrace_msg_hdr){ VTRACE_MAGIC, 1, VTRACE_MSG_EOS, 0,
+					 sizeof(m.st) + sizeof(m.cs), 1 };
+	m.st = (struct vtrace_status){ .nr_cpus = 1, .nr_ports = 1, .session = 3,
+				       .flags = VTRACE_STATUS_TRACING_ON | VTRACE_STATUS_EVENTS_ON };
+	p = reader_for(&m, sizeof(m));
+	ok = vtrace_proto_read(p, &msg) == 1 && !vtrace_msg_status(&msg, &st, &cs) &&
+	     st->flags == (VTRACE_STATUS_TRACING_ON | VTRACE_STATUS_EVENTS_ON) && st->session == 3;
+	vtrace_msg_release(&msg);
+	ktap_check(ok, "proto_eos_flags_accepted", "%s", vtrace_proto_error(p));
+	vtrace_proto_close(p);
+	bad = m;
+	bad.st.flags = 1U << 2;
+	expect_reject("proto_rejects_unknown_status_flags", &bad, sizeof(bad),
+		      "EOS: reserved field flags (unknown bits) is not zero");
+}
+
 int main(void)
 {
-	printf("KTAP version 1\n1..%d\n", 22);
+	printf("KTAP version 1\n1..%d\n", 24);
 	test_round_trip();
 	test_meta_info();
 	test_headers();
 	test_small_messages();
+	test_status_flags();
 	return ktap_finish();
 }

@@ -208,7 +208,9 @@ enum vtrace_state {
  * @state:	&enum vtrace_state
  * @nr_cpus:	number of &struct vtrace_cpu_stats that follow
  * @nr_ports:	data ports found (ports may be fewer than CPUs)
- * @reserved:	must be zero
+ * @flags:	%VTRACE_STATUS_TRACING_ON, %VTRACE_STATUS_EVENTS_ON: what the
+ *		last stop (or failed start) could not turn off, even after
+ *		retries; 0 while tracing.  Other bits are zero.
  * @session:	number of the tracing session (1 for the first START)
  * @tsc:	guest TSC when the message was built
  */
@@ -216,10 +218,15 @@ struct vtrace_status {
 	__u32 state;
 	__u32 nr_cpus;
 	__u32 nr_ports;
-	__u32 reserved;
+	__u32 flags;
 	__u64 session;
 	__u64 tsc;
 };
+
+/* vtrace_status.flags */
+#define VTRACE_STATUS_TRACING_ON	(1U << 0)	/* tracing_on stayed 1: the rings may record */
+#define VTRACE_STATUS_EVENTS_ON		(1U << 1)	/* events/enable stayed on: events armed */
+#define VTRACE_STATUS_FLAGS		(VTRACE_STATUS_TRACING_ON | VTRACE_STATUS_EVENTS_ON)
 
 /* vtrace_cpu_stats.flags */
 #define VTRACE_CPU_HAS_PORT	(1U << 0)	/* a data port exists for the CPU */

@@ -60,6 +60,10 @@ slow_start() {	# slow_start CUE NAME: one slow host's three results
 	[ -f /tmp/st.busy ] && sed 's/^/vtg-status:   /' /tmp/st.busy
 	[ "$rc" != 0 ] && [ $((tend - t0)) -le 1400 ] && grep -qi 'timed out' /tmp/start.err
 	t $? "${2}_start_fails_in_time"
+	# the start failed after it applied the host's selection: nothing stays armed
+	echo "vtg-status: $2: after it: set_event '$(cat $I/set_event)', tracing_on $(cat $I/tracing_on)"
+	[ "$rc" != 0 ] && [ -z "$(cat $I/set_event)" ] && [ "$(cat $I/tracing_on)" = 0 ]
+	t $? "${2}_failed_start_disarmed"
 	[ $reads -ge 2 ] && [ $src -eq 0 ] && [ $smax -le 300 ] && [ $busy -ge 1 ]
 	t $? "status_readable_during_${2}_start"
 	grep -q '^state: idle' $D/status || echo 0 > $D/enable

@@ -656,6 +656,14 @@ static int handle_eos(struct vtrace_dump *d, const struct vtrace_msg *msg)
 		e->events_lost_ring += cs[i].events_lost_ring;
 		e->port_errors += cs[i].port_errors;
 	}
+	if (st->flags & VTRACE_STATUS_TRACING_ON)
+		vtrace_warn("%s: byte %llu: EOS of session %llu: the guest could not turn its"
+			    " instance's tracing_on off; its rings may still record", d->ctl_path,
+			    (unsigned long long)msg->offset, (unsigned long long)st->session);
+	if (st->flags & VTRACE_STATUS_EVENTS_ON)
+		vtrace_warn("%s: byte %llu: EOS of session %llu: the guest could not disable its"
+			    " instance's events; they stay enabled", d->ctl_path,
+			    (unsigned long long)msg->offset, (unsigned long long)st->session);
 	d->has_eos = 1;
 	return 0;
 }

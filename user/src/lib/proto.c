@@ -210,7 +210,8 @@ static int check_status(const struct vtrace_msg_hdr *hdr, const void *data,
 	}
 	cs = (const void *)(st + 1);
 	if (check_array(hdr, sizeof(*st), st->nr_cpus, sizeof(*cs), err, err_len) ||
-	    check_reserved(hdr, st->reserved, "reserved", err, err_len))
+	    check_reserved(hdr, st->flags & ~VTRACE_STATUS_FLAGS, "flags (unknown bits)", err,
+			   err_len))
 		return -1;
 	if (st->state > VTRACE_STATE_TRACING) {
 		set_err(err, err_len, "%s: unknown state %u", vtrace_msg_type_name(hdr->type),

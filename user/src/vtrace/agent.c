@@ -212,6 +212,10 @@ static void print_stats(const struct vtrace_msg *m, const char *what)
 	printf("%s: state %s, session %" PRIu64 ", %u data ports for %u CPUs\n", what,
 	       st->state == VTRACE_STATE_TRACING ? "tracing" : "idle", (uint64_t)st->session,
 	       st->nr_ports, st->nr_cpus);
+	if (st->flags & VTRACE_STATUS_TRACING_ON)
+		printf("  not disarmed: the guest could not turn tracing_on off, its rings may still record\n");
+	if (st->flags & VTRACE_STATUS_EVENTS_ON)
+		printf("  not disarmed: the guest could not disable the events, they stay enabled\n");
 	printf("  cpu port    pages     events  fillers  lost lost_events ring_lost errors\n");
 	for (uint32_t i = 0; i < st->nr_cpus; i++)
 		printf("  %3u %-4s %8llu %10llu %8llu %5llu %11llu %9llu %6llu\n", cs[i].cpu,
