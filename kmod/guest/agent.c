@@ -29,8 +29,9 @@
  *                    guest->host types: ERROR -EINVAL
  *   payload          exact size, reserved fields zero, text without NULs
  *
- * Commands that change state are rate limited (vtg_cmd_token), and refused
- * in a confidential guest unless trust_host is set.
+ * Commands that change state are refused in a confidential guest unless
+ * trust_host is set; those and STATUS_REQ are rate limited
+ * (vtg_cmd_allowed()).
  *
  * Each command gets exactly one ACK or ERROR carrying its seq (STATUS_REQ:
  * STATUS, then ACK; HELLO: a HELLO).  Log lines are rate limited.  Nothing
@@ -226,34 +227,46 @@ static int vtg_cmd(const struct vtrace_msg_hdr *h, const void *p)
 	return -EOPNOTSUPP;
 }
 
-/*
- * Host commands that make the guest change something (START, STOP,
- * SET_EVENTS, SET_BUFFER_SIZE: static-key text patches, IPIs, ring-buffer
- * allocations) come from a token bucket: VTG_CMD_BURST at once, then one
- * per VTG_CMD_REFILL_MS.  Beyond that the host gets ERROR -EAGAIN.
- * Debugfs, the guest's own admin, is not limited.
- */
-static bool vtg_cmd_token(void)
+/* Take a token of @b, which gains one per @ms up to VTG_CMD_BURST */
+static bool vtg_take_token(struct vtg_bucket *b, unsigned int ms)
 {
-	unsigned long step = msecs_to_jiffies(VTG_CMD_REFILL_MS);
-	unsigned long n = (jiffies - vtg.cmd_refill) / step;
+	unsigned long step = msecs_to_jiffies(ms) ?: 1;
+	unsigned long n = (jiffies - b->refill) / step;
 
-	if (vtg.cmd_tokens + n >= VTG_CMD_BURST) {
-		vtg.cmd_tokens = VTG_CMD_BURST;
-		vtg.cmd_refill = jiffies;
+	if (b->tokens + n >= VTG_CMD_BURST) {
+		b->tokens = VTG_CMD_BURST;
+		b->refill = jiffies;
 	} else {
-		vtg.cmd_tokens += n;
-		vtg.cmd_refill += n * step;
+		b->tokens += n;
+		b->refill += n * step;
 	}
-	if (!vtg.cmd_tokens)
+	if (!b->tokens)
 		return false;
-	vtg.cmd_tokens--;
+	b->tokens--;
 	return true;
 }
 
 static bool vtg_cmd_changes_state(u16 type)
 {
 	return type >= VTRACE_MSG_START && type <= VTRACE_MSG_SET_BUFFER_SIZE;
+}
+
+/*
+ * Host commands that make the guest change something (START, STOP,
+ * SET_EVENTS, SET_BUFFER_SIZE: static-key text patches, IPIs, ring-buffer
+ * allocations) come from a token bucket: VTG_CMD_BURST at once, then one
+ * per VTG_CMD_REFILL_MS.  STATUS_REQ (it reads every CPU's stats file)
+ * has a bucket of its own: VTG_CMD_BURST, then one per
+ * VTG_STATUS_REFILL_MS.  Beyond that the host gets ERROR -EAGAIN.
+ * Debugfs, the guest's own admin, is not limited.
+ */
+static bool vtg_cmd_allowed(u16 type)
+{
+	if (vtg_cmd_changes_state(type))
+		return vtg_take_token(&vtg.cmd_bucket, VTG_CMD_REFILL_MS);
+	if (type == VTRACE_MSG_STATUS_REQ)
+		return vtg_take_token(&vtg.status_bucket, VTG_STATUS_REFILL_MS);
+	return true;
 }
 
 static void vtg_dispatch(const struct vtrace_msg_hdr *h, const void *p)
@@ -278,9 +291,11 @@ static void vtg_dispatch(const struct vtrace_msg_hdr *h, const void *p)
 	if (vtg_cmd_changes_state(h->type) && vtg.host_untrusted)
 		return vtg_reply_error(h, -EPERM,
 				       "confidential guest: host commands refused (trust_host=0)");
-	if (vtg_cmd_changes_state(h->type) && !vtg_cmd_token()) {
+	if (!vtg_cmd_allowed(h->type)) {
 		vtg.cmds_limited++;
-		return vtg_reply_error(h, -EAGAIN, "rate limited: 8 at once, then 1 a second");
+		return vtg_reply_error(h, -EAGAIN, h->type == VTRACE_MSG_STATUS_REQ ?
+				       "rate limited: 8 at once, then 4 a second" :
+				       "rate limited: 8 at once, then 1 a second");
 	}
 	WRITE_ONCE(vtg.busy, "a host command");
 	ret = vtg_cmd(h, p);

@@ -149,11 +149,19 @@ ssize_t vtg_write_kbuf(struct file *f, const void *buf, size_t len)
 	return vtg_write_user(f, vtg.ubuf, len);
 }
 
-static int vtg_grow(char **buf, size_t *size)
+/*
+ * Make room for @need bytes in *@buf (*@size now): at least twice the old
+ * size, so a large file costs a few copies, but a small one (the per-CPU
+ * stats a STATUS_REQ reads) only its own size.
+ */
+static int vtg_grow(char **buf, size_t *size, size_t need)
 {
-	size_t nsize = *size ? *size * 2 : VTG_UBUF_SIZE;
-	char *n = kvmalloc(nsize, GFP_KERNEL);
+	size_t nsize = max(need, *size * 2);
+	char *n;
 
+	if (need <= *size)
+		return 0;
+	n = kvmalloc(nsize, GFP_KERNEL);
 	if (!n)
 		return -ENOMEM;
 	if (*buf)
@@ -169,6 +177,9 @@ static int vtg_grow(char **buf, size_t *size)
  * @f:		the file
  * @lenp:	set to the bytes read
  *
+ * The buffer grows with what the reads return, so it is sized to the file
+ * (within a factor of two), not to the bounce buffer.
+ *
  * Context: the control thread.
  * Return: a kvmalloc'ed buffer, NUL-terminated (the NUL not counted in
  * *@lenp), or an ERR_PTR().
@@ -183,22 +194,24 @@ void *vtg_read_whole(struct file *f, size_t *lenp)
 	if (!f->f_op->read)
 		return ERR_PTR(-EINVAL);
 	for (;;) {
-		if (len + VTG_UBUF_SIZE + 1 > size && vtg_grow(&buf, &size)) {
-			kvfree(buf);
-			return ERR_PTR(-ENOMEM);
-		}
 		ret = f->f_op->read(f, vtg.ubuf, VTG_UBUF_SIZE, &pos);
-		if (ret < 0) {
-			kvfree(buf);
-			return ERR_PTR(ret);
-		}
-		if (ret == 0)
+		if (ret <= 0)
 			break;
+		if (vtg_grow(&buf, &size, len + ret + 1)) {
+			ret = -ENOMEM;
+			break;
+		}
 		if (copy_from_user(buf + len, vtg.ubuf, ret)) {
-			kvfree(buf);
-			return ERR_PTR(-EFAULT);
+			ret = -EFAULT;
+			break;
 		}
 		len += ret;
+	}
+	if (!ret && vtg_grow(&buf, &size, 1))
+		ret = -ENOMEM;
+	if (ret) {
+		kvfree(buf);
+		return ERR_PTR(ret);
 	}
 	buf[len] = '\0';
 	*lenp = len;

@@ -251,7 +251,8 @@ static int __init vtrace_guest_init(void)
 	vtg.subbuf_pages = 1;
 	init_completion(&vtg.ready);
 	vtg.version = VTRACE_PROTO_VERSION;
-	vtg.cmd_tokens = VTG_CMD_BURST;
+	vtg.cmd_bucket.tokens = VTG_CMD_BURST;
+	vtg.status_bucket.tokens = VTG_CMD_BURST;
 	/* a confidential guest does not trust its host (trust model: Documentation/vtrace_guest.rst) */
 	vtg.host_untrusted = cc_platform_has(CC_ATTR_GUEST_MEM_ENCRYPT) && !vtg_trust_host;
 	if (vtg.host_untrusted)

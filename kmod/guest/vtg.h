@@ -33,6 +33,8 @@
 /* Host commands that change state: a burst of this many, then one per VTG_CMD_REFILL_MS */
 #define VTG_CMD_BURST		8
 #define VTG_CMD_REFILL_MS	1000
+/* STATUS_REQ (nr_cpu_ids stats files read each): a burst of 8, then one per this */
+#define VTG_STATUS_REFILL_MS	250
 /* A ctl message gets port_timeout_ms, plus as much again per this many bytes */
 #define VTG_CTL_TIMEOUT_BYTES	(4U << 20)
 /* A start's metadata gets at most this many port_timeout_ms in total */
@@ -144,6 +146,16 @@ enum vtg_op {
 };
 
 /**
+ * struct vtg_bucket - a token bucket for host commands (agent.c)
+ * @tokens:	commands allowed now, at most %VTG_CMD_BURST
+ * @refill:	jiffies of the last token added
+ */
+struct vtg_bucket {
+	unsigned int tokens;
+	unsigned long refill;
+};
+
+/**
  * struct vtg_req - a request queued for the control thread
  * @node:	in vtg.reqs; empty once the control thread took it
  * @ref:	the requester's and the control thread's: a requester that is
@@ -216,8 +228,8 @@ struct vtg_req {
  * @cmds:	host commands received
  * @cmd_errors:	ERROR replies sent
  * @cmds_limited: host commands refused by the rate limit
- * @cmd_tokens:	state-changing host commands allowed now (agent.c)
- * @cmd_refill:	jiffies of the last token added
+ * @cmd_bucket:	state-changing host commands allowed (agent.c)
+ * @status_bucket: STATUS_REQs allowed (agent.c)
  * @host_untrusted: confidential guest without trust_host: host commands
  *		refused, no address-bearing metadata
  * @ctl_deadline: when set (@ctl_deadline_set), no ctl write waits past it
@@ -270,8 +282,8 @@ struct vtg {
 	u64 cmds;
 	u64 cmd_errors;
 	u64 cmds_limited;
-	unsigned int cmd_tokens;
-	unsigned long cmd_refill;
+	struct vtg_bucket cmd_bucket;
+	struct vtg_bucket status_bucket;
 	bool host_untrusted;
 	unsigned long ctl_deadline;
 	bool ctl_deadline_set;

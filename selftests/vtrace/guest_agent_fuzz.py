@@ -134,6 +134,37 @@ def flood(g, tokens_from):
     result(r is not None and r[0] == ACK, "rate_limit_recovers", "no ACK 3.5 s after the flood")
 
 
+def status_flood(g):
+    """50 STATUS_REQ back to back: a burst of 8 is answered, then 4 a second (each reads
+    every CPU's stats file); the rest get ERROR -EAGAIN."""
+    time.sleep(2.5)                     # the status bucket full again (4 tokens a second)
+    seqs, data = set(), b""
+    for _ in range(50):
+        m, s = g.msg(STATUS_REQ)
+        data += m
+        seqs.add(s)
+    start = time.time()
+    g.send(data)
+    acks = limited = other = 0
+    while seqs:
+        m = g.wait_for(lambda t, q, p: (t == ACK or t == ERROR) and
+                       struct.unpack_from("<Q", p)[0] in seqs, 60)
+        if m is None:
+            break
+        seqs.discard(struct.unpack_from("<Q", m[2])[0])
+        if m[0] == ACK:
+            acks += 1
+        elif error_of(m[2])[1] == -errno.EAGAIN:
+            limited += 1
+        else:
+            other += 1
+    took = time.time() - start
+    print("# status flood: 50 STATUS_REQ answered in %.2f s: %d ACK, %d ERROR -EAGAIN "
+          "(rate limited), %d other, %d unanswered" % (took, acks, limited, other, len(seqs)))
+    result(not seqs and not other and 8 <= acks <= 8 + 4 * took + 1 and acks + limited == 50,
+           "status_flood_limited", "expected 8 + 4/s ACKs at most, the rest -EAGAIN")
+
+
 def main():
     g = Guest(sys.argv[1], sys.argv[2])
     m, _ = g.msg(HELLO, struct.pack("<HHIQ", 1, 1, 0, 0))
@@ -186,6 +217,7 @@ def main():
            "STATUS %s, ACK %s; left: %s" % (st is not None, ack is not None,
                                            [(t, q) for t, q, _ in g.msgs]))
     flood(g, tokens_from)
+    status_flood(g)
     print("# %d failures" % fails)
     return 1 if fails else 0
 

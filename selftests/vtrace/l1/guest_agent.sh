@@ -29,7 +29,7 @@ l2_start_sock() {
 	done
 	l2_exec 240 "$dir" "${args[@]}"
 }
-ktap_header 49
+ktap_header 50
 modprobe kvm_amd
 name=gagent
 dir=$VTRACE_OUT/$name

@@ -77,7 +77,7 @@ sys.exit(1 if bad else 0)
 EOF2
 }
 
-ktap_header 25
+ktap_header 26
 modprobe kvm_amd
 name=gstop
 dir=$VTRACE_OUT/$name

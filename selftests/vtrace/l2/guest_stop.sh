@@ -25,6 +25,32 @@ t $? load
 echo 4096 > $I/per_cpu/cpu0/buffer_size_kb
 t $? cpu0_ring_4mib
 
+# A status read allocates for each file about what the file holds, not the
+# 128 KiB bounce buffer and more: the control thread's kvmalloc()s while it
+# reads every CPU's stats, seen by a kprobe (6.12 names the function
+# __kvmalloc_node_noprof).
+K=/sys/kernel/tracing
+KP=$K/instances/vtg-kp/events/kprobes/vtg_kvmalloc
+kp=
+for f in kvmalloc_node __kvmalloc_node_noprof; do
+	echo "p:vtg_kvmalloc $f size=%di:u64" >> $K/kprobe_events 2> /dev/null && kp=$f && break
+done
+if [ -n "$kp" ] && mkdir $K/instances/vtg-kp && echo 'comm == "vtrace-ctl"' > $KP/filter &&
+	echo 1 > $KP/enable; then
+	cat $D/status > /dev/null
+	echo 0 > $KP/enable
+	sizes=$(sed -n 's/.*vtg_kvmalloc: .*size=\([0-9]*\).*/\1/p' $K/instances/vtg-kp/trace | sort -n)
+	count=$(echo "$sizes" | grep -c .) max=$(echo "$sizes" | tail -1)
+	echo "vtg: # a status read: $count kvmalloc()s ($kp) by the control thread, the largest ${max:-none} bytes"
+	[ "$count" -ge 2 ] && [ "${max:-0}" -le 4096 ]
+	t $? status_read_buffers_sized_to_files
+	rmdir $K/instances/vtg-kp
+	echo "-:vtg_kvmalloc" >> $K/kprobe_events
+else
+	n=$((n + 1))
+	echo "vtg: ok $n status_read_buffers_sized_to_files # SKIP no kprobe on kvmalloc_node"
+fi
+
 # session 1: echo 0 > enable
 echo 1 > $D/enable
 t $? enable
