@@ -149,29 +149,60 @@ static bool vtg_has_requests(void)
 	return ret;
 }
 
-/* bounce buffer, the largest sub-buffer per CPU */
-static size_t vtg_map_size(void)
+/* @len bytes in the borrowed mm, populated: no fault later in a drain thread */
+static char __user *vtg_map(size_t len)
 {
-	return VTG_UBUF_SIZE + nr_cpu_ids * VTG_SUBBUF_MAX;
+	unsigned long addr = vm_mmap(NULL, 0, len, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, 0);
+
+	return IS_ERR_VALUE(addr) ? ERR_PTR((long)addr) : (char __user *)addr;
 }
 
-/* Bounce buffer + a sub-buffer per CPU (stream.c) in the borrowed mm, pages populated */
-static int vtg_map_buffers(void)
+/* The bounce buffer, for everything the control thread reads and writes */
+static int vtg_map_ubuf(void)
 {
-	unsigned long addr;
+	char __user *p = vtg_map(VTG_UBUF_SIZE);
 
-	addr = vm_mmap(NULL, 0, vtg_map_size(), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, 0);
-	if (IS_ERR_VALUE(addr))
-		return (int)addr;
-	vtg.ubuf = (char __user *)addr;
-	vtg.cpu_ubuf = vtg.ubuf + VTG_UBUF_SIZE;
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	vtg.ubuf = p;
 	return 0;
 }
 
-static void vtg_unmap_buffers(void)
+/*
+ * A sub-buffer's room for each CPU with a data port (the stop's read() of
+ * its last sub-buffer, stream.c): sized by the ports, not by the possible
+ * CPUs (a guest started with maxcpus=64 and two vCPUs has two ports, or
+ * few more).
+ */
+static int vtg_map_cpu_ubufs(void)
 {
-	vm_munmap((unsigned long)vtg.ubuf, vtg_map_size());
+	unsigned int cpu, k = 0;
+	char __user *p;
+
+	if (!vtg.nr_ports)
+		return 0;
+	p = vtg_map(vtg.nr_ports * VTG_SUBBUF_MAX);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	vtg.cpu_ubuf = p;
+	vtg.cpu_ubufs = vtg.nr_ports;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (vtg_port_present(&vtg.cpus[cpu].port))
+			vtg.cpus[cpu].ubuf = p + k++ * VTG_SUBBUF_MAX;
+	return 0;
+}
+
+static void vtg_unmap_cpu_ubufs(void)
+{
+	if (vtg.cpu_ubufs)
+		vm_munmap((unsigned long)vtg.cpu_ubuf, vtg.cpu_ubufs * VTG_SUBBUF_MAX);
+	vtg.cpu_ubufs = 0;
+}
+
+static void vtg_unmap_ubuf(void)
+{
+	vm_munmap((unsigned long)vtg.ubuf, VTG_UBUF_SIZE);
 }
 
 static int vtg_ctl_setup(void)
@@ -179,18 +210,23 @@ static int vtg_ctl_setup(void)
 	int ret;
 
 	kthread_use_mm(vtg.mm);
-	ret = vtg_map_buffers();
+	ret = vtg_map_ubuf();
 	if (ret)
 		goto out_unuse_mm;
 	ret = vtg_ports_open();
 	if (ret)
-		goto out_unmap_buffers;
+		goto out_unmap_ubuf;
+	ret = vtg_map_cpu_ubufs();
+	if (ret)
+		goto out_close_ports;
 	vtg_instance_defaults();
 	vtg_agent_watch();
 	return 0;
 
-out_unmap_buffers:
-	vtg_unmap_buffers();
+out_close_ports:
+	vtg_ports_close();
+out_unmap_ubuf:
+	vtg_unmap_ubuf();
 out_unuse_mm:
 	kthread_unuse_mm(vtg.mm);
 	return ret;
@@ -203,7 +239,8 @@ static void vtg_ctl_teardown(void)
 	vtg_run_requests(true);
 	vtg_agent_unwatch();
 	vtg_ports_close();
-	vtg_unmap_buffers();
+	vtg_unmap_cpu_ubufs();
+	vtg_unmap_ubuf();
 	kthread_unuse_mm(vtg.mm);
 }
 

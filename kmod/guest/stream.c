@@ -379,13 +379,14 @@ static void vtg_drain(struct vtg_cpu *c, bool final)
 			break;
 		if (ret > 0 || c->st.pages_lost != lost)
 			continue;
-		if (ret == 0 || ret == -EAGAIN || !retries--)
+		/* -ENODEV: no ring for the CPU (never online), nothing to read */
+		if (ret == 0 || ret == -EAGAIN || ret == -ENODEV || !retries--)
 			break;
 		pr_warn_ratelimited("cpu%u: reading trace_pipe_raw: %zd, retrying\n",
 				    c->cpu, ret);
 		msleep(10);
 	}
-	if (ret < 0 && ret != -EAGAIN)
+	if (ret < 0 && ret != -EAGAIN && ret != -ENODEV)
 		pr_warn_ratelimited("cpu%u: reading trace_pipe_raw: %zd\n", c->cpu, ret);
 	if (final && vtg_taken(c) >= limit)
 		pr_warn("cpu%u: stop drained its limit of %u pages, the rest counts as lost\n",
@@ -410,7 +411,7 @@ static ssize_t vtg_cpu_write_user(struct vtg_cpu *c, const char __user *ubuf)
  */
 static void vtg_flush_by_read(struct vtg_cpu *c)
 {
-	char __user *ubuf = vtg.cpu_ubuf + c->cpu * VTG_SUBBUF_MAX;
+	char __user *ubuf = c->ubuf;
 	ssize_t size = vtg.subbuf_size;
 	u8 *page = kvmalloc(size, GFP_KERNEL);
 	unsigned int reads = 0;
@@ -452,7 +453,8 @@ static bool vtg_drain_due(struct vtg_cpu *c)
  * partial page, or a drain that left data behind), a wake-up would come at
  * the next event: the thread sleeps drain_ms on the timer instead, as it
  * always does with drain_max_ms 0.  A busy thread (vtg_drain_pace())
- * sleeps drain_ms with the poller queued.  Returns true if the ring woke it.
+ * sleeps drain_ms with the poller queued; the thread of a CPU that has no
+ * ring yet (never online) drain_max_ms.  Returns true if the ring woke it.
  */
 static bool vtg_drain_sleep(struct vtg_cpu *c)
 {
@@ -464,9 +466,17 @@ static bool vtg_drain_sleep(struct vtg_cpu *c)
 	if (!vtg_drain_max_ms)
 		goto sleep;
 	mask = vtg_poller_add(&c->ring, c->raw);
-	if (mask & (EPOLLIN | EPOLLERR))
+	if (mask & EPOLLERR) {
+		/*
+		 * No ring for this CPU (possible, never online yet): nothing
+		 * will wake the thread, and nothing is there to drain until
+		 * the CPU comes up.  Look again at drain_max_ms, not drain_ms.
+		 */
 		vtg_poller_del(&c->ring);
-	else if (vtg_poller_queued(&c->ring) && !c->busy)
+		ms = max(vtg_drain_max_ms, vtg_drain_ms);
+	} else if (mask & EPOLLIN) {
+		vtg_poller_del(&c->ring);
+	} else if (vtg_poller_queued(&c->ring) && !c->busy)
 		ms = max(vtg_drain_max_ms, vtg_drain_ms);
 sleep:
 	wait_event_interruptible_timeout(vtg.drain_wq, vtg_drain_due(c), msecs_to_jiffies(ms));

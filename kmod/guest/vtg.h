@@ -103,6 +103,8 @@ struct vtg_page_count {
  * @raw:	the instance's per_cpu/cpuK/trace_pipe_raw (tracing only)
  * @task:	drain thread (tracing only)
  * @pos:	page-aligned read position handed to splice
+ * @ubuf:	%VTG_SUBBUF_MAX bytes in the borrowed mm for the stop's read()
+ *		of the last sub-buffer; CPUs with a port only (control.c)
  * @port_gone:	the port was unplugged (-ENODEV): the drain thread ended, the
  *		port is closed at the stop
  * @flushed:	the drain thread emptied the ring (stop) or ended (port gone)
@@ -124,6 +126,7 @@ struct vtg_cpu {
 	struct file *raw;
 	struct task_struct *task;
 	loff_t pos;
+	char __user *ubuf;
 	bool port_gone;
 	struct completion flushed;
 	struct vtg_page_count pending[VTG_SPLICE_PAGES];
@@ -195,8 +198,8 @@ struct vtg_req {
  * @nr_ports:	data ports found
  * @ctl_task:	the control thread
  * @ubuf:	control thread's bounce buffer in @mm, %VTG_UBUF_SIZE bytes
- * @cpu_ubuf:	%VTG_SUBBUF_MAX bytes per CPU in @mm, for the read() of a
- *		CPU's last sub-buffer at the stop (stream.c)
+ * @cpu_ubuf:	%VTG_SUBBUF_MAX bytes per data port in @mm (vtg_cpu.ubuf)
+ * @cpu_ubufs:	how many of them: the data ports found at load
  * @state:	&enum vtrace_state
  * @session:	current or last session number
  * @tx_seq:	seq of the last message sent on ctl
@@ -254,6 +257,7 @@ struct vtg {
 	struct task_struct *ctl_task;
 	char __user *ubuf;
 	char __user *cpu_ubuf;
+	unsigned int cpu_ubufs;
 	u32 state;
 	u64 session;
 	u64 tx_seq;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vtrace_guest stops and failed starts: a slow host cannot stretch a stop past its deadline (the rest counts as lost); a failed start arms nothing.
+# vtrace_guest stops, failed starts, resources: a slow host cannot stretch a stop; a failed start arms nothing; maxcpus=64 costs what the ports need.
 . "$VTRACE_PROJ/testbed/lib.sh"
 . "$VTRACE_PROJ/selftests/vtrace/guest-lib.sh"
 
@@ -25,6 +25,24 @@ l2_start_trickle() {
 		-device virtserialport,bus=vser0.0,chardev=vtc0,name=vtrace.cpu0 \
 		-chardev "file,id=vtc1,path=$dir/cpu1" \
 		-device virtserialport,bus=vser0.0,chardev=vtc1,name=vtrace.cpu1
+}
+
+# l2_start_maxcpus NAME SCRIPT: -smp 2,maxcpus=64, files for vtrace.ctl,
+# vtrace.cpu0, vtrace.cpu1 and vtrace.cpu63 (a CPU that never comes online)
+l2_start_maxcpus() {
+	local name=$1 script=$2 dir=$VTRACE_OUT/$1 k args=()
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for k in ctl cpu0 cpu1 cpu63; do
+		args+=(-chardev "file,id=vt$k,path=$dir/$k"
+		       -device "virtserialport,bus=vser0.0,chardev=vt$k,name=vtrace.$k")
+	done
+	l2_exec 240 "$dir" -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
+		-smp 2,maxcpus=64 -m 512 -display none -no-reboot -monitor none \
+		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
+		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
+		-append "$L2_CMDLINE vtrace_run=$script" \
+		-device virtio-serial-pci,id=vser0,max_ports=5 "${args[@]}"
 }
 
 # eos_agrees DIR: the EOS of session 1 holds the figures the guest's status
@@ -77,7 +95,7 @@ sys.exit(1 if bad else 0)
 EOF2
 }
 
-ktap_header 26
+ktap_header 40
 modprobe kvm_amd
 name=gstop
 dir=$VTRACE_OUT/$name
@@ -94,6 +112,14 @@ sed -n 's/\r$//; s/^vtg-\(perf\|gen [0-9]*\): /# \1: /p' "$dir/console.log"
 out=$(eos_agrees "$dir" 2>&1)
 ktap_result $? "stop_eos_equals_status_counts_every_marker_says_what_stayed_on"
 echo "$out"
+
+# resources sized by ports: 2 vCPUs of 64 possible
+l2_start_maxcpus gmaxcpus /tests/guest_maxcpus.sh
+l2_wait
+ktap_result $? "maxcpus_l2_runs"
+l2_results gmaxcpus maxcpus
+sed -n 's/\r$//; s/^vtg-\(status\): /# \1: /p' "$VTRACE_OUT/gmaxcpus/console.log"
+checker gmaxcpus maxcpus_host_side --markers 300 --cpus 0,1
 
 save_dmesg l1-dmesg
 "$VTRACE_PROJ/testbed/splat-check.sh" "$VTRACE_OUT"/*.log "$VTRACE_OUT"/*/console.log
