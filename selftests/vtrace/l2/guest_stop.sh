@@ -4,7 +4,9 @@
 #   cpu0's port is a socket the suite reads at 192 KiB a second: each 64 KiB
 #   virtio buffer is taken well within port_timeout_ms (1000), so nothing but
 #   the stop's own deadline (3 x port_timeout_ms, EOS within one more) ends a
-#   stop that has a full 4 MiB ring to drain.
+#   stop that has a full 4 MiB ring to drain: within 7.5 s here, the 4 s and
+#   the tracefs reads and writes of a stop in the nested bed (up to 2 s on
+#   6.12).
 I=/sys/kernel/tracing/instances/vtrace
 . /tests/lib.sh
 
@@ -18,8 +20,9 @@ markers() {
 }
 
 # the bed's guest kernels detect hung tasks; a stop the host stretches shows
-echo 5 > /proc/sys/kernel/hung_task_timeout_secs
-t $? hung_task_timeout_5s
+# (without its deadline: 23 s, and rmmod waits for it uninterruptibly)
+echo 10 > /proc/sys/kernel/hung_task_timeout_secs
+t $? hung_task_timeout_10s
 insmod /lib/vtrace/vtrace_guest.ko port_timeout_ms=1000 send_kallsyms=0
 t $? load
 echo 4096 > $I/per_cpu/cpu0/buffer_size_kb
@@ -62,7 +65,7 @@ u1=$(uptime_s)
 t $rc slow_stop_returns_0
 secs=$(awk "BEGIN { print $u1 - $u0 }")
 echo "vtg-perf: stop with a slow host: $secs s"
-awk "BEGIN { exit !($secs < 5.5) }"
+awk "BEGIN { exit !($secs < 7.5) }"
 t $? slow_stop_within_deadline
 sed 's/^/vtg-status 1: /' $D/status
 left=$(dmesg | sed -n 's/.*cpu0: \([0-9]*\) events left unread in the ring, counted lost.*/\1/p' |
@@ -87,72 +90,11 @@ u1=$(uptime_s)
 t $rc slow_rmmod_returns_0
 secs=$(awk "BEGIN { print $u1 - $u0 }")
 echo "vtg-perf: rmmod with a slow host: $secs s"
-awk "BEGIN { exit !($secs < 5.5) }"
+awk "BEGIN { exit !($secs < 7.5) }"
 t $? slow_rmmod_within_deadline
 ! ps | grep -q '[v]trace-'
 t $? no_kthread_left
-# A start that fails leaves nothing armed: the test-only vtrace_failinj.ko
-# makes the module's Nth write to a tracing_on file fail (rb_simple_write;
-# the start writes 0, then 1).  Events selected: sched_switch, which fires
-# all the time.
-FI=/lib/vtrace/vtrace_failinj.ko
-disarmed() {	# nothing of the instance armed, the module idle
-	[ -z "$(cat $I/set_event)" ] && [ "$(cat $I/events/sched/sched_switch/enable)" = 0 ] &&
-		[ "$(cat $I/tracing_on)" = 0 ] && grep -q '^state: idle' $D/status
-}
-if [ -f $FI ]; then
-	insmod $FI func=rb_simple_write ret=-5 gfp_arg=0 comm='*' caller=vtrace_guest nth=2 &&
-		insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 events=sched:sched_switch &&
-		! echo 1 > $D/enable 2> /dev/null && [ "$(cat /sys/module/vtrace_failinj/parameters/injected)" = 1 ]
-	t $? start_fails_at_tracing_on
-	echo "vtg: # set_event after it: '$(cat $I/set_event)', tracing_on $(cat $I/tracing_on)"
-	disarmed
-	t $? failed_start_leaves_events_disabled
-	rmmod vtrace_failinj
-	echo 1 > $D/enable && [ "$(cat $I/set_event)" = sched:sched_switch ] && echo 0 > $D/enable &&
-		disarmed && rmmod vtrace_guest
-	t $? next_start_arms_stop_disarms
-
-	# A stop whose disarming writes fail: each is tried three times, then the
-	# session ends and status (and EOS: the suite checks) says what stayed on.
-	# tracing_on: the module's 3rd write and every later one fail (the
-	# start's two went through).
-	insmod $FI func=rb_simple_write ret=-5 gfp_arg=0 comm='*' caller=vtrace_guest nth=3 times=0 &&
-		insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 events=sched:sched_switch &&
-		echo 1 > $D/enable && echo 0 > $D/enable
-	t $? stop_with_tracing_on_refused_ends
-	sed 's/^/vtg-status: /' $D/status
-	grep -q '^not disarmed: tracing_on could not be set to 0' $D/status &&
-		[ "$(cat /sys/module/vtrace_failinj/parameters/injected)" = 3 ] &&
-		[ "$(cat $I/tracing_on)" = 1 ] && [ -z "$(cat $I/set_event)" ] &&
-		grep -q '^state: idle' $D/status
-	t $? stop_tracing_on_failure_tried_3_times_reported
-	rmmod vtrace_failinj
-	# events/enable: every write from the module fails
-	insmod $FI func=system_enable_write ret=-5 gfp_arg=0 comm='*' caller=vtrace_guest nth=1 times=0 &&
-		echo 1 > $D/enable && echo 0 > $D/enable &&
-		grep -q '^not disarmed: events/enable could not be set to 0' $D/status &&
-		! grep -q '^not disarmed: tracing_on' $D/status &&
-		[ "$(cat /sys/module/vtrace_failinj/parameters/injected)" = 3 ] &&
-		[ "$(cat $I/set_event)" = sched:sched_switch ] && [ "$(cat $I/tracing_on)" = 0 ]
-	t $? stop_events_failure_tried_3_times_reported
-	dmesg | grep 'instances/vtrace/.*\(try\|still on\)' | sed 's/^/vtg-status: /'
-	rmmod vtrace_failinj
-	# the next session's stop disarms and clears the report
-	echo 1 > $D/enable && echo 0 > $D/enable && disarmed && ! grep -q '^not disarmed' $D/status &&
-		rmmod vtrace_guest
-	t $? next_stop_disarms_and_clears_report
-else
-	for name in start_fails_at_tracing_on failed_start_leaves_events_disabled \
-		    next_start_arms_stop_disarms stop_with_tracing_on_refused_ends \
-		    stop_tracing_on_failure_tried_3_times_reported \
-		    stop_events_failure_tried_3_times_reported next_stop_disarms_and_clears_report; do
-		n=$((n + 1))
-		echo "vtg: ok $n $name # SKIP vtrace_failinj.ko not built for this kernel"
-	done
-fi
-
-# time for the hung-task detector to look twice more
+# time for the hung-task detector to look once more
 sleep 10
 ! dmesg | grep -q "blocked for more than"
 t $? no_hung_task
