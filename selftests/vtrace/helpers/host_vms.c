@@ -36,6 +36,17 @@ static int make_vm(int kvm, struct vm *vm)
 		perror("KVM_CREATE_VM");
 		return -1;
 	}
+	/*
+	 * An in-kernel APIC, as QEMU makes: a vCPU without one switches
+	 * KVM's static key kvm_has_noapic_vcpu on at its creation and off at
+	 * its end, a text patch each time, which the nested test bed's TCG
+	 * may run stale (Documentation/testbed.rst): 300 VMs, 600 patches
+	 */
+	if (ioctl(vm->fd, KVM_CREATE_IRQCHIP, 0)) {
+		perror("KVM_CREATE_IRQCHIP");
+		close(vm->fd);
+		return -1;
+	}
 	vm->vcpu = ioctl(vm->fd, KVM_CREATE_VCPU, 0);
 	if (vm->vcpu < 0) {
 		perror("KVM_CREATE_VCPU");
