@@ -66,9 +66,9 @@ build_modules() {
 		echo "modules: 0 passed, 1 failed (warnings above)"
 		return 1
 	fi
-	# each module's files, and the tools' shared library and vtrace's, call
-	# each other only downward (user/src/merge: not yet)
-	if ! (for d in kmod/guest kmod/host user/src/lib user/src/vtrace; do
+	# each module's files, and the tools' shared library, vtrace-merge's and
+	# vtrace's, call each other only downward
+	if ! (for d in kmod/guest kmod/host user/src/lib user/src/merge user/src/vtrace; do
 		./scripts/check-layers.sh "$d" || exit 1; done); then
 		echo "modules: 1 passed, 1 failed (files calling each other in a circle above)"
 		return 1

@@ -48,6 +48,7 @@ char *vtrace_libvirt_pid_path(const char *domain, const char *uri);
 int vtrace_libvirt_pid(const char *domain, const char *uri);
 int vtrace_libvirt_keep_pid(const char *domain, const char *uri, const char *dir);
 
+void vtrace_json_chars(FILE *f, const char *str);
 void vtrace_json_string(FILE *f, const char *str);
 int vtrace_parse_u64(const char *s, uint64_t *val);
 int vtrace_parse_s64(const char *s, int64_t *val);

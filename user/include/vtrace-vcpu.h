@@ -124,5 +124,6 @@ bool vtrace_vcpu_fit_has_windows(const struct vtrace_vcpu_fit *fit);
 int vtrace_vcpu_fit_event(struct vtrace_vcpu_fit *fit, uint64_t host_tsc);
 const struct vtrace_vcpu_cand *vtrace_vcpu_fit_best(const struct vtrace_vcpu_fit *fit,
 						    bool *ambiguous);
+int vtrace_vcpu_fit_tid(const struct vtrace_vcpu_fit *fit);
 
 #endif /* _VTRACE_VCPU_H */

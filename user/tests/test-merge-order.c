@@ -49,9 +49,18 @@ static void check_order(struct machine **ms, int nr, const char *test)
 	FILE *out = open_memstream(&text, &len);
 	int n, bad = 0, first = -1;
 
+	struct output *o;
+	struct merge_pass pass;
+	int ret;
+
 	for (int i = 0; i < nr; i++)
 		ms[i]->index = i;
-	if (!out || merge_run(ms, nr, &opts, out)) {
+	o = out ? output_open(out, &opts, 0, ms, nr, NULL) : NULL;
+	if (o)
+		pass = output_pass(o);
+	ret = o ? merge_run(ms, nr, &opts, &pass, 1) : -1;
+	output_close(o);
+	if (ret) {
 		ktap_check(0, test, "merge failed: %s", vtrace_last_error());
 		return;
 	}

@@ -57,10 +57,9 @@ void vtrace_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* @str as a JSON string, quoted: '"' and backslash escaped, control characters as \u00XX */
-void vtrace_json_string(FILE *f, const char *str)
+/* @str inside a JSON string, unquoted: '"' and backslash escaped, control characters as \u00XX */
+void vtrace_json_chars(FILE *f, const char *str)
 {
-	fputc('"', f);
 	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
 		if (*c == '"' || *c == '\\')
 			fprintf(f, "\\%c", *c);
@@ -69,6 +68,13 @@ void vtrace_json_string(FILE *f, const char *str)
 		else
 			fputc(*c, f);
 	}
+}
+
+/* @str as a JSON string, quoted (vtrace_json_chars()) */
+void vtrace_json_string(FILE *f, const char *str)
+{
+	fputc('"', f);
+	vtrace_json_chars(f, str);
 	fputc('"', f);
 }
 

@@ -677,3 +677,22 @@ const struct vtrace_vcpu_cand *vtrace_vcpu_fit_best(const struct vtrace_vcpu_fit
 		*ambiguous = b && fit->nr_cand > 1 && (ties || !b->checked);
 	return b;
 }
+
+/**
+ * vtrace_vcpu_fit_tid - the host thread of a guest CPU's vCPU, as its events so far tell
+ *
+ * The thread named after the vCPU whose spans hold the guest CPU's events
+ * read so far (vtrace_vcpu_fit_best()).  Returns -1 when that is not
+ * known: no fit (@fit NULL), no thread of that name in the host trace, or
+ * several threads of that name (several VMs) that fit as well.
+ */
+int vtrace_vcpu_fit_tid(const struct vtrace_vcpu_fit *fit)
+{
+	const struct vtrace_vcpu_cand *k;
+	bool amb;
+
+	if (!fit || !fit->nr_cand)
+		return -1;
+	k = vtrace_vcpu_fit_best(fit, &amb);
+	return k && !amb ? k->t->tid : -1;
+}

@@ -34,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,8 @@
 #include "vtrace-util.h"
 #include "vtrace-vcpu.h"
 
+#define container_of(p, type, member)	((type *)((char *)(p) - offsetof(type, member)))
+
 struct check_cpu {
 	struct source		*s;
 	struct vtrace_vcpu_fit	fit;
@@ -54,6 +57,8 @@ struct check_cpu {
 };
 
 struct check {
+	const char		**publish;	/* where the verdict goes at the pass's end, or NULL */
+	char			verdict[512];
 	const char		*unverified;	/* why nothing can be checked, or NULL */
 	char			why[512];
 	uint64_t		tol;		/* VTRACE_VCPU_TOLERANCE_NS in TSC ticks */
@@ -129,7 +134,7 @@ static int bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 
 	cc->s = s;
 	cc->c = c;
-	s->chk = cc;
+	s->fit = &cc->fit;
 	if (!h || h->vcpu_idx < 0)
 		return 0;
 	if (vtrace_vcpu_fit_init(&cc->fit, &c->vt, h, c->tol))
@@ -189,7 +194,7 @@ void check_close(struct check *c)
 		vtrace_vcpu_fit_free(&c->cpus[i].fit);
 		if (!c->cpus[i].s)
 			continue;
-		c->cpus[i].s->chk = NULL;
+		c->cpus[i].s->fit = NULL;
 		vtrace_tsc_map_set_windows(&c->cpus[i].s->map, NULL, NULL);
 	}
 	vtrace_vthreads_free(&c->vt);
@@ -197,8 +202,8 @@ void check_close(struct check *c)
 	free(c);
 }
 
-/* A guest event converted to host TSC @t (machine.c, every event read) */
-void check_event(struct check_cpu *cc, uint64_t t)
+/* A guest event converted to host TSC @t */
+static void check_event(struct check_cpu *cc, uint64_t t)
 {
 	const struct check *c = cc->c;
 
@@ -211,29 +216,33 @@ void check_event(struct check_cpu *cc, uint64_t t)
 	vtrace_vcpu_fit_event(&cc->fit, t);
 }
 
-/**
- * check_vcpu_tid - the host thread of a guest CPU's vCPU, as its events so far tell
- *
- * The thread named after the vCPU whose spans hold the guest CPU's events
- * read so far (vtrace_vcpu_fit_best()).  Returns -1 when that is not
- * known: no check, no thread of that name in the host trace, or several
- * threads of that name (several VMs) that fit as well.
- */
-int check_vcpu_tid(const struct check_cpu *cc)
+/* Every event a source reads: a guest CPU's carries its check (bind_cpu()) */
+static void check_read(void *priv, struct source *s)
 {
-	const struct vtrace_vcpu_cand *k;
-	bool amb;
-
-	if (!cc || !cc->fit.nr_cand)
-		return -1;
-	k = vtrace_vcpu_fit_best(&cc->fit, &amb);
-	return k && !amb ? k->t->tid : -1;
+	(void)priv;
+	if (s->fit)
+		check_event(container_of(s->fit, struct check_cpu, fit), s->host_tsc);
 }
 
-/* How many host threads are named after a guest CPU's vCPU, in the whole host trace; -1 no check */
-int check_vcpu_threads(const struct check_cpu *cc)
+static int check_end(void *priv, bool failed)
 {
-	return cc ? cc->fit.nr_cand : -1;
+	struct check *c = priv;
+
+	(void)failed;
+	if (c->publish)
+		*c->publish = check_verdict(c, c->verdict, sizeof(c->verdict));
+	return 0;
+}
+
+/**
+ * check_pass - the self-check as a pass: it reads every event of the guests
+ * @verdict:	where to publish the verdict at the pass's end (check_verdict()), for
+ *		a pass after it that carries it (jsonl's last record); NULL: not wanted
+ */
+struct merge_pass check_pass(struct check *c, const char **verdict)
+{
+	c->publish = verdict;
+	return (struct merge_pass){ .read = check_read, .end = check_end, .priv = c };
 }
 
 /**
@@ -683,7 +692,7 @@ void check_explain_report(const struct check *c, FILE *f, bool json)
 			continue;
 		}
 		fputs("{\"type\":\"ambiguous\",\"guest\":\"", f);
-		classify_json(f, cc->s->m->name);
+		vtrace_json_chars(f, cc->s->m->name);
 		fprintf(f, "\",\"cpu\":%d,\"events\":%" PRIu64 ",\"told_apart\":%" PRIu64
 			",\"moved\":%" PRIu64 ",\"ambiguous\":%" PRIu64 ",\"windows\":%s}\n",
 			cc->s->cpu, map->ambiguous + map->told_apart, map->told_apart, map->moved,

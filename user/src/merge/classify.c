@@ -82,6 +82,7 @@
 #include <trace-seq.h>
 
 #include "merge-local.h"
+#include "vtrace-util.h"
 
 #define COMM_LEN	16
 #define RING		2048	/* slices kept per CPU: how far a late wake-up looks back */
@@ -177,7 +178,7 @@ struct xstat {
  * where a vCPU thread ("CPU N/KVM", or any thread once its first kvm_entry
  * went by: QEMU without debug-threads names none) was switched in, the last
  * VCPU_SEEN times; by tid: several VMs' threads share the name
- * (check_vcpu_tid() tells which)
+ * (the self-check's fit, vtrace_vcpu_fit_tid(), tells which)
  */
 #define VCPU_SEEN	64
 struct vcpu_loc {
@@ -209,7 +210,7 @@ struct classify {
 	struct quiet		**quiet;	/* [machine][cpu] */
 	struct lost		**lost;		/* [machine][cpu] */
 	uint64_t		ticks;		/* local_timer_entry events in the host trace */
-	struct ticks		*tk;		/* each host cpu's tick (ticks.c), NULL none */
+	const struct host_ticks	*tk;		/* each host cpu's tick (ticks.c), NULL none */
 	unsigned char		*in_window;	/* [host cpu]: a late wake-up's vCPU ran there,
 						 * 1 << its group */
 	struct vcpu_loc		*vcpus;		/* one per vCPU thread seen */
@@ -300,7 +301,18 @@ static int64_t num(const struct cl_fields *f, struct tep_format_field *field,
 	return vtrace_field_num(f->native, field, rec);
 }
 
-struct classify *classify_open(struct machine **machines, int nr, struct ticks *ticks)
+/* Host @cpu's tick as measured, or none: its silences not told apart */
+static const struct host_tick *tick_of(const struct classify *c, int cpu)
+{
+	static const struct host_tick none = { .why = "no tick recorded", .why_key = "no_tick" };
+
+	if (!c->tk || cpu < 0 || cpu >= c->tk->nr_cpus)
+		return &none;
+	return &c->tk->cpu[cpu];
+}
+
+struct classify *classify_open(struct machine **machines, int nr,
+			       const struct host_ticks *ticks)
 {
 	struct classify *c = calloc(1, sizeof(*c));
 
@@ -789,7 +801,7 @@ static void quiet_window(struct classify *c, struct walk *w, int mi, int gcpu, i
 	if (hcpu < 0 || hcpu >= c->nr_cpus[c->host])
 		return;
 	c->in_window[hcpu] |= 1 << c->group;
-	thr = ticks_quiet_ns(c->tk, hcpu);
+	thr = tick_of(c, hcpu)->quiet_ns;
 	if (!c->ticks || !thr)
 		return;
 	nh = silences(&c->quiet[c->host][hcpu], a, b, thr, hs);
@@ -1160,7 +1172,7 @@ static bool window_lost(struct classify *c, struct walk *w, struct source *s, in
  * @s:		the guest CPU the task ran on (its source)
  * @mi:		the guest's machine index
  * @pid:	the task
- * @vtid:	the host thread of its vCPU (check_vcpu_tid()), -1 not known
+ * @vtid:	the host thread of its vCPU (vtrace_vcpu_fit_tid()), -1 not known
  * @group:	0 or 1: the summary of which (classify_select()) it counts in
  * @expected, @running:	the window, host ns
  * @p:		filled with the window's pieces per cause, the main one first
@@ -1273,18 +1285,6 @@ const char *classify_cause_key(struct classify *c, int ci, const char **task)
 }
 
 /* a comm as a JSON string's body */
-void classify_json(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-}
-
 /* the causes with wake-ups, most delay first, then -1 (the wake-ups' parts keep their indexes) */
 static int *ordered(struct classify *c)
 {
@@ -1339,20 +1339,19 @@ static void cpus_not_told(const struct classify *c, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (int i = 0; c->in_window && i < c->nr_cpus[c->host] && n < len; i++)
-		if ((c->in_window[i] & 1 << c->sel) && !ticks_quiet_ns(c->tk, i))
+		if ((c->in_window[i] & 1 << c->sel) && !tick_of(c, i)->quiet_ns)
 			n += snprintf(buf + n, len - n, "%s%d", n ? "," : "", i);
 }
 
 /* a host cpu's line: its silences told apart as the host not running, or why not */
 static void print_text_tick(const struct classify *c, FILE *out, int cpu)
 {
-	uint64_t median, ticks, thr = ticks_quiet_ns(c->tk, cpu);
-	const char *key, *why = ticks_why(c->tk, cpu, &key);
-	int n;
+	const struct host_tick *tk = tick_of(c, cpu);
+	uint64_t median = tk->median, ticks = tk->ticks, thr = tk->quiet_ns;
+	int n = tk->intervals;
 
-	ticks_cpu(c->tk, cpu, &median, &n, &ticks);
 	if (!thr) {
-		fprintf(out, "Host not running: not told apart on cpu %d: %s", cpu, why);
+		fprintf(out, "Host not running: not told apart on cpu %d: %s", cpu, tk->why);
 		if (ticks) {
 			fprintf(out, ": %" PRIu64 " local_timer_entry, %d intervals while busy, median ",
 				ticks, n);
@@ -1376,17 +1375,13 @@ static void print_text_tick(const struct classify *c, FILE *out, int cpu)
 static void print_jsonl_ticks(const struct classify *c, FILE *out)
 {
 	for (int i = 0; c->in_window && i < c->nr_cpus[c->host]; i++) {
-		uint64_t median, ticks;
-		const char *key;
-		int n;
+		const struct host_tick *tk = tick_of(c, i);
 
 		if (!(c->in_window[i] & 1 << c->sel))
 			continue;
-		ticks_cpu(c->tk, i, &median, &n, &ticks);
-		ticks_why(c->tk, i, &key);
 		fprintf(out, "{\"type\":\"host_cpu\",\"cpu\":%d,\"ticks\":%" PRIu64 ",\"intervals\":%d"
 			",\"tick_ns\":%" PRIu64 ",\"quiet_ns\":%" PRIu64 ",\"not_told_apart\":\"%s\"}\n",
-			i, ticks, n, median, ticks_quiet_ns(c->tk, i), key);
+			i, tk->ticks, tk->intervals, tk->median, tk->quiet_ns, tk->why_key);
 	}
 }
 
@@ -1452,7 +1447,7 @@ void classify_json_modes(struct classify *c, FILE *out, const struct late_parts 
 
 		fprintf(out, "%s{\"mode\":\"%s\",\"reason\":\"", i ? "," : "", mode_key(m->state));
 		if (m->state > X_GUEST)
-			classify_json(out, classify_mode_name(c, m->state));
+			vtrace_json_chars(out, classify_mode_name(c, m->state));
 		fprintf(out, "\",\"count\":%" PRIu32 ",\"ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
 			m->count, m->ns, m->max);
 	}
@@ -1517,7 +1512,7 @@ void classify_json_lost(FILE *out, const struct late_parts *p, struct machine **
 		const struct late_lost *l = &p->lost[i];
 
 		fprintf(out, "%s{\"machine\":\"", i ? "," : "");
-		classify_json(out, machines[l->mi]->name);
+		vtrace_json_chars(out, machines[l->mi]->name);
 		fprintf(out, "\",\"cpu\":%d,\"losses\":%" PRIu32 ",\"events\":%" PRIu64
 			",\"uncounted\":%" PRIu32 ",\"from_ns\":%" PRIu64 ",\"to_ns\":", l->cpu,
 			l->losses, l->events, l->uncounted, l->from);
@@ -1584,7 +1579,7 @@ static void print_jsonl_lost(const struct classify *c, FILE *out)
 			if (!l->n)
 				continue;
 			fputs("{\"type\":\"events_lost\",\"machine\":\"", out);
-			classify_json(out, c->machines[mi]->name);
+			vtrace_json_chars(out, c->machines[mi]->name);
 			fprintf(out, "\",\"cpu\":%d,\"losses\":%zu,\"events\":%" PRIu64
 				",\"uncounted\":%" PRIu64 "}\n", k, l->n, l->events, l->uncounted);
 		}
@@ -1689,10 +1684,10 @@ static void print_jsonl_modes(struct classify *c, FILE *out, const struct cause 
 		const struct xstat *x = &z->x[mo[k]];
 
 		fprintf(out, "{\"type\":\"mode\",\"cause\":\"%s\",\"task\":\"", kind_key[z->kind]);
-		classify_json(out, z->task);
+		vtrace_json_chars(out, z->task);
 		fprintf(out, "\",\"mode\":\"%s\",\"reason\":\"", mode_key(mo[k] - 1));
 		if (mo[k] - 1 > X_GUEST)
-			classify_json(out, classify_mode_name(c, mo[k] - 1));
+			vtrace_json_chars(out, classify_mode_name(c, mo[k] - 1));
 		fprintf(out, "\",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
 			PRIu64 "}\n", x->count, x->total, x->max);
 	}
@@ -1704,7 +1699,7 @@ static void print_jsonl(struct classify *c, FILE *out, const int *o)
 		const struct cause *z = &c->causes[o[i]];
 
 		fprintf(out, "{\"type\":\"cause\",\"cause\":\"%s\",\"task\":\"", kind_key[z->kind]);
-		classify_json(out, z->task);
+		vtrace_json_chars(out, z->task);
 		fprintf(out, "\",\"wakeups\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
 			PRIu64 ",\"share\":%.4f}\n", z->count, z->total, z->max,
 			c->delay_g[c->sel] ? (double)z->total / c->delay_g[c->sel] : 0.0);
@@ -1731,7 +1726,7 @@ int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 		if (c->host >= 0 && c->ticks)
 			cpus_not_told(c, cpus, sizeof(cpus));
 		fprintf(out, "{\"type\":\"summary\",\"task\":\"");
-		classify_json(out, what);
+		vtrace_json_chars(out, what);
 		fprintf(out, "\"%s,\"threshold_ns\":%" PRIu64 ",\"wakeups\":%" PRIu64
 			",\"late\":%" PRIu64 ",\"delay_ns\":%" PRIu64 ",\"host\":%s"
 			",\"kvm_exits\":%" PRIu64 ",\"kvm_entries\":%" PRIu64 ",\"ticks\":%" PRIu64

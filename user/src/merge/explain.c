@@ -58,6 +58,7 @@
 
 #include "merge-local.h"
 #include "vtrace-util.h"
+#include "vtrace-vcpu.h"
 
 #define COMM_LEN	16
 #define MAX_SLICES	64	/* host tasks listed in a story; the causes count them all */
@@ -239,6 +240,8 @@ struct explain {
 	int			more_slices;	/* past MAX_SLICES, from slices_cut on */
 	uint64_t		slices_cut;
 	FILE			*timeline;
+	struct merge_opts	story_opts;	/* pass 2's: text, for the timeline */
+	bool			have_host;
 	char			*timeline_buf;
 	size_t			timeline_len;
 	struct output		*out;
@@ -422,7 +425,7 @@ static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint6
 		l.p = *p;
 		l.running = ns;
 		l.delay = ns - p->expected;
-		classify_wakeup(x->cl, s, mi, pid, check_vcpu_tid(s->chk), g, p->expected, ns,
+		classify_wakeup(x->cl, s, mi, pid, vtrace_vcpu_fit_tid(s->fit), g, p->expected, ns,
 				&l.parts);
 		keep_late(x, &x->worst_of[g], &l);
 	}
@@ -523,7 +526,7 @@ static int machine_index(struct explain *x, struct machine *m)
 	return 0;
 }
 
-static void explain_hook(void *priv, struct source *s, uint64_t ns)
+static bool explain_event(void *priv, struct source *s, uint64_t ns)
 {
 	struct explain *x = priv;
 	int mi = machine_index(x, s->m);
@@ -531,6 +534,7 @@ static void explain_hook(void *priv, struct source *s, uint64_t ns)
 	classify_event(x->cl, s, mi, ns);
 	if (s->m->guest)
 		pass1_event(x, s, mi, ns);
+	return false;
 }
 
 /* ---- pass 2: the host */
@@ -585,7 +589,7 @@ static void timeline_line(struct explain *x, struct source *s, uint64_t ns)
 	x->lines++;
 }
 
-static void pass2_hook(void *priv, struct source *s, uint64_t ns)
+static bool story_event(void *priv, struct source *s, uint64_t ns)
 {
 	struct explain *x = priv;
 	int mi = machine_index(x, s->m);
@@ -599,10 +603,11 @@ static void pass2_hook(void *priv, struct source *s, uint64_t ns)
 	if (!s->m->guest && tep_data_type(s->m->tep, s->rec) == x->fields[mi].switch_id)
 		host_switch(x, s, mi, ns);
 	if (!x->crossed || ns > x->running + 200000)
-		return;
+		return false;
 	if ((s->m == x->gm && s->cpu == x->gcpu) ||
 	    (!s->m->guest && x->host_cpu >= 0 && s->cpu == x->host_cpu))
 		timeline_line(x, s, ns);
+	return false;
 }
 
 static void find_vcpu(struct explain *x)
@@ -852,16 +857,16 @@ static void print_late_jsonl(struct explain *x, FILE *out, const struct late *l,
 	const char *task, *key;
 
 	fprintf(out, "{\"type\":\"late\",\"rank\":%d,\"guest\":\"", rank + 1);
-	classify_json(out, x->machines[l->gmi]->name);
+	vtrace_json_chars(out, x->machines[l->gmi]->name);
 	fprintf(out, "\",\"cpu\":%d,\"pid\":%d,\"comm\":\"", l->gcpu, l->pid);
-	classify_json(out, l->comm);
+	vtrace_json_chars(out, l->comm);
 	fprintf(out, "\",\"expected_ns\":%" PRIu64 ",\"running_ns\":%" PRIu64 ",\"delay_ns\":%"
 		PRIu64 ",\"host_cpu\":%d,\"parts\":[", l->p.expected, l->running, l->delay,
 		l->parts.host_cpu);
 	for (int i = 0; i < l->parts.nr; i++) {
 		key = classify_cause_key(x->cl, l->parts.part[i].cause, &task);
 		fprintf(out, "%s{\"cause\":\"%s\",\"task\":\"", i ? "," : "", key);
-		classify_json(out, task);
+		vtrace_json_chars(out, task);
 		fprintf(out, "\",\"ns\":%" PRIu64 "}", l->parts.part[i].ns);
 	}
 	fputs("]", out);
@@ -901,10 +906,10 @@ static void history_json(const struct explain *x, FILE *out, const struct machin
 
 	vtrace_history_start(h, x->opts->offsets_in_trace, &key);
 	fputs("{\"type\":\"offset_history\",\"guest\":\"", out);
-	classify_json(out, m->name);
+	vtrace_json_chars(out, m->name);
 	fprintf(out, "\",\"cpu\":%d,\"pid\":%d,\"start\":\"%s\",\"from_ns\":%" PRIu64
 		",\"source\":\"", cpu, m->pid, key, history_from(x, h));
-	classify_json(out, x->opts->offsets_src);
+	vtrace_json_chars(out, x->opts->offsets_src);
 	fputs("\"}\n", out);
 }
 
@@ -1095,7 +1100,7 @@ static char *selection_json(struct explain *x, const struct woke *w, int n)
 		if (!w[i].t->wakeups[0])
 			continue;
 		fprintf(f, "%s{\"guest\":\"", first ? "" : ",");
-		classify_json(f, x->machines[w[i].mi]->name);
+		vtrace_json_chars(f, x->machines[w[i].mi]->name);
 		fprintf(f, "\",\"tid\":%d,\"prio\":", w[i].pid);
 		if (w[i].t->at[0])
 			fprintf(f, "%d", w[i].t->at[0] - PRIO_KNOWN);
@@ -1133,8 +1138,11 @@ static int explain_select(struct explain *x, FILE *out, bool jsonl, char **json)
 	return *json ? 0 : -1;
 }
 
-/* The summary, then (jsonl) the worst; returns the number of stories pass 2 tells */
-static int explain_summary(struct explain *x, FILE *out)
+/**
+ * explain_summary - after pass 1: the summary, then (jsonl) the worst; returns
+ * the number of stories pass 2 tells, -1 on error
+ */
+int explain_summary(struct explain *x, FILE *out)
 {
 	bool jsonl = x->opts->format == MERGE_JSONL;
 	const char *what = x->what ? x->what : "the guest tasks";
@@ -1194,18 +1202,16 @@ static char *what_text(const struct merge_opts *opts)
 }
 
 /**
- * explain_pass1 - classify the late wake-ups, print the summary; returns the
- * number of stories to tell (explain_pass2), -1 on error
+ * explain_open - --explain's state over @machines, pass 1's: the late wake-ups
+ * classified (classify.c) with each host cpu's tick (@ticks, NULL: not known)
  */
-int explain_pass1(struct machine **machines, int nr, const struct merge_opts *opts,
-		  struct ticks *ticks, void **state, FILE *out)
+struct explain *explain_open(struct machine **machines, int nr, const struct merge_opts *opts,
+			     const struct host_ticks *ticks)
 {
-	struct merge_opts o = *opts;
 	struct explain *x = calloc(1, sizeof(*x));
 
-	*state = x;
 	if (!x)
-		return -1;
+		return NULL;
 	x->opts = opts;
 	x->task = opts->task;
 	x->what = what_text(opts);
@@ -1221,15 +1227,19 @@ int explain_pass1(struct machine **machines, int nr, const struct merge_opts *op
 	x->worst_of[1].l = calloc(opts->worst + 1, sizeof(struct late));
 	x->cl = classify_open(machines, nr, ticks);
 	if (!x->fields || !x->worst_of[0].l || !x->worst_of[1].l || !x->cl ||
-	    (opts->task && !x->what))
-		return -1;
+	    (opts->task && !x->what)) {
+		explain_free(x);
+		return NULL;
+	}
 	for (int i = 0; i < nr; i++)
 		lookup_fields(&x->fields[i], machines[i]->tep);
-	o.hook = explain_hook;
-	o.hook_priv = x;
-	if (merge_run(machines, nr, &o, NULL))
-		return -1;
-	return explain_summary(x, out);
+	return x;
+}
+
+/* Pass 1 (explain_open()): the late wake-ups, then explain_summary() */
+struct merge_pass explain_pass(struct explain *x)
+{
+	return (struct merge_pass){ .event = explain_event, .priv = x };
 }
 
 /* pass 2 starts over for each story */
@@ -1263,21 +1273,20 @@ static void story_reset(struct explain *x, int rank)
 }
 
 /**
- * explain_pass2 - the story of the @rank-th worst late wake-up over fresh @machines
+ * explain_story_open - pass 2: the story of the @rank-th worst late wake-up
+ * over fresh @machines; the merge need go no further than @to_ns
  */
-int explain_pass2(struct machine **machines, int nr, const struct merge_opts *opts,
-		  void *state, int rank, FILE *out)
+int explain_story_open(struct explain *x, struct machine **machines, int nr, int rank,
+		       uint64_t *to_ns)
 {
-	struct explain *x = state;
-	struct merge_opts o = *opts;
-	bool have_host = false;
-	int ret = -1;
+	struct merge_opts *o = &x->story_opts;
 
 	x->machines = machines;
 	story_reset(x, rank);
+	x->have_host = false;
 	for (int i = 0; i < nr; i++) {
 		lookup_fields(&x->fields[i], machines[i]->tep);
-		have_host |= !machines[i]->guest;
+		x->have_host |= !machines[i]->guest;
 	}
 	find_vcpu(x);
 	x->timeline_buf = NULL;
@@ -1285,45 +1294,50 @@ int explain_pass2(struct machine **machines, int nr, const struct merge_opts *op
 	x->timeline = open_memstream(&x->timeline_buf, &x->timeline_len);
 	if (!x->timeline)
 		return -1;
-	o.format = MERGE_TEXT;
-	x->out = output_open(x->timeline, &o, 4, machines, nr);
-	if (!x->out)
-		goto error;
-	o.hook = pass2_hook;
-	o.hook_priv = x;
-	o.to_ns = x->running + 200000;
-	if (merge_run(machines, nr, &o, NULL))
-		goto error;
-	output_close(x->out);
-	x->out = NULL;
-	fflush(x->timeline);
-	print_guest_side(x, out);
-	print_host_side(x, out, have_host);
-	fprintf(out, "Timeline (%s cpu %d", x->gm->name, x->gcpu);
-	if (x->moves)
-		fprintf(out, ", host cpu %d, then the vCPU thread's", x->first_cpu);
-	else if (x->host_cpu >= 0)
-		fprintf(out, ", host cpu %d", x->host_cpu);
-	fputs("), from expected to running + 0.2 ms:\n", out);
-	fwrite(x->timeline_buf, 1, x->timeline_len, out);
-	if (x->more_lines)
-		fprintf(out, "... %d more lines (vtrace-merge --from/--to to see them all)\n",
-			x->more_lines);
-	if (rank + 1 < x->nr_top)
-		fputc('\n', out);
-	ret = 0;
-error:
-	output_close(x->out);
-	x->out = NULL;
-	fclose(x->timeline);
-	free(x->timeline_buf);
-	return ret;
+	*o = *x->opts;
+	o->format = MERGE_TEXT;
+	x->out = output_open(x->timeline, o, 4, machines, nr, NULL);
+	*to_ns = x->running + 200000;
+	return x->out ? 0 : -1;
 }
 
-void explain_free(void *state)
+struct merge_pass explain_story_pass(struct explain *x)
 {
-	struct explain *x = state;
+	return (struct merge_pass){ .event = story_event, .priv = x };
+}
 
+/* The story told to @out, unless its pass @failed; the timeline's memory freed */
+int explain_story_close(struct explain *x, FILE *out, bool failed)
+{
+	output_close(x->out);
+	x->out = NULL;
+	if (x->timeline && !failed) {
+		fflush(x->timeline);
+		print_guest_side(x, out);
+		print_host_side(x, out, x->have_host);
+		fprintf(out, "Timeline (%s cpu %d", x->gm->name, x->gcpu);
+		if (x->moves)
+			fprintf(out, ", host cpu %d, then the vCPU thread's", x->first_cpu);
+		else if (x->host_cpu >= 0)
+			fprintf(out, ", host cpu %d", x->host_cpu);
+		fputs("), from expected to running + 0.2 ms:\n", out);
+		fwrite(x->timeline_buf, 1, x->timeline_len, out);
+		if (x->more_lines)
+			fprintf(out, "... %d more lines (vtrace-merge --from/--to to see them all)\n",
+				x->more_lines);
+		if (x->rank + 1 < x->nr_top)
+			fputc('\n', out);
+	}
+	if (x->timeline)
+		fclose(x->timeline);
+	x->timeline = NULL;
+	free(x->timeline_buf);
+	x->timeline_buf = NULL;
+	return failed ? -1 : 0;
+}
+
+void explain_free(struct explain *x)
+{
 	if (!x)
 		return;
 	umap_free(&x->comms);

@@ -598,18 +598,18 @@ static void note_lost(struct source *s, const struct tep_record *rec)
 /**
  * source_advance - load the source's next printable event
  *
- * Every event is converted (the offset state must see them all); fillers
+ * Every event is converted (the offset state must see them all) and goes
+ * to the passes that read every event (@readers: the self-check); fillers
  * and events not selected are then dropped.  s->lost says whether events
  * were lost before the one returned: the missed-events flag of a page
  * whose first event was dropped is kept for the next one returned.
  * Returns 1 with s->rec set, 0 at the end (s->rec NULL), -1 on error.
  */
-int source_advance(struct source *s, const struct merge_opts *opts)
+int source_advance(struct source *s, const struct merge_pass *readers, int nr_readers)
 {
 	uint64_t ambiguous;
 	int filler, ret;
 
-	(void)opts;
 	s->lost = 0;
 	s->lost_counted = 0;
 	s->lost_uncounted = 0;
@@ -628,8 +628,8 @@ int source_advance(struct source *s, const struct merge_opts *opts)
 		if (convert(s))
 			return -1;
 		s->ambiguous = s->map.ambiguous != ambiguous;
-		if (s->chk)
-			check_event(s->chk, s->host_tsc);
+		for (int i = 0; i < nr_readers; i++)
+			readers[i].read(readers[i].priv, s);
 		if (s->read > 1 && s->host_tsc < prev)
 			s->out_of_order++;
 		if (filler) {

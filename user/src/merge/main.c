@@ -384,14 +384,6 @@ static void drop_output(off_t start)
 	free(why);
 }
 
-/* The self-check's verdict for the outputs (check_verdict()), once per run */
-static const char *main_verdict(void *priv)
-{
-	static char buf[512];
-
-	return check_verdict(priv, buf, sizeof(buf));
-}
-
 static int open_all(struct cmdline *c, struct machine ***out, int *nr,
 		    struct vtrace_offsets **offsets)
 {
@@ -460,7 +452,7 @@ static int explain_windows(struct cmdline *c, struct machine **ms, int nr, struc
  * after it (--format svg, perfetto), and that merge checks them.  With a
  * host trace the check is open in any case: its fit of the guest's events
  * to the host's vCPU threads tells which thread of a name (several VMs) is
- * each guest CPU's (check_vcpu_tid()).
+ * each guest CPU's (source->fit, vtrace_vcpu_fit_tid()).
  */
 static int explain_check_open(struct cmdline *c, struct machine **ms, int nr,
 			      struct vtrace_offsets *offsets, bool check, struct check **chk)
@@ -487,11 +479,66 @@ static struct ticks *explain_ticks(struct cmdline *c, int *ret)
 	int nr = 0;
 
 	if (!open_all(c, &ms, &nr, &offsets))
-		t = ticks_measure(ms, nr, &c->opts, &err);
+		t = ticks_open(ms, nr, &err);
+	if (t) {
+		struct merge_pass pass = ticks_pass(t);
+		struct merge_opts o = c->opts;
+
+		if (merge_run(ms, nr, &o, &pass, 1)) {
+			ticks_free(t);
+			t = NULL;
+			err = true;
+		}
+	}
 	close_all(ms, nr, offsets);
 	vtrace_set_quiet(quiet);
 	*ret = err ? -1 : 0;
 	return t;
+}
+
+/* --explain's pass 1 over @ms: the self-check (when open) and the late wake-ups */
+static int explain_pass1(struct cmdline *c, struct machine **ms, int nr, struct check *chk,
+			 const struct ticks *ticks, struct explain **x, FILE *out)
+{
+	struct merge_pass passes[2];
+	int n = 0;
+
+	*x = explain_open(ms, nr, &c->opts, ticks_result(ticks));
+	if (!*x)
+		return -1;
+	if (chk)
+		passes[n++] = check_pass(chk, NULL);
+	passes[n++] = explain_pass(*x);
+	if (merge_run(ms, nr, &c->opts, passes, n))
+		return -1;
+	return explain_summary(*x, out);
+}
+
+/* --explain's pass 2, once per story, over inputs opened again: the @rank-th worst */
+static int explain_pass2(struct cmdline *c, struct explain *x, int rank, FILE *out)
+{
+	struct vtrace_offsets *offsets = NULL;
+	struct machine **ms = NULL;
+	struct check *chk = NULL;
+	struct merge_pass passes[2];
+	struct merge_opts o = c->opts;
+	int nr = 0, n = 0, ret;
+
+	ret = open_all(c, &ms, &nr, &offsets);
+	if (!ret)
+		ret = explain_windows(c, ms, nr, &chk);
+	if (!ret) {
+		ret = explain_story_open(x, ms, nr, rank, &o.to_ns);
+		if (chk)
+			passes[n++] = check_pass(chk, NULL);
+		passes[n++] = explain_story_pass(x);
+		if (!ret)
+			ret = merge_run(ms, nr, &o, passes, n);
+		ret = explain_story_close(x, out, ret < 0);
+	}
+	check_close(chk);
+	close_all(ms, nr, offsets);
+	return ret;
 }
 
 /* --explain: the hosts' ticks, then two passes, each over freshly opened inputs (explain.c) */
@@ -500,8 +547,8 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 	struct vtrace_offsets *offsets = NULL;
 	struct machine **ms = NULL;
 	struct check *chk = NULL;
+	struct explain *x = NULL;
 	struct ticks *ticks;
-	void *state = NULL;
 	const char *v = NULL;
 	char verdict[512];
 	int nr = 0, ret;
@@ -516,7 +563,7 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 	if (!ret)
 		ret = explain_check_open(c, ms, nr, offsets, verify, &chk);
 	if (!ret)
-		ret = explain_pass1(ms, nr, &c->opts, ticks, &state, out);
+		ret = explain_pass1(c, ms, nr, chk, ticks, &x, out);
 	if (ret >= 0)
 		check_explain_report(chk, c->opts.format == MERGE_JSONL ? out : stderr,
 				     c->opts.format == MERGE_JSONL);
@@ -528,23 +575,12 @@ static int explain_main(struct cmdline *c, FILE *out, bool check)
 	close_all(ms, nr, offsets);
 	/* the same inputs again, once per story: pass 1 said their warnings already */
 	quiet = vtrace_set_quiet(true);
-	for (int rank = 0, stories = ret; rank < stories && ret >= 0; rank++) {
-		ms = NULL;
-		offsets = NULL;
-		nr = 0;
-		ret = open_all(c, &ms, &nr, &offsets);
-		if (!ret)
-			ret = explain_windows(c, ms, nr, &chk);
-		if (!ret)
-			ret = explain_pass2(ms, nr, &c->opts, state, rank, out);
-		check_close(chk);
-		chk = NULL;
-		close_all(ms, nr, offsets);
-	}
+	for (int rank = 0, stories = ret; rank < stories && ret >= 0; rank++)
+		ret = explain_pass2(c, x, rank, out);
 	vtrace_set_quiet(quiet);
 	if (ret >= 0)	/* --format jsonl: the verdict is the last record */
 		output_jsonl_verdict(out, v);
-	explain_free(state);
+	explain_free(x);
 	ticks_free(ticks);
 	if (ret >= 0 && check && !verify)
 		fprintf(stderr, "vtrace-merge: self-check: not run (VTRACE_MERGE_NO_SELF_CHECK is"
@@ -573,6 +609,36 @@ static int explain_drawn(struct cmdline *c)
 	c->opts.format = format;
 	c->opts.worst = worst;
 	c->opts.explain = false;
+	return ret;
+}
+
+/*
+ * The plain merge: the self-check (unless VTRACE_MERGE_NO_SELF_CHECK), then
+ * the output, which carries its verdict (jsonl), or --stats
+ */
+static int merge_main(const struct merge_opts *opts, struct machine **ms, int nr,
+		      struct check *chk)
+{
+	struct output_stats st = { .out = stdout, .machines = ms, .nr = nr, .opts = opts };
+	/* jsonl, perfetto and svg carry the verdict; text leaves it to stderr */
+	bool carry = opts->format != MERGE_TEXT && !opts->stats;
+	struct merge_pass passes[2];
+	struct output *o = NULL;
+	const char *verdict = NULL;
+	int n = 0, ret;
+
+	if (chk)
+		passes[n++] = check_pass(chk, carry ? &verdict : NULL);
+	if (opts->stats) {
+		passes[n++] = output_stats_pass(&st);
+	} else {
+		o = output_open(stdout, opts, 0, ms, nr, &verdict);
+		if (!o)
+			return -1;
+		passes[n++] = output_pass(o);
+	}
+	ret = merge_run(ms, nr, opts, passes, n);
+	output_close(o);
 	return ret;
 }
 
@@ -638,16 +704,10 @@ int vtrace_merge_main(int argc, char **argv)
 		if (!chk || check_offsets(chk, offsets, c.opts.offsets_src))
 			ret = -1;
 	}
-	if (chk) {
-		c.opts.verdict = main_verdict;
-		c.opts.verdict_priv = chk;
-	}
 	if (!ret)
-		ret = merge_run(machines, nr, &c.opts, stdout);
-	if (!ret && c.opts.stats) {
-		output_stats(stdout, machines, nr, &c.opts);
+		ret = merge_main(&c.opts, machines, nr, chk);
+	if (!ret && c.opts.stats)
 		check_stats(chk, stdout, c.opts.format == MERGE_JSONL);
-	}
 	if (!ret && fflush(stdout) == 0) {
 		ret = check_report(chk, stderr, c.opts.force);
 		if (ret)

@@ -1,5 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* merge-local.h: vtrace-merge's private types (machines, CPU sources, options). */
+/* merge-local.h: vtrace-merge's private types (machines, CPU sources, passes, options). */
+/*
+ * The layers, each calling only those below it (scripts/check-layers.sh):
+ *
+ *   main.c         composes the passes of a run and calls merge_run()
+ *   passes         check.c, ticks.c, explain.c (with classify.c), output.c
+ *                  (out-perfetto.c, out-svg.c over out-sched.c): each a
+ *                  struct merge_pass the engine feeds
+ *   engine         merge.c (the k-way merge), machine.c (the sources),
+ *                  symbols.c
+ *   src/lib        dumps, trace.dat, offsets, TSC conversion, vCPU threads
+ *
+ * What one pass learns that another needs is published as data: the
+ * self-check's fit of each guest CPU to its vCPU thread (source->fit), its
+ * verdict (a string the output pass reads at its end), each host cpu's tick
+ * (struct host_ticks, which the classifier reads).
+ */
 #ifndef _MERGE_LOCAL_H
 #define _MERGE_LOCAL_H
 
@@ -17,7 +33,7 @@ struct trace_seq;
 struct tracecmd_input;
 struct source;
 struct check;
-struct check_cpu;
+struct vtrace_vcpu_fit;
 
 enum merge_format {
 	MERGE_TEXT,
@@ -57,13 +73,6 @@ struct merge_opts {
 	uint64_t		threshold_ns;	/* --explain: later than this is late */
 	int			worst;		/* --explain: stories of the worst N */
 	char			*explain_text;	/* --explain --format svg: its text; perfetto: jsonl */
-	/* instead of printing: called for every event in range (--explain) */
-	void			(*hook)(void *priv, struct source *s, uint64_t ns);
-	void			*hook_priv;
-	bool			*stop;		/* set by the hook: the merge stops there */
-	/* the self-check's verdict once every event was read, for the outputs to carry */
-	const char		*(*verdict)(void *priv);
-	void			*verdict_priv;
 };
 
 struct machine;
@@ -76,6 +85,9 @@ struct source;
  * @map:	guest -> host conversion state (guests only)
  * @reader:	page reader (dump folders, the host's trace.dat)
  * @dat_rec:	record owned by libtracecmd (a compressed host trace.dat), freed on advance
+ * @fit:	a guest CPU's fit to the host's vCPU threads, published by the self-check
+ *		(check.c) for the passes that need the vCPU thread (vtrace_vcpu_fit_tid());
+ *		NULL: no self-check
  */
 struct source {
 	struct machine			*m;
@@ -85,7 +97,7 @@ struct source {
 	struct vtrace_tsc_map		map;
 	struct vtrace_cpu_reader	*reader;
 	struct tep_record		*dat_rec;
-	struct check_cpu		*chk;	/* the self-check of this guest CPU (check.c) */
+	struct vtrace_vcpu_fit		*fit;
 	/* counters for --stats */
 	uint64_t			read;
 	uint64_t			printed;
@@ -139,21 +151,44 @@ struct machine {
 	struct vtrace_tsc_interval	*const_iv;
 };
 
-/* machine.c */
+/**
+ * struct merge_pass - one consumer of the merged stream (merge_run())
+ * @read:	every event a source reads, once on the host's TSC: fillers, events
+ *		outside --from/--to, of machines or events not selected too (the
+ *		self-check); NULL: none
+ * @event:	every event of a selected machine within --from..--to, in the merged
+ *		order; returns true to stop the merge there; NULL: none
+ * @end:	after the last event, or after an error (@failed); 0, or -1 with an
+ *		error set; NULL: none
+ * @priv:	the pass's own state, handed to each
+ *
+ * The passes of a run are called in the order given, for each event and at
+ * the end: one that publishes what another reads at its end comes first.
+ */
+struct merge_pass {
+	void	(*read)(void *priv, struct source *s);
+	bool	(*event)(void *priv, struct source *s, uint64_t ns);
+	int	(*end)(void *priv, bool failed);
+	void	*priv;
+};
+
+/* merge.c: the engine */
+int merge_run(struct machine **machines, int nr, const struct merge_opts *opts,
+	      const struct merge_pass *passes, int nr_passes);
+
+/* machine.c: the sources */
 struct machine *machine_open_host(const char *path, const struct merge_opts *opts);
 struct machine *machine_open_guest(const char *spec, const struct merge_opts *opts);
 void machine_close(struct machine *m);
 int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			 const struct merge_opts *opts);
 int machine_select(struct machine *m, const struct merge_opts *opts);
-int source_advance(struct source *s, const struct merge_opts *opts);
+int source_advance(struct source *s, const struct merge_pass *readers, int nr_readers);
 
 /* check.c: the self-check */
 struct check *check_open(struct machine **machines, int nr, const struct merge_opts *opts);
 void check_close(struct check *c);
-void check_event(struct check_cpu *cc, uint64_t host_tsc);
-int check_vcpu_tid(const struct check_cpu *cc);
-int check_vcpu_threads(const struct check_cpu *cc);
+struct merge_pass check_pass(struct check *c, const char **verdict);
 int check_report(const struct check *c, FILE *f, bool force);
 const char *check_verdict(const struct check *c, char *buf, size_t len);
 void check_stats(const struct check *c, FILE *f, bool json);
@@ -161,28 +196,63 @@ int check_offsets(const struct check *c, struct vtrace_offsets *o, const char *p
 bool check_may_be_ambiguous(struct machine **machines, int nr);
 void check_explain_report(const struct check *c, FILE *f, bool json);
 
-/* merge.c */
-int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, FILE *out);
-
-/* output.c */
+/* output.c: the events printed or drawn, and --stats */
 struct output;
 struct output *output_open(FILE *out, const struct merge_opts *opts, int name_width,
-			   struct machine **machines, int nr);
+			   struct machine **machines, int nr, const char *const *verdict);
+struct merge_pass output_pass(struct output *o);
 void output_jsonl_verdict(FILE *out, const char *verdict);
 void output_close(struct output *o);
 void output_event(struct output *o, struct source *s, uint64_t ns);
-void output_stats(FILE *out, struct machine **machines, int nr, const struct merge_opts *opts);
+/**
+ * struct output_stats - --stats: per machine and CPU counters, printed at the end
+ */
+struct output_stats {
+	FILE			*out;
+	struct machine		**machines;
+	int			nr;
+	const struct merge_opts	*opts;
+};
+struct merge_pass output_stats_pass(struct output_stats *st);
 
-/* explain.c */
-struct ticks;
+/**
+ * struct host_tick - what the tick measure (ticks.c) found on one host cpu
+ * @median:	its tick: the median interval between local_timer_entry events while busy
+ * @intervals:	the busy intervals @median rests on
+ * @ticks:	local_timer_entry events read
+ * @quiet_ns:	a silence this long is the host not running; 0: not told apart (@why)
+ * @why:	why its silences are not told apart ("no tick recorded"), NULL: they are
+ * @why_key:	@why's key in jsonl ("no_tick"), "" when they are told apart
+ */
+struct host_tick {
+	uint64_t	median;
+	int		intervals;
+	uint64_t	ticks;
+	uint64_t	quiet_ns;
+	const char	*why;
+	const char	*why_key;
+};
+
+/* Each host cpu's tick, published by the tick measure's pass for the classifier */
+struct host_ticks {
+	int		nr_cpus;
+	struct host_tick *cpu;
+};
+
+/* explain.c: --explain's two passes, the late wake-ups and the stories of the worst */
+struct explain;
 #define EXPLAIN_THRESHOLD_NS	100000	/* --threshold's default: 100 us */
 #define EXPLAIN_WORST		3	/* --worst's default */
 int explain_parse_duration(const char *arg, uint64_t *ns);
-int explain_pass1(struct machine **machines, int nr, const struct merge_opts *opts,
-		  struct ticks *ticks, void **state, FILE *out);
-int explain_pass2(struct machine **machines, int nr, const struct merge_opts *opts,
-		  void *state, int rank, FILE *out);
-void explain_free(void *state);
+struct explain *explain_open(struct machine **machines, int nr, const struct merge_opts *opts,
+			     const struct host_ticks *ticks);
+struct merge_pass explain_pass(struct explain *x);
+int explain_summary(struct explain *x, FILE *out);
+int explain_story_open(struct explain *x, struct machine **machines, int nr, int rank,
+		       uint64_t *to_ns);
+struct merge_pass explain_story_pass(struct explain *x);
+int explain_story_close(struct explain *x, FILE *out, bool failed);
+void explain_free(struct explain *x);
 
 /* classify.c: a late wake-up's window cut into causes */
 enum cause_kind {
@@ -232,8 +302,8 @@ struct late_parts {
 	}		lost[LATE_LOST];
 };
 struct classify;
-struct ticks;
-struct classify *classify_open(struct machine **machines, int nr, struct ticks *ticks);
+struct classify *classify_open(struct machine **machines, int nr,
+			       const struct host_ticks *ticks);
 void classify_close(struct classify *c);
 void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns);
 void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int vtid,
@@ -244,7 +314,6 @@ void classify_key_text(const char *key, const char *task, char *buf, size_t len)
 const char *classify_cause_key(struct classify *c, int ci, const char **task);
 int classify_print(struct classify *c, FILE *out, bool jsonl, const char *what,
 		   uint64_t threshold, uint64_t wakeups, const char *json_more);
-void classify_json(FILE *out, const char *s);
 const char *classify_mode_name(struct classify *c, int state);
 void classify_print_modes(struct classify *c, FILE *out, const struct late_parts *p);
 void classify_json_modes(struct classify *c, FILE *out, const struct late_parts *p);
@@ -256,13 +325,11 @@ void classify_exit_name(struct trace_seq *seq, struct tep_handle *tep, struct te
 /* ticks.c: each host cpu's tick, from the host trace's first local_timer_entry events */
 #define QUIET_TICKS	3		/* a silence of this many ticks: the host not running */
 #define QUIET_MIN_NS	3000000		/* and at least this long: 3 ticks at HZ 1000 */
-struct ticks *ticks_measure(struct machine **machines, int nr, const struct merge_opts *opts,
-			    bool *err);
+struct ticks;
+struct ticks *ticks_open(struct machine **machines, int nr, bool *err);
+struct merge_pass ticks_pass(struct ticks *t);
+const struct host_ticks *ticks_result(const struct ticks *t);
 void ticks_free(struct ticks *t);
-uint64_t ticks_quiet_ns(const struct ticks *t, int cpu);
-void ticks_cpu(const struct ticks *t, int cpu, uint64_t *median, int *intervals,
-	       uint64_t *ticks);
-const char *ticks_why(const struct ticks *t, int cpu, const char **key);
 
 /* main.c: the command line, exit status as returned */
 int vtrace_merge_main(int argc, char **argv);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* merge.c: k-way merge of every CPU of every machine on the host's TSC. */
+/* merge.c: the engine: k-way merge of every CPU of every machine on the host TSC, to passes. */
 /*
  * Each CPU of each machine is a source whose events are already in time
  * order (one ring buffer); a binary min-heap of the sources' head events,
@@ -7,6 +7,11 @@
  * one page (or libtracecmd's page cache) per source, whatever the length
  * of the trace; time is O(events * log(sources)).  Events at the same host
  * TSC come out in command-line order (see before()).
+ *
+ * The engine knows no analysis and no output: each event goes to the passes
+ * the caller composed (struct merge_pass), in their order, then each pass's
+ * end is called.  A pass's read sees every event the sources read (the
+ * self-check), its event only those printed (selected, within --from/--to).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +123,14 @@ static void account(struct source *s, uint64_t ns)
 	s->last_ns = ns;
 }
 
+/* The passes that see every event read, apart: most runs have none or one */
+struct readers {
+	struct merge_pass	*p;
+	int			nr;
+};
+
 static int fill_heap(struct heap *h, struct machine **machines, int nr,
-		     const struct merge_opts *opts)
+		     const struct merge_opts *opts, const struct readers *rd)
 {
 	int total = 0;
 
@@ -133,7 +144,7 @@ static int fill_heap(struct heap *h, struct machine **machines, int nr,
 
 		for (int c = 0; c < m->nr_cpus; c++) {
 			int ret = m->selected || opts->stats ?
-				  source_advance(&m->cpus[c], opts) : 0;
+				  source_advance(&m->cpus[c], rd->p, rd->nr) : 0;
 
 			if (ret < 0)
 				return -1;
@@ -144,24 +155,51 @@ static int fill_heap(struct heap *h, struct machine **machines, int nr,
 	return 0;
 }
 
-int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, FILE *out)
+/* An event to every pass that takes events; true: one of them stops the merge */
+static bool feed(const struct merge_pass *passes, int nr, struct source *s, uint64_t ns)
 {
-	struct progress prog = { .on = opts->progress };
-	struct output *o = NULL;
-	struct heap h = { 0 };
-	int width = 4, ret = -1;
+	bool stop = false;
 
 	for (int i = 0; i < nr; i++)
-		if ((int)strlen(machines[i]->name) > width)
-			width = strlen(machines[i]->name);
-	if (!opts->stats && !opts->hook) {
-		o = output_open(out, opts, width, machines, nr);
-		if (!o)
-			goto error;
-	}
-	if (fill_heap(&h, machines, nr, opts))
+		if (passes[i].event && passes[i].event(passes[i].priv, s, ns))
+			stop = true;
+	return stop;
+}
+
+static int end_passes(const struct merge_pass *passes, int nr, bool failed)
+{
+	int ret = 0;
+
+	for (int i = 0; i < nr; i++)
+		if (passes[i].end && passes[i].end(passes[i].priv, failed))
+			ret = -1;
+	return ret;
+}
+
+/**
+ * merge_run - every event of @machines, in host TSC order, to @passes
+ *
+ * Returns 0, or -1 with an error set (a source that cannot be read, or a
+ * pass's end that failed); every pass's end is called in either case.
+ */
+int merge_run(struct machine **machines, int nr, const struct merge_opts *opts,
+	      const struct merge_pass *passes, int nr_passes)
+{
+	struct progress prog = { .on = opts->progress };
+	struct readers rd = { 0 };
+	struct heap h = { 0 };
+	bool stop = false;
+	int ret = -1;
+
+	rd.p = calloc(nr_passes + 1, sizeof(*rd.p));
+	if (!rd.p)
 		goto error;
-	while (h.nr && !(opts->stop && *opts->stop)) {
+	for (int i = 0; i < nr_passes; i++)
+		if (passes[i].read)
+			rd.p[rd.nr++] = passes[i];
+	if (fill_heap(&h, machines, nr, opts, &rd))
+		goto error;
+	while (h.nr && !stop) {
 		struct source *s = h.s[0];
 		uint64_t ns = opts->khz ? vtrace_tsc_to_ns(s->host_tsc, opts->khz) : s->host_tsc;
 		int r;
@@ -172,13 +210,10 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 		 */
 		if (ns >= opts->from_ns && ns <= opts->to_ns && s->m->selected) {
 			account(s, ns);
-			if (o)
-				output_event(o, s, ns);
-			else if (opts->hook)
-				opts->hook(opts->hook_priv, s, ns);
+			stop = feed(passes, nr_passes, s, ns);
 		}
 		progress_tick(&prog, s, opts);
-		r = source_advance(s, opts);
+		r = source_advance(s, rd.p, rd.nr);
 		if (r < 0)
 			goto error;
 		if (r == 0)
@@ -190,7 +225,9 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts, 
 error:
 	if (prog.on && prog.events >= 65536)
 		fputs("\n", stderr);
-	output_close(o);
+	if (end_passes(passes, nr_passes, ret < 0))
+		ret = -1;
+	free(rd.p);
 	free(h.s);
 	return ret;
 }

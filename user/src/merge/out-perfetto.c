@@ -613,9 +613,9 @@ static int perfetto_finish(struct drawn *d)
 	}
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"host TSC\",", p->out);
 	fprintf(p->out, "\"tsc_khz\":%" PRIu64 ",\"generator\":\"vtrace-merge\"", p->opts->khz);
-	if (p->opts->verdict && p->opts->verdict(p->opts->verdict_priv)) {
+	if (p->d.verdict && *p->d.verdict) {
 		fputs(",\"self_check\":", p->out);
-		put_str(p->out, p->opts->verdict(p->opts->verdict_priv));
+		put_str(p->out, *p->d.verdict);
 	}
 	if (p->explain)
 		put_explain_summary(p);

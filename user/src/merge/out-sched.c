@@ -10,9 +10,10 @@
  * A host task named "CPU N/KVM" is QEMU's thread of vCPU index N; a guest
  * CPU's vCPU index comes from the offsets file (struct vtrace_vcpu_history).
  * Several VMs on the host have threads of that name, merged or not.  Which
- * one is a guest CPU's vCPU is the self-check's fit (check_vcpu_tid(): the
+ * one is a guest CPU's vCPU is the self-check's fit, which it publishes on
+ * the guest CPU's source (source->fit, read with vtrace_vcpu_fit_tid(): the
  * thread whose spans hold the guest CPU's events), final when the trace is
- * over: sched_tracker_finish() asks it once per guest CPU.  Without an
+ * over: sched_tracker_finish() reads it once per guest CPU.  Without an
  * answer (the check not open, or several threads that fit as well), the
  * only thread of that name is taken, if there is one; else none is, and
  * the guest CPU's drawn vCPU track says why (sched_vcpu_label()).  A thread
@@ -25,6 +26,7 @@
 
 #include "out-sched.h"
 #include "vtrace-util.h"
+#include "vtrace-vcpu.h"
 
 struct sched_cpu {
 	bool		seen;
@@ -321,7 +323,7 @@ static void resolve_vcpu(struct sched_tracker *t, struct machine *m, struct sche
 			 int cpu)
 {
 	int idx = vcpu_idx(m, cpu), only = -1;
-	struct check_cpu *chk = m->cpus[cpu].chk;
+	const struct vtrace_vcpu_fit *fit = m->cpus[cpu].fit;
 
 	c->vtid = c->cand = -1;
 	c->named = 0;
@@ -335,9 +337,9 @@ static void resolve_vcpu(struct sched_tracker *t, struct machine *m, struct sche
 		}
 	}
 	/* the check saw the whole host trace; these slices, only --from..--to */
-	if (check_vcpu_threads(chk) > c->named)
-		c->named = check_vcpu_threads(chk);
-	c->vtid = check_vcpu_tid(chk);
+	if (fit && fit->nr_cand > c->named)
+		c->named = fit->nr_cand;
+	c->vtid = vtrace_vcpu_fit_tid(fit);
 	if (c->vtid < 0 && c->named == 1 && !t->vth_oom && guests_of_vcpu(t, idx) == 1)
 		c->vtid = only;
 	c->cand = c->vtid;

@@ -67,11 +67,13 @@ int sched_tracker_rank(struct sched_tracker *t, int mi);
 /**
  * struct drawn - a writer output.c dispatches to (out-perfetto.c, out-svg.c)
  * @t:		its slices
+ * @verdict:	where the self-check publishes its verdict at its end, NULL: none
  * @finish:	writes what it kept, after the last slice; 0 or -1
  * @free:	frees it
  */
 struct drawn {
 	struct sched_tracker	*t;
+	const char *const	*verdict;
 	int			(*finish)(struct drawn *d);
 	void			(*free)(struct drawn *d);
 };

@@ -985,7 +985,7 @@ static void put_head(struct svg *g, int height)
 /* The self-check's verdict: a FAILED or unverified picture says so */
 static void put_verdict(struct svg *g, int y)
 {
-	const char *v = g->opts->verdict ? g->opts->verdict(g->opts->verdict_priv) : NULL;
+	const char *v = g->d.verdict ? *g->d.verdict : NULL;
 
 	if (!v)
 		return;

@@ -62,6 +62,8 @@ struct output {
 	struct text_cache	**cache;	/* by machine index (text output) */
 	int			nr_cache;
 	struct drawn		*drawn;		/* --format perfetto, svg */
+	const char *const	*verdict;	/* the self-check's, published at its end */
+	bool			finished;
 };
 
 /*
@@ -164,9 +166,26 @@ static void stdout_big_buffer(void)
 	set = true;
 }
 
-/* @machines: every machine whose events may be printed, each at its m->index */
+/* The machine column: the longest name, at least 4 wide */
+static int name_width(struct machine **machines, int nr)
+{
+	int width = 4;
+
+	for (int i = 0; i < nr; i++)
+		if ((int)strlen(machines[i]->name) > width)
+			width = strlen(machines[i]->name);
+	return width;
+}
+
+/**
+ * output_open - the text, jsonl, perfetto or svg output (@opts->format) to @out
+ * @width:	the machine column's width, 0: the longest name's
+ * @machines:	every machine whose events may be printed, each at its m->index
+ * @verdict:	where the self-check publishes its verdict at its end (check_pass()):
+ *		jsonl's last record; NULL: none
+ */
 struct output *output_open(FILE *out, const struct merge_opts *opts, int width,
-			   struct machine **machines, int nr)
+			   struct machine **machines, int nr, const char *const *verdict)
 {
 	struct output *o = calloc(1, sizeof(*o));
 
@@ -174,7 +193,8 @@ struct output *output_open(FILE *out, const struct merge_opts *opts, int width,
 		return NULL;
 	o->out = out;
 	o->opts = opts;
-	o->width = width;
+	o->width = width ? width : name_width(machines, nr);
+	o->verdict = verdict;
 	trace_seq_init(&o->seq);
 	o->json = malloc(JSON_MAX);
 	o->text = malloc(TEXT_BUF);
@@ -190,6 +210,8 @@ struct output *output_open(FILE *out, const struct merge_opts *opts, int width,
 		o->drawn = svg_open(out, opts);
 	if ((opts->format == MERGE_PERFETTO || opts->format == MERGE_SVG) && !o->drawn)
 		goto error;
+	if (o->drawn)
+		o->drawn->verdict = verdict;
 	return o;
 error:
 	output_close(o);
@@ -213,17 +235,27 @@ void output_jsonl_verdict(FILE *out, const char *v)
 	fputs("}\n", out);
 }
 
+/* What is still kept goes out: the verdict, a drawn output's file, the text buffer */
+static void output_finish(struct output *o)
+{
+	if (o->finished)
+		return;
+	o->finished = true;
+	/* --format jsonl: the verdict is the last record */
+	if (o->verdict && o->opts->format == MERGE_JSONL)
+		output_jsonl_verdict(o->out, *o->verdict);
+	if (drawn_close(o->drawn))
+		vtrace_warn("%s", vtrace_last_error());
+	o->drawn = NULL;
+	text_flush(o);
+	fflush(o->out);
+}
+
 void output_close(struct output *o)
 {
 	if (!o)
 		return;
-	/* --format jsonl: the verdict is the last record */
-	if (o->opts->verdict && o->opts->format == MERGE_JSONL)
-		output_jsonl_verdict(o->out, o->opts->verdict(o->opts->verdict_priv));
-	if (drawn_close(o->drawn))
-		vtrace_warn("%s", vtrace_last_error());
-	text_flush(o);
-	fflush(o->out);
+	output_finish(o);
 	trace_seq_destroy(&o->seq);
 	free(o->json);
 	free(o->text);
@@ -701,6 +733,25 @@ void output_event(struct output *o, struct source *s, uint64_t ns)
 		print_text(o, s, ns);
 }
 
+static bool output_pass_event(void *priv, struct source *s, uint64_t ns)
+{
+	output_event(priv, s, ns);
+	return false;
+}
+
+static int output_pass_end(void *priv, bool failed)
+{
+	(void)failed;
+	output_finish(priv);
+	return 0;
+}
+
+/* The output as a pass: each event printed or drawn, the rest written at its end */
+struct merge_pass output_pass(struct output *o)
+{
+	return (struct merge_pass){ .event = output_pass_event, .end = output_pass_end, .priv = o };
+}
+
 static void print_range(FILE *out, const struct source *s, const struct merge_opts *opts)
 {
 	char buf[64];
@@ -788,7 +839,8 @@ static void stats_line(FILE *out, const struct source *s, int width, const struc
 	fputc('\n', out);
 }
 
-void output_stats(FILE *out, struct machine **machines, int nr, const struct merge_opts *opts)
+static void output_stats(FILE *out, struct machine **machines, int nr,
+			 const struct merge_opts *opts)
 {
 	int width = 7;
 
@@ -802,4 +854,20 @@ void output_stats(FILE *out, struct machine **machines, int nr, const struct mer
 	for (int i = 0; i < nr; i++)
 		for (int c = 0; c < machines[i]->nr_cpus; c++)
 			stats_line(out, &machines[i]->cpus[c], width, opts);
+}
+
+/* --stats printed once every event was read: not after an error */
+static int stats_end(void *priv, bool failed)
+{
+	struct output_stats *st = priv;
+
+	if (!failed)
+		output_stats(st->out, st->machines, st->nr, st->opts);
+	return 0;
+}
+
+/* --stats as a pass: the engine counts (struct source), the pass prints at the end */
+struct merge_pass output_stats_pass(struct output_stats *st)
+{
+	return (struct merge_pass){ .end = stats_end, .priv = st };
 }

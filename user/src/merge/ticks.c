@@ -9,13 +9,16 @@
  * and a nohz_full cpu running one task takes none for seconds: so the tick
  * is read from the trace, per host cpu, before --explain's first pass.
  *
- * ticks_measure() reads the host trace alone from its start (the guests
- * left out) and keeps, per host cpu, the intervals between its
+ * Its pass (ticks_open(), ticks_pass(); vtrace-merge's main runs it before
+ * --explain's first pass) reads the host trace alone from its start (the
+ * guests left out) and keeps, per host cpu, the intervals between its
  * local_timer_entry events while the cpu was busy: a task, not the idle
  * task, on it at the first of the two and no switch to idle in between
  * (an idle cpu stops its tick: its intervals say nothing).  It stops when
  * every host cpu has TICK_SAMPLE of them, or TICK_SPAN_NS into the host
  * trace: the tick is the kernel's (HZ, nohz_full), the same all along.
+ * What it found is published as data, struct host_ticks (merge-local.h),
+ * which classify.c reads.
  *
  *   intervals while busy        the cpu's tick            quiet threshold
  *   none recorded at all        no tick recorded          none: not told apart
@@ -56,6 +59,7 @@ struct tick_cpu {
 };
 
 struct ticks {
+	struct host_ticks	res;		/* published at the pass's end */
 	int			nr_cpus;
 	int			full;		/* cpus with TICK_SAMPLE intervals */
 	struct tick_cpu		*cpu;
@@ -64,10 +68,9 @@ struct ticks {
 	bool			native;
 	bool			started;
 	uint64_t		first;		/* the host trace's first event read */
-	bool			stop;
 };
 
-static void tick_hook(void *priv, struct source *s, uint64_t ns)
+static bool tick_event(void *priv, struct source *s, uint64_t ns)
 {
 	struct ticks *t = priv;
 	int id = tep_data_type(s->m->tep, s->rec);
@@ -76,12 +79,10 @@ static void tick_hook(void *priv, struct source *s, uint64_t ns)
 	if (!t->started)
 		t->first = ns;
 	t->started = true;
-	if ((ns > t->first && ns - t->first > TICK_SPAN_NS) || t->full == t->nr_cpus) {
-		t->stop = true;
-		return;
-	}
+	if ((ns > t->first && ns - t->first > TICK_SPAN_NS) || t->full == t->nr_cpus)
+		return true;
 	if (s->cpu < 0 || s->cpu >= t->nr_cpus)
-		return;
+		return false;
 	tc = &t->cpu[s->cpu];
 	if (id == t->switch_id) {
 		tc->pid = vtrace_field_num(t->native, t->next_pid, s->rec);
@@ -97,6 +98,7 @@ static void tick_hook(void *priv, struct source *s, uint64_t ns)
 		tc->last = ns;
 		tc->busy = tc->pid != 0;	/* -1: no sched_switch seen, taken as busy */
 	}
+	return false;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -106,17 +108,56 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/**
- * ticks_measure - each host cpu's tick from the start of @machines' host trace
- *
- * Reads the host alone (the guests are left out: @machines are used up);
- * NULL without a host or without local_timer_entry in its trace, or on error
- * (then @err is set).
+/*
+ * What one host cpu's intervals say: its tick (the median interval while
+ * busy), the silence that is the host not running, or why none is
  */
-struct ticks *ticks_measure(struct machine **machines, int nr, const struct merge_opts *opts,
-			    bool *err)
+static void publish(const struct tick_cpu *tc, struct host_tick *ht)
 {
-	struct merge_opts o = *opts;
+	ht->median = tc->median;
+	ht->intervals = tc->n;
+	ht->ticks = tc->ticks;
+	ht->why_key = "";
+	if (!tc->ticks) {
+		ht->why_key = "no_tick";
+		ht->why = "no tick recorded";
+	} else if (tc->n < TICK_MIN) {
+		ht->why_key = "too_few_ticks";
+		ht->why = "too few ticks recorded while busy";
+	} else if (tc->median > TICK_MAX_NS) {
+		ht->why_key = "no_regular_tick";
+		ht->why = "no regular tick while busy (nohz_full?)";
+	} else {
+		ht->quiet_ns = tc->median * QUIET_TICKS > QUIET_MIN_NS ?
+			       tc->median * QUIET_TICKS : QUIET_MIN_NS;
+	}
+}
+
+static int ticks_end(void *priv, bool failed)
+{
+	struct ticks *t = priv;
+
+	if (failed)
+		return 0;
+	for (int i = 0; i < t->nr_cpus; i++) {
+		struct tick_cpu *tc = &t->cpu[i];
+
+		qsort(tc->iv, tc->n, sizeof(tc->iv[0]), cmp_u64);
+		tc->median = tc->n ? tc->iv[(tc->n - 1) / 2] : 0;
+		publish(tc, &t->res.cpu[i]);
+	}
+	return 0;
+}
+
+/**
+ * ticks_open - the tick measure of @machines' host trace, from its start
+ *
+ * Its pass reads the host alone: the guests are deselected (@machines are
+ * for this pass only).  NULL without a host or without local_timer_entry in
+ * its trace (@err false), or on error (@err set).
+ */
+struct ticks *ticks_open(struct machine **machines, int nr, bool *err)
+{
 	struct machine *host = NULL;
 	struct tep_event *ev;
 	struct ticks *t;
@@ -131,11 +172,16 @@ struct ticks *ticks_measure(struct machine **machines, int nr, const struct merg
 	if (!host || !tep_find_event_by_name(host->tep, "irq_vectors", "local_timer_entry"))
 		return NULL;
 	t = calloc(1, sizeof(*t));
-	if (t)
+	if (t) {
 		t->cpu = calloc(host->nr_cpus, sizeof(*t->cpu));
-	if (!t || !t->cpu)
-		goto error;
-	t->nr_cpus = host->nr_cpus;
+		t->res.cpu = calloc(host->nr_cpus, sizeof(*t->res.cpu));
+	}
+	if (!t || !t->cpu || !t->res.cpu) {
+		ticks_free(t);
+		*err = true;
+		return NULL;
+	}
+	t->nr_cpus = t->res.nr_cpus = host->nr_cpus;
 	t->native = tep_is_file_bigendian(host->tep) == tep_is_local_bigendian(host->tep);
 	t->tick_id = tep_find_event_by_name(host->tep, "irq_vectors", "local_timer_entry")->id;
 	ev = tep_find_event_by_name(host->tep, "sched", "sched_switch");
@@ -143,83 +189,25 @@ struct ticks *ticks_measure(struct machine **machines, int nr, const struct merg
 	t->next_pid = ev ? tep_find_field(ev, "next_pid") : NULL;
 	for (int i = 0; i < t->nr_cpus; i++)
 		t->cpu[i].pid = -1;
-	o.hook = tick_hook;
-	o.hook_priv = t;
-	o.stop = &t->stop;
-	if (merge_run(machines, nr, &o, NULL))
-		goto error;
-	for (int i = 0; i < t->nr_cpus; i++) {
-		struct tick_cpu *tc = &t->cpu[i];
-
-		qsort(tc->iv, tc->n, sizeof(tc->iv[0]), cmp_u64);
-		tc->median = tc->n ? tc->iv[(tc->n - 1) / 2] : 0;
-	}
 	return t;
-error:
-	ticks_free(t);
-	*err = true;
-	return NULL;
+}
+
+struct merge_pass ticks_pass(struct ticks *t)
+{
+	return (struct merge_pass){ .event = tick_event, .end = ticks_end, .priv = t };
+}
+
+/* What the measure found, once its pass ended */
+const struct host_ticks *ticks_result(const struct ticks *t)
+{
+	return t ? &t->res : NULL;
 }
 
 void ticks_free(struct ticks *t)
 {
 	if (!t)
 		return;
+	free(t->res.cpu);
 	free(t->cpu);
 	free(t);
-}
-
-/**
- * ticks_quiet_ns - how long a silence of host @cpu must last to be the host
- * not running; 0: not told apart on it (ticks_why() says why)
- */
-uint64_t ticks_quiet_ns(const struct ticks *t, int cpu)
-{
-	const struct tick_cpu *tc;
-
-	if (!t || cpu < 0 || cpu >= t->nr_cpus)
-		return 0;
-	tc = &t->cpu[cpu];
-	if (tc->n < TICK_MIN || tc->median > TICK_MAX_NS)
-		return 0;
-	return tc->median * QUIET_TICKS > QUIET_MIN_NS ? tc->median * QUIET_TICKS : QUIET_MIN_NS;
-}
-
-/**
- * ticks_cpu - what the measure found on host @cpu: its tick (the median
- * interval while busy), the intervals it rests on, the local_timer_entry
- * events read
- */
-void ticks_cpu(const struct ticks *t, int cpu, uint64_t *median, int *intervals,
-	       uint64_t *ticks)
-{
-	const struct tick_cpu *tc = t && cpu >= 0 && cpu < t->nr_cpus ? &t->cpu[cpu] : NULL;
-
-	*median = tc ? tc->median : 0;
-	*intervals = tc ? tc->n : 0;
-	*ticks = tc ? tc->ticks : 0;
-}
-
-/**
- * ticks_why - the reason host @cpu's silences are not told apart ("no tick
- * recorded"), its key for jsonl in @key; NULL when they are
- */
-const char *ticks_why(const struct ticks *t, int cpu, const char **key)
-{
-	const struct tick_cpu *tc = t && cpu >= 0 && cpu < t->nr_cpus ? &t->cpu[cpu] : NULL;
-
-	*key = "";
-	if (!tc || !tc->ticks) {
-		*key = "no_tick";
-		return "no tick recorded";
-	}
-	if (tc->n < TICK_MIN) {
-		*key = "too_few_ticks";
-		return "too few ticks recorded while busy";
-	}
-	if (tc->median > TICK_MAX_NS) {
-		*key = "no_regular_tick";
-		return "no regular tick while busy (nohz_full?)";
-	}
-	return NULL;
 }
