@@ -12,6 +12,11 @@ struct vtrace_vcpu_history;
 struct tep_handle;
 struct tep_record;
 
+/* The largest N of a "CPU N/KVM" thread taken (KVM's KVM_MAX_VCPU_IDS on x86) */
+#define VTRACE_VCPU_IDX_MAX	4096
+
+int vtrace_vcpu_idx_of(const char *comm, size_t len);
+
 struct vtrace_span {
 	uint64_t	start;
 	uint64_t	end;

@@ -58,20 +58,26 @@ struct priv {
 	struct walk	w;
 };
 
-static int vcpu_idx_of(const char *comm, size_t len)
+/**
+ * vtrace_vcpu_idx_of - N of a thread named "CPU N/KVM" (QEMU's vCPU threads), else -1
+ * @len:	at most this many bytes of @comm (a sched_switch's comm need not end in a NUL)
+ *
+ * The name exactly: "CPU ", N in decimal digits (at most VTRACE_VCPU_IDX_MAX), "/KVM".
+ */
+int vtrace_vcpu_idx_of(const char *comm, size_t len)
 {
-	char buf[32];
-	int idx, n = 0;
+	size_t i = 4;
+	int idx = 0;
 
 	len = strnlen(comm, len);
-	/* most tasks are not vCPUs: no sscanf() for them (two per sched_switch) */
-	if (len >= sizeof(buf) || len < 8 || memcmp(comm, "CPU ", 4))
+	if (len < 9 || memcmp(comm, "CPU ", 4) || comm[i] < '0' || comm[i] > '9')
 		return -1;
-	memcpy(buf, comm, len);
-	buf[len] = '\0';
-	if (sscanf(buf, "CPU %d/KVM%n", &idx, &n) == 1 && n == (int)len && idx >= 0)
-		return idx;
-	return -1;
+	for (; i < len && comm[i] >= '0' && comm[i] <= '9'; i++) {
+		idx = idx * 10 + (comm[i] - '0');
+		if (idx > VTRACE_VCPU_IDX_MAX)
+			return -1;
+	}
+	return len - i == 4 && !memcmp(comm + i, "/KVM", 4) ? idx : -1;
 }
 
 static struct vtrace_vthread *thread_find(struct vtrace_vthreads *c, int tid)
@@ -176,14 +182,14 @@ static int on_switch(struct vtrace_vthreads *c, const struct fields *f, struct w
 	int prev = num(f->prev_pid, rec);
 
 	w->cur = prev;
-	w->cur_idx = vcpu_idx_of(d + f->prev_comm->offset, f->prev_comm->size);
+	w->cur_idx = vtrace_vcpu_idx_of(d + f->prev_comm->offset, f->prev_comm->size);
 	w->cur_vcpu = w->cur_idx >= 0 || is_kvm_thread(c, prev);
 	if (w->in_guest && w->guest_tid == prev && close_guest(c, w, rec->ts))
 		return -1;
 	if (close_run(c, w, rec->ts))
 		return -1;
 	w->cur = num(f->next_pid, rec);
-	w->cur_idx = vcpu_idx_of(d + f->next_comm->offset, f->next_comm->size);
+	w->cur_idx = vtrace_vcpu_idx_of(d + f->next_comm->offset, f->next_comm->size);
 	w->cur_vcpu = w->cur_idx >= 0 || is_kvm_thread(c, w->cur);
 	w->since = rec->ts;
 	w->seen = true;
@@ -321,7 +327,7 @@ int vtrace_vthreads_cpu_end(struct vtrace_vthreads *c, struct tep_handle *tep)
 	if (w->cur_idx == -2) {
 		const char *comm = tep_data_comm_from_pid(tep, w->cur);
 
-		w->cur_idx = comm ? vcpu_idx_of(comm, strlen(comm)) : -1;
+		w->cur_idx = comm ? vtrace_vcpu_idx_of(comm, strlen(comm)) : -1;
 	}
 	if (close_guest(c, w, UINT64_MAX))
 		return -1;
@@ -376,7 +382,7 @@ void vtrace_vthreads_finish(struct vtrace_vthreads *c, struct tep_handle *tep)
 		if (t->idx < 0) {
 			const char *comm = tep_data_comm_from_pid(tep, t->tid);
 
-			t->idx = comm ? vcpu_idx_of(comm, strlen(comm)) : -1;
+			t->idx = comm ? vtrace_vcpu_idx_of(comm, strlen(comm)) : -1;
 		}
 		finish_spans(c, &t->run);
 		finish_spans(c, &t->guest);

@@ -82,7 +82,9 @@
 #include <trace-seq.h>
 
 #include "merge-local.h"
+#include "vtrace-kvm.h"
 #include "vtrace-util.h"
+#include "vtrace-vcpu.h"
 
 #define COMM_LEN	16
 #define RING		2048	/* slices kept per CPU: how far a late wake-up looks back */
@@ -161,12 +163,6 @@ struct xring {
 	struct xmark	m[EXIT_RING];
 };
 
-/* an exit reason as kvm_exit's print format names it */
-struct reason {
-	uint64_t	key;		/* exit_reason, isa << 32 */
-	char		name[REASON_LEN];
-};
-
 /* a mode's share of the late wake-ups' windows, per main cause */
 struct xstat {
 	uint64_t	count;
@@ -220,9 +216,7 @@ struct classify {
 	struct xring		*xr[MAX_XTHREADS];
 	int			nr_xr;
 	int			last_xr;	/* the last one used: the next is likely the same */
-	struct reason		reasons[MAX_REASONS];
-	int			nr_reasons;
-	struct trace_seq	seq;
+	struct vtrace_kvm_exits	reasons;	/* the exit reasons, named */
 	uint64_t		host_last;	/* the host's last event so far */
 	struct cause		*causes;
 	int			nr_causes;
@@ -327,7 +321,7 @@ struct classify *classify_open(struct machine **machines, int nr,
 	c->quiet = calloc(nr, sizeof(*c->quiet));
 	c->lost = calloc(nr, sizeof(*c->lost));
 	c->nr_cpus = calloc(nr, sizeof(*c->nr_cpus));
-	trace_seq_init(&c->seq);
+	vtrace_kvm_exits_init(&c->reasons, REASON_LEN);
 	if (!c->fields || !c->rings || !c->quiet || !c->lost || !c->nr_cpus)
 		goto error;
 	for (int i = 0; i < nr; i++) {
@@ -377,7 +371,7 @@ void classify_close(struct classify *c)
 	for (int i = 0; i < c->nr_causes; i++)
 		free(c->causes[i].x);
 	free(c->causes);
-	trace_seq_destroy(&c->seq);
+	vtrace_kvm_exits_free(&c->reasons);
 	free(c);
 }
 
@@ -472,10 +466,8 @@ static void note_seen(struct vcpu_loc *l, int cpu, uint64_t ns)
 static void vcpu_seen(struct classify *c, const char *comm, int tid, int cpu, uint64_t ns)
 {
 	struct vcpu_loc *l;
-	int idx;
 
-	/* every host sched_switch comes here: sscanf() only for likely names */
-	if (strncmp(comm, "CPU ", 4) || sscanf(comm, "CPU %d/KVM", &idx) != 1 || idx < 0)
+	if (vtrace_vcpu_idx_of(comm, SIZE_MAX) < 0)
 		l = vcpu_loc(c, tid, false);	/* a thread known by its kvm_entry, or none */
 	else
 		l = vcpu_loc(c, tid, true);
@@ -519,57 +511,14 @@ static struct xring *xring_of(struct classify *c, int tid, bool create)
 	return x;
 }
 
-/**
- * classify_exit_name - the name kvm_exit's print format gives @rec's reason
- * @key:	exit_reason (and isa << 32): the name when the print has none
- *
- * What libtraceevent prints between "reason " and " rip " (the kernel's
- * "vcpu %u reason %s%s%s rip 0x%lx ...", older ones "reason %s rip ..."),
- * the kvm plugin's own table left out (TEP_EVENT_FL_NOHANDLE).
- */
-void classify_exit_name(struct trace_seq *seq, struct tep_handle *tep, struct tep_record *rec,
-			uint64_t key, char *name, size_t len)
-{
-	struct tep_event *ev = tep_find_event(tep, tep_data_type(tep, rec));
-	const char *p = NULL, *end = NULL;
-	int flags;
-
-	if (ev) {
-		flags = ev->flags;
-		ev->flags |= TEP_EVENT_FL_NOHANDLE;
-		trace_seq_reset(seq);
-		tep_print_event(tep, seq, rec, "%s", TEP_PRINT_INFO);
-		trace_seq_terminate(seq);
-		ev->flags = flags;
-		p = strstr(seq->buffer, "reason ");
-		end = p ? strstr(p + 7, " rip ") : NULL;
-	}
-	if (p && end && end > p + 7 && (size_t)(end - (p + 7)) < len)
-		snprintf(name, len, "%.*s", (int)(end - (p + 7)), p + 7);
-	else
-		snprintf(name, len, "0x%" PRIx64, key & 0xffffffff);
-}
-
 /* the reason index of a kvm_exit record, its name learnt on first sight */
 static int reason_of(struct classify *c, const struct cl_fields *f, struct source *s)
 {
 	uint64_t key = (uint32_t)num(f, f->exit_reason, s->rec);
-	struct reason *r;
 
 	if (f->exit_isa)
 		key |= (uint64_t)(uint32_t)num(f, f->exit_isa, s->rec) << 32;
-	for (int i = 0; i < c->nr_reasons; i++)
-		if (c->reasons[i].key == key)
-			return i;
-	if (c->nr_reasons == MAX_REASONS)
-		return MAX_REASONS - 1;
-	r = &c->reasons[c->nr_reasons];
-	r->key = key;
-	if (c->nr_reasons == MAX_REASONS - 1)
-		snprintf(r->name, REASON_LEN, "other");
-	else
-		classify_exit_name(&c->seq, s->m->tep, s->rec, key, r->name, REASON_LEN);
-	return c->nr_reasons++;
+	return vtrace_kvm_exit_index(&c->reasons, s->m->tep, s->rec, key);
 }
 
 /* a host kvm_entry (@exit false) or kvm_exit: the vCPU thread's mode from @ns */
@@ -848,7 +797,7 @@ static int piece_cause(struct classify *c, struct walk *w, uint64_t t, const cha
 	}
 	/* the vCPU thread runs: in the host for an exit, whatever the guest last showed */
 	if (mode > X_GUEST) {
-		*task = c->reasons[mode - 1].name;
+		*task = c->reasons.name[mode - 1];
 		return C_VCPU_EXIT;
 	}
 	if (gs && gs->kind != SL_TASK)
@@ -1394,7 +1343,7 @@ const char *classify_mode_name(struct classify *c, int state)
 		return "not recorded";
 	if (state == X_GUEST)
 		return "guest mode";
-	return c->reasons[state - 1].name;
+	return c->reasons.name[state - 1];
 }
 
 static const char *mode_key(int state)

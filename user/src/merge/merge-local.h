@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "vtrace-dump.h"
+#include "vtrace-kvm.h"
 #include "vtrace-tsc.h"
 
 struct tep_handle;
@@ -263,7 +264,7 @@ enum cause_kind {
 /* a vCPU's mode (kvm_entry/kvm_exit): not known, guest mode, or reason r + 1 */
 #define X_UNKNOWN	(-1)
 #define X_GUEST		0
-#define MAX_REASONS	64	/* exit reasons named; the last stands for all the others */
+#define MAX_REASONS	VTRACE_KVM_EXITS	/* exit reasons named (src/lib/kvm-exit.c) */
 #define X_STATES	(MAX_REASONS + 2)
 #define LATE_PARTS	32	/* causes kept per wake-up: the last holds all past it (C_OTHER) */
 #define LATE_EXITS	12
@@ -319,8 +320,6 @@ void classify_print_modes(struct classify *c, FILE *out, const struct late_parts
 void classify_json_modes(struct classify *c, FILE *out, const struct late_parts *p);
 void classify_print_lost(FILE *out, const struct late_parts *p, struct machine **machines);
 void classify_json_lost(FILE *out, const struct late_parts *p, struct machine **machines);
-void classify_exit_name(struct trace_seq *seq, struct tep_handle *tep, struct tep_record *rec,
-			uint64_t key, char *name, size_t len);
 
 /* ticks.c: each host cpu's tick, from the host trace's first local_timer_entry events */
 #define QUIET_TICKS	3		/* a silence of this many ticks: the host not running */

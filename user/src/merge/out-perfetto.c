@@ -31,7 +31,7 @@
  * thread has a thread of its own in the host's process (tid XTID_BASE +
  * its tid, "CPU N/KVM (tid T): exits") with one slice per exit, from the
  * kvm_exit to the next kvm_entry, named by its reason as kvm_exit's print
- * format names it (classify_exit_name(): "hlt", "io", "EPT_VIOLATION").
+ * format names it (src/lib/kvm-exit.c: "hlt", "io", "EPT_VIOLATION").
  *
  * Late wake-ups (--explain --format perfetto): explain.c's JSON lines of
  * every late wake-up (opts->explain_text) become slices on a thread of
@@ -57,15 +57,16 @@
 #include <trace-seq.h>
 
 #include "out-sched.h"
+#include "vtrace-kvm.h"
 #include "vtrace-util.h"
+#include "vtrace-vcpu.h"
 
 #define VCPU_TID	10001
 #define LATE_TID	100000000LL	/* + CPU * LATE_CPU + pid: a guest task's late wake-ups */
 #define LATE_CPU	10000000LL	/* above pid_max (2^22) */
 #define XTID_BASE	1000000	/* + the vCPU thread's tid: its exits */
 #define MAX_XT		256	/* vCPU threads whose exits are drawn */
-#define MAX_XNAMES	64
-#define XNAME_LEN	32
+#define XNAME_LEN	32	/* an exit reason's name kept: a longer one is its number */
 #define LATE_MAX	100000	/* --explain: the worst this many late wake-ups drawn */
 #define EXPLAIN_MARGIN_NS 200000 /* --explain: drawn around each late wake-up's window */
 
@@ -106,11 +107,7 @@ struct perfetto {
 	struct tep_format_field	*exit_reason, *exit_isa;
 	struct xthread		xt[MAX_XT];
 	int			nr_xt;
-	struct {
-		uint64_t	key;
-		char		name[XNAME_LEN];
-	}			names[MAX_XNAMES];
-	int			nr_names;
+	struct vtrace_kvm_exits	names;
 	uint64_t		exits;
 	long long		*late_tracks;	/* named: tid * 64 + machine index */
 	size_t			nr_late_tracks;
@@ -200,7 +197,7 @@ static void on_slice(void *priv, const struct sched_slice *sl)
 {
 	struct perfetto *p = priv;
 	struct machine *m = sched_tracker_machine(p->d.t, sl->mi);
-	int vcpu = m->guest ? -1 : sched_vcpu_of(sl->comm);
+	int vcpu = m->guest ? -1 : vtrace_vcpu_idx_of(sl->comm, SIZE_MAX);
 	const char *amb = sched_slice_ambiguous(sl);
 
 	if (!sl->pid)
@@ -247,18 +244,7 @@ static int exit_reason(struct perfetto *p, struct source *s)
 {
 	uint64_t key = field_u32(p->exit_reason, s->rec) | field_u32(p->exit_isa, s->rec) << 32;
 
-	for (int i = 0; i < p->nr_names; i++)
-		if (p->names[i].key == key)
-			return i;
-	if (p->nr_names == MAX_XNAMES)
-		return MAX_XNAMES - 1;
-	p->names[p->nr_names].key = key;
-	if (p->nr_names == MAX_XNAMES - 1)
-		snprintf(p->names[p->nr_names].name, XNAME_LEN, "other");
-	else
-		classify_exit_name(&p->seq, s->m->tep, s->rec, key, p->names[p->nr_names].name,
-				   XNAME_LEN);
-	return p->nr_names++;
+	return vtrace_kvm_exit_index(&p->names, s->m->tep, s->rec, key);
 }
 
 static struct xthread *xthread_of(struct perfetto *p, int tid)
@@ -294,7 +280,7 @@ static void on_kvm(struct perfetto *p, int mi, struct source *s, uint64_t ns, bo
 		p->left_out++;
 		return;
 	}
-	name = p->names[x->reason].name;
+	name = p->names.name[x->reason];
 	put_slice(p, mi + 1, XTID_BASE + x->tid, name, x->from, ns);
 	fputs(",\"cat\":\"kvm_exit\",\"args\":{\"reason\":", p->out);
 	put_str(p->out, name);
@@ -628,6 +614,7 @@ static void perfetto_free(struct drawn *d)
 	struct perfetto *p = (struct perfetto *)d;
 
 	trace_seq_destroy(&p->seq);
+	vtrace_kvm_exits_free(&p->names);
 	free(p->runs);
 	free(p->late_tracks);
 	free(p->win);
@@ -661,6 +648,7 @@ struct drawn *perfetto_open(FILE *out, const struct merge_opts *opts)
 		return NULL;
 	}
 	trace_seq_init(&p->seq);
+	vtrace_kvm_exits_init(&p->names, XNAME_LEN);
 	fputs("{\"traceEvents\":[", out);
 	return &p->d;
 }

@@ -160,7 +160,7 @@ static void note_vthread(struct sched_tracker *t, struct sched_cpu *c)
 
 	if (c->pid <= 0 || c->pid == c->noted)
 		return;
-	idx = sched_vcpu_of(c->comm);
+	idx = vtrace_vcpu_idx_of(c->comm, SIZE_MAX);
 	if (idx < 0)
 		return;
 	c->noted = c->pid;
@@ -273,18 +273,6 @@ uint64_t sched_tracker_first(struct sched_tracker *t)
 uint64_t sched_tracker_last(struct sched_tracker *t)
 {
 	return t->last;
-}
-
-/* QEMU names its vCPU threads "CPU N/KVM": N, or -1 */
-int sched_vcpu_of(const char *comm)
-{
-	char *end;
-	long n;
-
-	if (strncmp(comm, "CPU ", 4) || comm[4] < '0' || comm[4] > '9')
-		return -1;
-	n = strtol(comm + 4, &end, 10);
-	return strcmp(end, "/KVM") || n > 4096 ? -1 : (int)n;
 }
 
 /* The guest CPU of @m that runs on vCPU index @vcpu_idx, or -1 */

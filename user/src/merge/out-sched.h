@@ -58,7 +58,6 @@ int sched_tracker_machines(struct sched_tracker *t);
 struct machine *sched_tracker_machine(struct sched_tracker *t, int mi);
 uint64_t sched_tracker_first(struct sched_tracker *t);
 uint64_t sched_tracker_last(struct sched_tracker *t);
-int sched_vcpu_of(const char *comm);
 int sched_vcpu_label(struct sched_tracker *t, int mi, int cpu, char *buf, size_t len);
 int sched_guest_of_tid(struct sched_tracker *t, int tid, int *cpu);
 int sched_vthread_idx(struct sched_tracker *t, int tid);

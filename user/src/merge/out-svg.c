@@ -61,6 +61,7 @@
 
 #include "out-sched.h"
 #include "vtrace-util.h"
+#include "vtrace-vcpu.h"
 
 #define WIDTH		1600
 #define LABEL_W		250
@@ -215,7 +216,7 @@ static void on_slice(void *priv, const struct sched_slice *s)
 	n->cpu = s->cpu;
 	n->pid = s->pid;
 	snprintf(n->comm, sizeof(n->comm), "%s", s->comm[0] ? s->comm : "<...>");
-	n->vcpu = sched_tracker_machine(g->d.t, s->mi)->guest ? -1 : sched_vcpu_of(n->comm);
+	n->vcpu = sched_tracker_machine(g->d.t, s->mi)->guest ? -1 : vtrace_vcpu_idx_of(n->comm, SIZE_MAX);
 	n->from = s->from;
 	n->to = s->to;
 	n->ambiguous = sched_slice_ambiguous(s);
@@ -358,12 +359,12 @@ static void color_of(struct svg *g, const char *comm, char *buf, size_t len)
 	};
 	uint32_t h = 2166136261u;
 
-	if (sched_vcpu_of(comm) >= 0) {
+	if (vtrace_vcpu_idx_of(comm, SIZE_MAX) >= 0) {
 		snprintf(buf, len, VCPU_COLOR);
 		return;
 	}
 	for (int k = 0, n = 0; k < g->nr_legend && k < LEGEND_MAX; k++) {
-		if (sched_vcpu_of(g->legend[k].comm) >= 0)
+		if (vtrace_vcpu_idx_of(g->legend[k].comm, SIZE_MAX) >= 0)
 			continue;
 		if (!strcmp(g->legend[k].comm, comm)) {
 			snprintf(buf, len, "%s", palette[n % (sizeof(palette) / sizeof(*palette))]);
