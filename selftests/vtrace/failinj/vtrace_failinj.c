@@ -14,7 +14,9 @@
  *
  * A call matches when it runs in a task (not interrupt) whose comm starts
  * with @comm ("*": any task), its direct caller (the return address at entry) lies in
- * module @caller if one is given, and, for an allocator (@gfp_arg = which
+ * module @caller if one is given, and in function @caller_fn if one is
+ * given (built-in or module code: "caller_fn=pipe_to_sg" fails the page
+ * virtio_console copies a pipe page into), and, for an allocator (@gfp_arg = which
  * argument holds the gfp flags), it is not __GFP_NOFAIL.  Matching calls
  * are counted in @hits; calls @nth .. @nth + @times - 1 fail (@times 0:
  * every one from @nth), counted in @injected and logged with their call
@@ -26,6 +28,7 @@
  */
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -47,6 +50,10 @@ MODULE_PARM_DESC(comm, "only tasks whose comm starts with this (\"*\": any task)
 static char *vtfi_caller = "";
 module_param_named(caller, vtfi_caller, charp, 0444);
 MODULE_PARM_DESC(caller, "only calls made directly from this module (empty: any caller)");
+
+static char *vtfi_caller_fn = "";
+module_param_named(caller_fn, vtfi_caller_fn, charp, 0444);
+MODULE_PARM_DESC(caller_fn, "only calls made directly from this function (empty: any)");
 
 static uint vtfi_gfp_arg;
 module_param_named(gfp_arg, vtfi_gfp_arg, uint, 0444);
@@ -103,6 +110,34 @@ static bool vtfi_caller_matches(unsigned long caller)
 	return n >= t && !strcmp(sym + n - t, vtfi_tag);
 }
 
+/* Direct caller in function @caller_fn: "%ps" is its name, then " [module]" for a module's */
+static bool vtfi_caller_fn_matches(unsigned long caller)
+{
+	size_t len = strlen(vtfi_caller_fn);
+	char sym[KSYM_SYMBOL_LEN];
+
+	if (!len)
+		return true;
+	snprintf(sym, sizeof(sym), "%ps", (void *)caller);
+	return !strncmp(sym, vtfi_caller_fn, len) && (!sym[len] || sym[len] == ' ');
+}
+
+/*
+ * The probed call runs in a task, not in an interrupt.  An int3 kprobe's
+ * handler runs as an NMI (exc_int3() calls irqentry_nmi_enter(), which adds
+ * NMI_OFFSET + HARDIRQ_OFFSET), so in_task() is false there whatever was
+ * interrupted: take that entry's share off and look at the rest.  A kprobe
+ * on an ftrace site (or optimised) adds nothing.
+ */
+static bool vtfi_in_task(void)
+{
+	unsigned long pc = preempt_count();
+
+	if (pc & NMI_MASK)
+		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	return !(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
+}
+
 /*
  * kprobe pre-handler at @func's entry (preemption off, may not sleep):
  * regs->sp points at the return address into the caller.
@@ -113,12 +148,12 @@ static int vtfi_pre(struct kprobe *p, struct pt_regs *regs)
 	bool fail;
 	ulong n;
 
-	if (!in_task() || (strcmp(vtfi_comm, "*") &&
+	if (!vtfi_in_task() || (strcmp(vtfi_comm, "*") &&
 			   strncmp(current->comm, vtfi_comm, strlen(vtfi_comm))))
 		return 0;
 	if (vtfi_gfp_arg && (vtfi_arg(regs, vtfi_gfp_arg) & __GFP_NOFAIL))
 		return 0;
-	if (!vtfi_caller_matches(caller))
+	if (!vtfi_caller_matches(caller) || !vtfi_caller_fn_matches(caller))
 		return 0;
 	raw_spin_lock(&vtfi_lock);
 	n = ++vtfi_hits;
@@ -134,16 +169,30 @@ static int vtfi_pre(struct kprobe *p, struct pt_regs *regs)
 	return 1;
 }
 
+/*
+ * Never called (vtfi_pre() returns 1 when it redirects, so no single step
+ * follows), but a kprobe with a post-handler is never optimised into a
+ * jump, which would ignore vtfi_pre()'s new instruction pointer (functions
+ * of kernel/trace/ have no ftrace site, so their kprobe is an int3 the
+ * optimiser would replace), and an ftrace-based one gets IPMODIFY: as the
+ * kernel's fail_function does.
+ */
+static void vtfi_post(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
+{
+}
+
 static struct kprobe vtfi_kp = {
 	.pre_handler = vtfi_pre,
+	.post_handler = vtfi_post,
 };
 
 static int __init vtrace_failinj_init(void)
 {
 	int ret;
 
-	if (!*vtfi_func || !*vtfi_comm || (!strcmp(vtfi_comm, "*") && !*vtfi_caller)) {
-		pr_err("vtrace_failinj: func= and comm= (or comm=* with caller=) are required\n");
+	if (!*vtfi_func || !*vtfi_comm ||
+	    (!strcmp(vtfi_comm, "*") && !*vtfi_caller && !*vtfi_caller_fn)) {
+		pr_err("vtrace_failinj: func= and comm= (or comm=* with caller= or caller_fn=) are required\n");
 		return -EINVAL;
 	}
 	if (vtfi_gfp_arg > 3)
@@ -155,9 +204,9 @@ static int __init vtrace_failinj_init(void)
 		pr_err("vtrace_failinj: cannot probe %s: %d\n", vtfi_func, ret);
 		return ret;
 	}
-	pr_info("vtrace_failinj: %s fails with %ld for comm %s*, caller %s, calls %lu+%lu\n",
-		vtfi_func, vtfi_ret, vtfi_comm, *vtfi_caller ? vtfi_caller : "any", vtfi_nth,
-		vtfi_times);
+	pr_info("vtrace_failinj: %s fails with %ld for comm %s*, caller %s%s%s, calls %lu+%lu\n",
+		vtfi_func, vtfi_ret, vtfi_comm, *vtfi_caller ? vtfi_caller : "any",
+		*vtfi_caller_fn ? " in " : "", vtfi_caller_fn, vtfi_nth, vtfi_times);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# L2: a stop, and an rmmod, while the host reads cpu0's port slowly end by the stop's deadline; what is left counts as lost.
+# L2: a stop, and an rmmod, while the host reads cpu0's port slowly end by the stop's deadline (what is left counts as lost); a failed start arms nothing; a stop says what it could not turn off.
 #   cpu0's port is a socket the suite reads at 192 KiB a second: each 64 KiB
 #   virtio buffer is taken well within port_timeout_ms (1000), so nothing but
 #   the stop's own deadline (3 x port_timeout_ms, EOS within one more) ends a
@@ -94,6 +94,67 @@ awk "BEGIN { exit !($secs < 7.5) }"
 t $? slow_rmmod_within_deadline
 ! ps | grep -q '[v]trace-'
 t $? no_kthread_left
+# A start that fails leaves nothing armed, and a stop whose disarming
+# writes fail says so: the test-only vtrace_failinj.ko makes the module's
+# Nth write to a tracing_on file fail (rb_simple_write; a start writes 0,
+# then 1), or its writes to events/enable (system_enable_write).  Events
+# selected: sched_switch, which fires all the time.
+FI=/lib/vtrace/vtrace_failinj.ko
+FP=/sys/module/vtrace_failinj/parameters
+disarmed() {	# nothing of the instance armed, the module idle
+	[ -z "$(cat $I/set_event)" ] && [ "$(cat $I/events/sched/sched_switch/enable)" = 0 ] &&
+		[ "$(cat $I/tracing_on)" = 0 ] && grep -q '^state: idle' $D/status
+}
+if [ -f $FI ]; then
+	insmod $FI func=rb_simple_write ret=-5 gfp_arg=0 comm='*' caller=vtrace_guest nth=2 &&
+		insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 events=sched:sched_switch &&
+		! echo 1 > $D/enable 2> /dev/null && [ "$(cat $FP/injected)" = 1 ]
+	t $? start_fails_at_tracing_on
+	echo "vtg: # set_event after it: '$(cat $I/set_event)', tracing_on $(cat $I/tracing_on)"
+	disarmed
+	t $? failed_start_leaves_events_disabled
+	rmmod vtrace_failinj
+	echo 1 > $D/enable && [ "$(cat $I/set_event)" = sched:sched_switch ] && echo 0 > $D/enable &&
+		disarmed && rmmod vtrace_guest
+	t $? next_start_arms_stop_disarms
+
+	# A stop whose disarming writes fail: each is tried three times, then the
+	# session ends and status (and EOS: the suite checks) says what stayed on.
+	# tracing_on: the module's 3rd write and every later one fail (the
+	# start's two went through).
+	insmod $FI func=rb_simple_write ret=-5 gfp_arg=0 comm='*' caller=vtrace_guest nth=3 times=0 &&
+		insmod /lib/vtrace/vtrace_guest.ko send_kallsyms=0 events=sched:sched_switch &&
+		echo 1 > $D/enable && echo 0 > $D/enable
+	t $? stop_with_tracing_on_refused_ends
+	sed 's/^/vtg-status: /' $D/status
+	grep -q '^not disarmed: tracing_on could not be set to 0' $D/status &&
+		[ "$(cat $FP/injected)" = 3 ] && [ "$(cat $I/tracing_on)" = 1 ] &&
+		[ -z "$(cat $I/set_event)" ] && grep -q '^state: idle' $D/status
+	t $? stop_tracing_on_failure_tried_3_times_reported
+	rmmod vtrace_failinj
+	# events/enable: every write from the module fails
+	insmod $FI func=system_enable_write ret=-5 gfp_arg=0 comm='*' caller=vtrace_guest nth=1 times=0 &&
+		echo 1 > $D/enable && echo 0 > $D/enable &&
+		grep -q '^not disarmed: events/enable could not be set to 0' $D/status &&
+		! grep -q '^not disarmed: tracing_on' $D/status &&
+		[ "$(cat $FP/injected)" = 3 ] &&
+		[ "$(cat $I/set_event)" = sched:sched_switch ] && [ "$(cat $I/tracing_on)" = 0 ]
+	t $? stop_events_failure_tried_3_times_reported
+	dmesg | grep 'instances/vtrace/.*\(try\|still on\)' | sed 's/^/vtg-status: /'
+	rmmod vtrace_failinj
+	# the next session's stop disarms and clears the report
+	echo 1 > $D/enable && echo 0 > $D/enable && disarmed && ! grep -q '^not disarmed' $D/status &&
+		rmmod vtrace_guest
+	t $? next_stop_disarms_and_clears_report
+else
+	for name in start_fails_at_tracing_on failed_start_leaves_events_disabled \
+		    next_start_arms_stop_disarms stop_with_tracing_on_refused_ends \
+		    stop_tracing_on_failure_tried_3_times_reported \
+		    stop_events_failure_tried_3_times_reported next_stop_disarms_and_clears_report; do
+		n=$((n + 1))
+		echo "vtg: ok $n $name # SKIP vtrace_failinj.ko not built for this kernel"
+	done
+fi
 # time for the hung-task detector to look once more
 sleep 10
 ! dmesg | grep -q "blocked for more than"
