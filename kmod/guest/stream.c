@@ -17,7 +17,13 @@
  * back.  virtio_console's ->splice_write copies at most a page per slot,
  * so a sub-buffer of k pages is first given k slots (vtg_split_subbufs()):
  * one ->splice_write then sends whole sub-buffers or none, and a port that
- * stalls cannot tear one in two.
+ * stalls cannot tear one in two.  (It would send part of the pipe only if
+ * the page it allocates to copy a slot into could not be had part-way;
+ * the buffer it then queues has zero-length descriptors after the pages
+ * copied, its scatterlist's end being where the pipe's last slot is, and
+ * QEMU marks the device broken.  An order-0 GFP_KERNEL allocation of a
+ * kernel thread does not fail outside fault injection, so a partial send
+ * is not accounted for here.)
  *
  * trace_pipe_raw's splice only hands out pages the writer has left, which
  * is what keeps a page from being sent twice.  splice_direct_to_actor()
