@@ -12,9 +12,10 @@ step() { echo "demo: $*"; }
 modprobe kvm_amd
 insmod "$VTRACE_HOST_KO" || exit 1
 
-step "recording the host with trace-cmd (-C x86-tsc), the offset history (-e vtrace_host), the vCPUs' kvm_entry/kvm_exit and the host's tick too"
+step "recording the host with trace-cmd (-C x86-tsc), the offset history (-e vtrace_host), the vCPUs' kvm_entry/kvm_exit, the host's tick and its timers too"
 (cd /tmp && exec trace-cmd record -q -C x86-tsc -b 8192 -e vtrace_host -e sched:sched_switch \
 	-e sched:sched_wakeup -e kvm:kvm_entry -e kvm:kvm_exit -e irq_vectors:local_timer_entry \
+	-e timer:hrtimer_start -e timer:hrtimer_expire_entry \
 	-o /tmp/host.dat) \
 	> "$out/trace-cmd.log" 2>&1 &
 tc=$!

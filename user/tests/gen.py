@@ -69,8 +69,13 @@ def event_id(name):
     raise ValueError(name)
 
 
+# scenario-only symbols (explain_timer: KVM's apic_timer_fn, a module's text)
+EXTRA_SYMS = []
+APIC_TIMER_FN = 0xffffffffc0a1c2d0
+
+
 def kallsyms():
-    syms = []
+    syms = list(EXTRA_SYMS)
     for line in fixture('kallsyms').decode().splitlines():
         addr, _, name = line.split()[:3]
         syms.append((int(addr, 16), name))
@@ -658,6 +663,66 @@ def scenario(name, rng, nev):
             ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
             ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
             t = run + tsc(3_000)
+        host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
+    elif name == 'explain_timer':
+        # the guest timer's path (timerpath.c): cyclictest (pid 500, guest cpu 1) sleeps 1 ms
+        # on its timer; its vCPU 1 (host thread 900 on host cpu 1) arms KVM's apic_timer_fn
+        # hrtimer (APIC) for it, halts (kvm_exit, switched out), and the host timer fires:
+        # the thread is woken and switched in, enters guest mode, the guest takes its
+        # local_timer_entry, wakes cyclictest and runs it.  On time, each step is 2 us (the
+        # fire 10 us after the due time): 26 us late.  The late ones (HOSTLATE is 3 of them):
+        #   HOSTLATE: the host fires 300 us late, its cpu idle
+        #   HOSTTASK: e2e_hog (777) on host cpu 1 from before the due time to +250 us: the
+        #             timer fires in it at +200 us, the vCPU thread runs at +250 us
+        #   WAIT:     fired on time; e2e_hog takes host cpu 1 at +11 us until +411 us
+        #   GIRQ:     the guest's local_timer_entry 250 us after the entry
+        #   GRUN:     the guest runs rt-hog (600) for 300 us before cyclictest
+        hostlate, hosttask, wait, girq, grun = (10, 11, 12), 20, 30, 40, 50
+        EXTRA_SYMS.append((APIC_TIMER_FN, 'apic_timer_fn'))
+        g = explain_guest()
+        he = host.events[1]
+        ev = g.events[1]
+        apic = 0xff2b468c8191df10
+        us = lambda n: tsc(n * 1000)
+        he.append((base + 1, ev_kvm_entry(900, 1), '', 0))
+        t = base + tsc(1_000_000)
+        for i in range(nev):
+            due = timer_sleep(ev, t)
+            he.append((t + 1, ev_hrtimer_start(900, apic, APIC_TIMER_FN, mono(due)), '', 0))
+            he.append((t + 3, ev_kvm_exit(900, 1), '', 0))
+            he.append((t + 4, ev_switch(b'CPU 1/KVM', 900, b'swapper/1', 0), '', 0))
+            fire, in_at, fire_pid = due + us(10), None, 0
+            if i in hostlate:
+                fire = due + us(300)
+            elif i == hosttask:
+                he.append((due - us(1), ev_switch(b'swapper/1', 0, b'e2e_hog', 777), '', 0))
+                fire, fire_pid = due + us(200), 777
+                in_at = due + us(250)
+                he.append((in_at, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
+            elif i == wait:
+                he.append((due + us(11), ev_switch(b'swapper/1', 0, b'e2e_hog', 777), '', 0))
+                in_at = due + us(411)
+                he.append((in_at, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
+            he.append((fire, ev_hrtimer_entry(fire_pid, apic, mono(fire), APIC_TIMER_FN), '', 0))
+            he.append((fire + us(2), ev_wakeup(900, b'CPU 1/KVM', 1, fire_pid), '', 0))
+            if in_at is None:
+                in_at = fire + us(4)
+                he.append((in_at, ev_switch(b'swapper/1', 0, b'CPU 1/KVM', 900), '', 0))
+            entry = in_at + us(2)
+            he.append((entry, ev_kvm_entry(900, 1), '', 0))
+            irq = entry + (us(250) if i == girq else us(2))
+            ev.append((irq, ev_tick(0), '', 0))
+            expire = irq + us(2)
+            ev.append((expire, ev_hrtimer_entry(0, timer, mono(expire), wake), '', 0))
+            ev.append((expire + us(2), ev_wakeup(500, b'cyclictest', 1), '', 0))
+            run = expire + us(6)
+            if i == grun:
+                ev.append((expire + us(4), ev_switch(b'swapper/1', 0, b'rt-hog', 600), '', 0))
+                run = expire + us(304)
+                ev.append((run, ev_switch(b'rt-hog', 600, b'cyclictest', 500), '', 0))
+            else:
+                ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            t = run + us(3)
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name == 'explain_lost':
         # as 'explain_mix' (cyclictest, pid 500, guest cpu 1 = vCPU 1, tid 900 on host cpu 1;

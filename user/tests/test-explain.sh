@@ -298,6 +298,80 @@ run "${MIX[@]}" --format jsonl
 python3 explain-check.py "$T/out" "$T/mix-explain.jsonl" \
 	"host_task:e2e_hog=5,host_idle=4,guest_task:rt-hog=3,host_softirq:ksoftirqd/1=1"
 ok $? explain_mix_recomputed_from_the_events
+# a host that recorded no expiry of KVM's timers: the timer's path is not told, and says
+# which events to record
+run "${MIX[@]}" --explain --worst 0
+grep -qx "The guest timer's path: not told: the host recorded no expiry of KVM's timers (record timer:hrtimer_start and timer:hrtimer_expire_entry on the host)." "$T/out" &&
+	! grep -q '^  host fired\|^  timer fired\|^  guest.s timer' "$T/out"
+ok $? explain_timer_path_not_recorded_says_so
+
+# the guest timer's path (gen.py explain_timer): 60 wake-ups of cyclictest, each step of
+# the path 2 us (26 us late) but 3 x the host firing KVM's timer 300 us late (its cpu
+# idle), one fired 200 us late inside e2e_hog, which held the cpu to +250 us, one whose
+# vCPU thread waited 400 us for e2e_hog, one whose guest took its interrupt 250 us after
+# the entry, one behind the guest task rt-hog for 300 us
+XT=$T/explain-timer
+$GEN make "$XT" explain_timer --events 60
+TIM=(--host "$XT/host" --guest g1="$XT/g1" --offsets "$XT/tsc_offsets" --task cyclictest)
+run "${TIM[@]}" --explain --worst 0
+cat > "$T/timer.want" <<'EOF2'
+Late wake-ups of cyclictest (later than 0.100 ms): 7 of 60, 2.231 ms of delay in all, each counted under the cause that took most of it:
+  cause                                                  wake-ups   total ms     max ms   share
+  host fired the vCPU's timer late, host cpu idle               3      0.948      0.316   42.5%
+  host task e2e_hog on the vCPU's host cpu                      2      0.685      0.423   30.7%
+  guest task rt-hog                                             1      0.324      0.324   14.5%
+  guest's timer irq not yet taken, vCPU in guest mode           1      0.274      0.274   12.3%
+EOF2
+cat > "$T/timer-path.want" <<'EOF2'
+The guest timer's path of 7 late wake-ups (0 others: no expiry of their vCPU's timer in their window, or no entry to guest mode):
+  segment                                                  total ms     max ms   share
+  the host fired the vCPU's timer late                        1.130        0.300   50.6%
+    of it, the host cpu idle until it fired                   0.930             41.7%
+  the timer fired, the vCPU not yet in guest mode             0.485        0.403   21.7%
+    of it, the vCPU thread off its host cpu                   0.471             21.1%
+  in guest mode, to the guest's timer interrupt               0.262        0.250   11.7%
+  the guest's handler, wake-up, scheduling                    0.354        0.306   15.9%
+EOF2
+[ $rc -eq 0 ] && head -6 "$T/out" | diff "$T/timer.want" - > "$T/timer.diff" &&
+	sed -n "/^The guest timer's path/,/^\$/p" "$T/out" | sed '$d' |
+	diff "$T/timer-path.want" - >> "$T/timer.diff"
+ok $? explain_timer_summary_and_path "rc $rc $(tr '\n' '|' < "$T/timer.diff" | head -c 800)"
+# each late wake-up's path, as built: host_timer, to_entry (of it off cpu), guest_irq, guest
+run "${TIM[@]}" --explain --worst 100 --format jsonl
+python3 - "$T/out" > "$T/timer.check" 2>&1 <<'EOF2'
+import json, sys
+want = {  # delay: (fire task, host_timer, to_entry, to_entry off cpu, guest_irq, guest, main cause)
+    423000: ('idle', 10000, 403000, 401000, 2000, 8000, ('host_task', 'e2e_hog')),
+    324000: ('idle', 10000, 6000, 4000, 2000, 306000, ('guest_task', 'rt-hog')),
+    316000: ('idle', 300000, 6000, 4000, 2000, 8000, ('timer_host_late', 'host cpu idle')),
+    274000: ('idle', 10000, 6000, 4000, 250000, 8000, ('timer_guest_irq', 'vCPU in guest mode')),
+    262000: ('e2e_hog:777', 200000, 52000, 50000, 2000, 8000, ('host_task', 'e2e_hog')),
+}
+seen, bad = {}, 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r['type'] == 'timer_path':
+        tp = r
+    if r['type'] != 'late':
+        continue
+    p, w = r['timer_path'], want.get(r['delay_ns'])
+    got = (p['fire_task'], p['host_timer_ns'], p['to_entry_ns'], p['to_entry_off_cpu_ns'],
+           p['guest_irq_ns'], p['guest_ns'], (r['parts'][0]['cause'], r['parts'][0]['task']))
+    seen[r['delay_ns']] = seen.get(r['delay_ns'], 0) + 1
+    if not p['told'] or got != w or p['host_timer_off_cpu_ns'] or p['guest_off_cpu_ns']:
+        print('delay', r['delay_ns'], 'got', got, 'want', w)
+        bad += 1
+if seen != {423000: 1, 324000: 1, 316000: 3, 274000: 1, 262000: 1}:
+    print('late wake-ups', seen)
+    bad += 1
+if (tp['on_path'], tp['no_fire'], tp['host_timer_ns'], tp['host_timer_idle_ns'],
+        tp['to_entry_off_cpu_ns']) != (7, 0, 1130000, 930000, 471000):
+    print('summary', tp)
+    bad += 1
+sys.exit(1 if bad else 0)
+EOF2
+ok $? explain_timer_each_wakeup_path "$(head -c 800 "$T/timer.check" | tr '\n' '|')"
+
 # explain_mix's threads are all SCHED_OTHER: no selection line, the jsonl says "all"
 run "${MIX[@]}" --explain --worst 1 --format jsonl
 head -1 "$T/out" | grep -q '^{"type":"summary","task":"cyclictest","selection":"all","tids":\[500\],"tids_left_out":\[\],"threshold_ns":100000,"wakeups":100,"late":13,'

@@ -174,7 +174,8 @@ ex = json.load(open(sys.argv[1]))['otherData'].get('explain', {})
 summ = ex.get('summary', [])
 check(ex.get('windows') == 11 and ex.get('left_out') == 357 and
       [l['type'] for l in summ] == ['summary'] + ['cause'] * 4 + ['mode'] * 8 +
-      ['offset_history'] * 2 and
+      ['timer_path'] + ['offset_history'] * 2 and
+      summ[13]['recorded'] is False and summ[13]['no_fire'] == 11 and
       summ[0]['late'] == 11 and summ[0]['wakeups'] == 100 and
       summ[1] == {'type': 'cause', 'cause': 'vcpu_exit', 'task': 'io', 'wakeups': 4,
                   'total_ns': 4528000, 'max_ns': 1132000, 'share': 0.3074},

@@ -6,7 +6,7 @@ secs=${1:-20}
 d=/sys/kernel/debug/vtrace
 insmod /lib/vtrace/vtrace_guest.ko || { echo "vtg: not ok 1 demo_guest load"; exit 1; }
 printf '%s\n' sched:sched_switch sched:sched_wakeup timer:hrtimer_start \
-	timer:hrtimer_expire_entry timer:hrtimer_expire_exit > $d/events
+	timer:hrtimer_expire_entry timer:hrtimer_expire_exit irq_vectors:local_timer_entry > $d/events
 echo 1 > $d/enable || { echo "vtg: not ok 1 demo_guest enable"; exit 1; }
 echo "vtg: # tracing"
 chroot /host /usr/bin/cyclictest -q -D "$secs" -i 1000 -t 1 -a 1 -p 80 -m &

@@ -236,6 +236,8 @@ static const char *const kind_key[] = {
 	[C_GUEST_TASK] = "guest_task", [C_GUEST_SELF] = "guest_self", [C_UNKNOWN] = "unknown",
 	[C_VCPU_UNKNOWN] = "vcpu_thread_unknown", [C_EVENTS_LOST] = "events_lost",
 	[C_OTHER] = "other",
+	[C_PATH_HOST_TIMER] = "timer_host_late", [C_PATH_TO_ENTRY] = "timer_to_entry",
+	[C_PATH_GUEST_IRQ] = "timer_guest_irq", [C_PATH_GUEST] = "timer_guest",
 };
 
 static const char *const kind_text[] = {
@@ -256,6 +258,10 @@ static const char *const kind_text[] = {
 	[C_VCPU_UNKNOWN] = "vCPU's host thread not told apart",
 	[C_EVENTS_LOST] = "trace lost events here (%s): not told apart",
 	[C_OTHER] = "other causes (past 31 in one window)",
+	[C_PATH_HOST_TIMER] = "host fired the vCPU's timer late, %s",
+	[C_PATH_TO_ENTRY] = "timer fired, vCPU not yet in guest mode, %s",
+	[C_PATH_GUEST_IRQ] = "guest's timer irq not yet taken, %s",
+	[C_PATH_GUEST] = "guest's timer handler, wake-up, scheduling",
 };
 
 static int event_id(struct tep_handle *tep, const char *sys, const char *name,
@@ -662,6 +668,7 @@ struct walk {
 	int		qi;		/* the first that has not ended by the walk's place */
 	char		tcomm[COMM_LEN + 1];	/* the task's name, "" not known */
 	char		tname[REASON_LEN];	/* "NAME (tid N)": a thread of that name */
+	const struct late_path	*path;	/* timerpath.c's, NULL: not told */
 };
 
 static size_t xoldest(struct xring *x)
@@ -867,6 +874,47 @@ static uint64_t quiet_next(struct walk *w, uint64_t t, uint64_t next)
 	return next;
 }
 
+/* the walk's next place at a step of the timer's path, if before @next */
+static uint64_t path_next(const struct walk *w, uint64_t t, uint64_t next)
+{
+	if (!w->path || w->path->state < TP_NO_TICK)
+		return next;
+	for (int i = 0; i < 3; i++) {
+		uint64_t at = i == 0 ? w->path->fired : i == 1 ? w->path->entry : w->path->irq;
+
+		if (at > t && at < next)
+			return at;
+	}
+	return next;
+}
+
+/*
+ * A piece that is only a state (the host cpu idle, the vCPU in guest mode
+ * or running with the guest idle) is told by the step of the timer's path
+ * it falls in (timerpath.c): before KVM's timer fired, after it fired and
+ * before the vCPU entered guest mode, before the guest took its timer
+ * interrupt, or in the guest's handling of it.
+ */
+static int path_cause(struct walk *w, uint64_t t, int kind, const char **task)
+{
+	const struct late_path *p = w->path;
+	bool idle = kind == C_HOST_IDLE;
+
+	if (!p || p->state < TP_NO_TICK ||
+	    (kind != C_HOST_IDLE && kind != C_VCPU_GUEST && kind != C_VCPU_RUNNING))
+		return kind;
+	*task = idle ? "host cpu idle" : kind == C_VCPU_GUEST ? "vCPU in guest mode" :
+		"vCPU thread running";
+	if (t < p->fired)
+		return C_PATH_HOST_TIMER;
+	if (t < p->entry)
+		return C_PATH_TO_ENTRY;
+	if (t < p->irq && p->state == TP_KNOWN)
+		return C_PATH_GUEST_IRQ;
+	*task = "";
+	return C_PATH_GUEST;
+}
+
 static void walk_window(struct classify *c, struct walk *w, uint64_t a, uint64_t b,
 			struct late_parts *p)
 {
@@ -889,9 +937,10 @@ static void walk_window(struct classify *c, struct walk *w, uint64_t a, uint64_t
 		if (w->x && w->xi + 1 < (long)w->x->n && xat(w->x, w->xi + 1)->t < next)
 			next = xat(w->x, w->xi + 1)->t;
 		next = quiet_next(w, t, next);
+		next = path_next(w, t, next);
 		if (next > t) {
 			const char *task;
-			int kind = piece_cause(c, w, t, &task);
+			int kind = path_cause(w, t, piece_cause(c, w, t, &task), &task);
 
 			add_part(c, p, kind, task, next - t);
 			if (w->x)
@@ -1124,12 +1173,14 @@ static bool window_lost(struct classify *c, struct walk *w, struct source *s, in
  * @vtid:	the host thread of its vCPU (vtrace_vcpu_fit_tid()), -1 not known
  * @group:	0 or 1: the summary of which (classify_select()) it counts in
  * @expected, @running:	the window, host ns
+ * @path:	the timer's path through it (timerpath_wakeup()), NULL: not told
  * @p:		filled with the window's pieces per cause, the main one first
  */
 void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int vtid,
-		     int group, uint64_t expected, uint64_t running, struct late_parts *p)
+		     int group, uint64_t expected, uint64_t running,
+		     const struct late_path *path, struct late_parts *p)
 {
-	struct walk w = { .target = pid, .vtid = vtid, .host_end = UINT64_MAX };
+	struct walk w = { .target = pid, .vtid = vtid, .host_end = UINT64_MAX, .path = path };
 	uint64_t delay = running - expected;
 	char task[REASON_LEN];
 	int hcpu = -1;

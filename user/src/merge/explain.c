@@ -186,6 +186,7 @@ struct late {
 	uint64_t		delay;
 	uint64_t		seq;		/* the order found: ties stay in it */
 	struct late_parts	parts;
+	struct late_path	path;		/* timerpath.c's */
 };
 
 struct explain {
@@ -195,6 +196,7 @@ struct explain {
 	bool			by_prio;	/* --task without --tid: group 1 real-time */
 	int			sel;		/* the group explained */
 	struct classify		*cl;
+	struct timerpath	*tp;
 	struct worst		worst_of[2];	/* per group */
 	struct late		*top;		/* the selected group's, sorted */
 	int			nr_top;
@@ -215,6 +217,7 @@ struct explain {
 	uint64_t		delay;
 	uint64_t		wakeups[2];	/* per group */
 	const struct late_parts	*parts;		/* the story's */
+	const struct late_path	*path;
 	int			rank;
 	/* pass 2 */
 	char			vcpu_comm[32];
@@ -425,8 +428,10 @@ static void task_ran(struct explain *x, struct source *s, int mi, int pid, uint6
 		l.p = *p;
 		l.running = ns;
 		l.delay = ns - p->expected;
+		timerpath_wakeup(x->tp, mi, s->cpu, vtrace_vcpu_fit_tid(s->fit), g, p->expected, ns,
+				 &l.path);
 		classify_wakeup(x->cl, s, mi, pid, vtrace_vcpu_fit_tid(s->fit), g, p->expected, ns,
-				&l.parts);
+				&l.path, &l.parts);
 		keep_late(x, &x->worst_of[g], &l);
 	}
 	memset(p, 0, sizeof(*p));
@@ -532,6 +537,7 @@ static bool explain_event(void *priv, struct source *s, uint64_t ns)
 	int mi = machine_index(x, s->m);
 
 	classify_event(x->cl, s, mi, ns);
+	timerpath_event(x->tp, s, mi, ns);
 	if (s->m->guest)
 		pass1_event(x, s, mi, ns);
 	return false;
@@ -678,6 +684,7 @@ static void print_causes(struct explain *x, FILE *out)
 	}
 	fputs(".\n", out);
 	classify_print_modes(x->cl, out, x->parts);
+	timerpath_print_late(x->tp, out, x->path);
 }
 
 /* The one-line answer: what took most of the delay (classify.c's main cause). */
@@ -888,6 +895,7 @@ static void print_late_jsonl(struct explain *x, FILE *out, const struct late *l,
 		classify_json_modes(x->cl, out, &l->parts);
 		fputs("]", out);
 	}
+	timerpath_json_late(x->tp, out, &l->path);
 	fputs("}\n", out);
 }
 
@@ -1129,6 +1137,7 @@ static int explain_select(struct explain *x, FILE *out, bool jsonl, char **json)
 	x->nr_top = x->worst_of[x->sel].nr;
 	top_sort(&x->worst_of[x->sel]);
 	classify_select(x->cl, x->sel);
+	timerpath_select(x->tp, x->sel);
 	if (x->by_prio && (n = threads_woke(x, &w)) < 0)
 		return -1;
 	if (x->sel && !jsonl)
@@ -1171,6 +1180,13 @@ int explain_summary(struct explain *x, FILE *out)
 	free(json);
 	if (ret)
 		return -1;
+	if (jsonl) {
+		fputs("{\"type\":\"timer_path\",", out);
+		timerpath_print(x->tp, out, true);
+		fputs("}\n", out);
+	} else {
+		timerpath_print(x->tp, out, false);
+	}
 	print_history_starts(x, out, jsonl);
 	if (jsonl) {
 		for (int i = 0; i < x->nr_top; i++)
@@ -1226,7 +1242,8 @@ struct explain *explain_open(struct machine **machines, int nr, const struct mer
 	x->worst_of[0].l = calloc(opts->worst + 1, sizeof(struct late));
 	x->worst_of[1].l = calloc(opts->worst + 1, sizeof(struct late));
 	x->cl = classify_open(machines, nr, ticks);
-	if (!x->fields || !x->worst_of[0].l || !x->worst_of[1].l || !x->cl ||
+	x->tp = timerpath_open(machines, nr);
+	if (!x->fields || !x->worst_of[0].l || !x->worst_of[1].l || !x->cl || !x->tp ||
 	    (opts->task && !x->what)) {
 		explain_free(x);
 		return NULL;
@@ -1258,6 +1275,7 @@ static void story_reset(struct explain *x, int rank)
 	x->running = l->running;
 	x->delay = l->delay;
 	x->parts = &l->parts;
+	x->path = &l->path;
 	x->host_cpu = x->first_cpu = -1;
 	x->moves = 0;
 	x->vcpu_tid = l->parts.vcpu_tid;	/* pass 1's: the thread of several of that name */
@@ -1345,6 +1363,7 @@ void explain_free(struct explain *x)
 	umap_free(&x->pending);
 	umap_free(&x->threads);
 	classify_close(x->cl);
+	timerpath_close(x->tp);
 	free(x->worst_of[0].l);
 	free(x->worst_of[1].l);
 	free(x->what);

@@ -255,11 +255,38 @@ struct merge_pass explain_story_pass(struct explain *x);
 int explain_story_close(struct explain *x, FILE *out, bool failed);
 void explain_free(struct explain *x);
 
+/* timerpath.c: a late wake-up's way from the guest timer's due time to the task */
+enum tp_seg { TP_HOST_TIMER, TP_TO_ENTRY, TP_GUEST_IRQ, TP_GUEST, TP_SEGS };
+enum tp_state { TP_NO_FIRE, TP_NO_ENTRY, TP_NO_TICK, TP_KNOWN };
+struct late_path {
+	int		state;		/* enum tp_state */
+	int		fire_cpu;	/* the host cpu KVM's timer fired on */
+	int		fire_pid;	/* the task it interrupted there, 0: idle */
+	char		fire_comm[17];
+	uint64_t	fired;		/* host ns: KVM's timer fired (or the expected time) */
+	uint64_t	entry;		/* the vCPU entered guest mode */
+	uint64_t	irq;		/* the guest's local_timer_entry (TP_KNOWN) */
+	uint64_t	seg[TP_SEGS];	/* ns */
+	uint64_t	off[TP_SEGS];	/* of them, the vCPU thread off its host cpu */
+};
+struct timerpath;
+struct timerpath *timerpath_open(struct machine **machines, int nr);
+void timerpath_close(struct timerpath *t);
+void timerpath_event(struct timerpath *t, struct source *s, int mi, uint64_t ns);
+void timerpath_wakeup(struct timerpath *t, int mi, int cpu, int vtid, int group,
+		      uint64_t expected, uint64_t running, struct late_path *p);
+void timerpath_select(struct timerpath *t, int group);
+void timerpath_print(struct timerpath *t, FILE *out, bool jsonl);
+void timerpath_print_late(struct timerpath *t, FILE *out, const struct late_path *p);
+void timerpath_json_late(struct timerpath *t, FILE *out, const struct late_path *p);
+
 /* classify.c: a late wake-up's window cut into causes */
 enum cause_kind {
 	C_HOST_TASK, C_HOST_IRQ, C_HOST_SOFTIRQ, C_HOST_IDLE, C_HOST_NOT_RUNNING, C_VCPU_BLOCKED,
 	C_VCPU_RUNNING, C_VCPU_EXIT, C_VCPU_GUEST, C_GUEST_IRQ, C_GUEST_SOFTIRQ, C_GUEST_TASK,
 	C_GUEST_SELF, C_UNKNOWN, C_VCPU_UNKNOWN, C_EVENTS_LOST, C_OTHER,
+	/* a state (host idle, guest mode) told by the timer's path (timerpath.c) */
+	C_PATH_HOST_TIMER, C_PATH_TO_ENTRY, C_PATH_GUEST_IRQ, C_PATH_GUEST,
 };
 /* a vCPU's mode (kvm_entry/kvm_exit): not known, guest mode, or reason r + 1 */
 #define X_UNKNOWN	(-1)
@@ -308,7 +335,8 @@ struct classify *classify_open(struct machine **machines, int nr,
 void classify_close(struct classify *c);
 void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns);
 void classify_wakeup(struct classify *c, struct source *s, int mi, int pid, int vtid,
-		     int group, uint64_t expected, uint64_t running, struct late_parts *p);
+		     int group, uint64_t expected, uint64_t running,
+		     const struct late_path *path, struct late_parts *p);
 void classify_select(struct classify *c, int group);
 void classify_cause_text(struct classify *c, int ci, char *buf, size_t len);
 void classify_key_text(const char *key, const char *task, char *buf, size_t len);

@@ -442,9 +442,11 @@ static int put_late(struct perfetto *p, const char *line, size_t len, long long 
 	put_slice(p, mi + 1, *tid, name, from, to);
 	fprintf(p->out, ",\"cat\":\"late\",\"args\":{\"rank\":%lld,\"delay_ns\":%lld,"
 		"\"host_cpu\":%lld", rank, delay, hcpu);
-	/* the parts (and modes) as explain.c wrote them: JSON already */
+	/* the parts (and modes, the timer's path) as explain.c wrote them: JSON already */
 	n = (int)(line + len - parts);
-	while (n > 0 && (parts[n - 1] == '\n' || parts[n - 1] == '}'))
+	while (n > 0 && parts[n - 1] == '\n')
+		n--;
+	if (n > 0 && parts[n - 1] == '}')	/* the record's own end, not an object's in it */
 		n--;
 	fprintf(p->out, "%.*s}}", n, parts);
 	if (hcpu < 0 || !host_pid(p))

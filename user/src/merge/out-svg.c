@@ -738,6 +738,8 @@ static void part_short(const struct part *p, char *buf, size_t len)
 		{ "vcpu_guest", "guest mode" }, { "guest_irq", "guest irq" },
 		{ "guest_softirq", "guest softirq" }, { "guest_self", "the task itself" },
 		{ "unknown", "not in the host trace" }, { "events_lost", "events lost" },
+		{ "timer_host_late", "host timer late" }, { "timer_to_entry", "to guest mode" },
+		{ "timer_guest_irq", "guest irq late" }, { "timer_guest", "guest handler" },
 	};
 
 	if (!strcmp(p->key, "host_task")) {
