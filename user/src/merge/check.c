@@ -30,7 +30,8 @@
  * CPUs) are checked; spans cut by the trace's start or end run to it.
  * Several threads with the vCPU's name (several VMs): the one whose spans
  * hold the most events is taken, and said.  The spans and that choice are
- * src/lib/vcpu.c's, which vtrace dat's GUEST option uses too.
+ * src/lib/vcpu.c's, each guest CPU's check src/lib/check-core.c's, which
+ * vtrace dat's self-check and GUEST option use too.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -43,6 +44,7 @@
 #include <trace-cmd.h>
 
 #include "merge-local.h"
+#include "vtrace-check.h"
 #include "vtrace-util.h"
 #include "vtrace-vcpu.h"
 
@@ -50,14 +52,12 @@
 
 struct check_cpu {
 	struct source		*s;
-	struct vtrace_vcpu_fit	fit;
-	uint64_t		seen;
-	uint64_t		first, last;	/* the events' host TSC, smallest and largest */
+	struct vtrace_check_cpu	core;		/* src/lib/check-core.c */
 	const struct check	*c;
 };
 
 struct check {
-	const char		**publish;	/* where the verdict goes at the pass's end, or NULL */
+	const char		**publish;	/* the verdict goes there at the end, or NULL */
 	char			verdict[512];
 	const char		*unverified;	/* why nothing can be checked, or NULL */
 	char			why[512];
@@ -117,29 +117,19 @@ static int walk_dump(struct check *c, struct machine *host)
 
 /* ---- the guests' CPUs */
 
-/*
- * The vCPU's guest windows tell apart the events two offset intervals map
- * inside themselves (src/lib/tsc.c): only with kvm_entry/kvm_exit, run spans
- * are too wide for it.
- */
-static void bind_windows(struct check_cpu *cc, struct source *s)
-{
-	if (vtrace_vcpu_fit_has_windows(&cc->fit))
-		vtrace_tsc_map_set_windows(&s->map, vtrace_vcpu_fit_in_guest, &cc->fit);
-}
-
 static int bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 {
 	const struct vtrace_vcpu_history *h = s->map.hist;
 
 	cc->s = s;
 	cc->c = c;
-	s->fit = &cc->fit;
+	s->fit = &cc->core.fit;
 	if (!h || h->vcpu_idx < 0)
 		return 0;
-	if (vtrace_vcpu_fit_init(&cc->fit, &c->vt, h, c->tol))
+	if (vtrace_check_cpu_init(&cc->core, &c->vt, h, c->khz))
 		return -1;
-	bind_windows(cc, s);
+	/* its guest windows tell apart events two offset intervals map (src/lib/tsc.c) */
+	vtrace_check_cpu_windows(&cc->core, &s->map);
 	return 0;
 }
 
@@ -158,7 +148,7 @@ struct check *check_open(struct machine **ms, int nr, const struct merge_opts *o
 	if (!c)
 		return NULL;
 	c->khz = opts->khz;
-	c->tol = opts->khz ? vtrace_ns_to_tsc(VTRACE_VCPU_TOLERANCE_NS, opts->khz) : VTRACE_VCPU_TOLERANCE_NS;
+	c->tol = vtrace_check_tolerance(opts->khz);
 	c->vt.lo = UINT64_MAX;
 	for (int i = 0; i < nr; i++)
 		if (ms[i]->guest)
@@ -191,7 +181,7 @@ void check_close(struct check *c)
 	if (!c)
 		return;
 	for (int i = 0; i < c->nr_cpus; i++) {
-		vtrace_vcpu_fit_free(&c->cpus[i].fit);
+		vtrace_check_cpu_free(&c->cpus[i].core);
 		if (!c->cpus[i].s)
 			continue;
 		c->cpus[i].s->fit = NULL;
@@ -202,26 +192,16 @@ void check_close(struct check *c)
 	free(c);
 }
 
-/* A guest event converted to host TSC @t */
-static void check_event(struct check_cpu *cc, uint64_t t)
-{
-	const struct check *c = cc->c;
-
-	if (!cc->seen++ || t < cc->first)
-		cc->first = t;
-	if (t > cc->last)
-		cc->last = t;
-	if (!cc->fit.nr_cand || c->unverified)
-		return;
-	vtrace_vcpu_fit_event(&cc->fit, t);
-}
-
 /* Every event a source reads: a guest CPU's carries its check (bind_cpu()) */
 static void check_read(void *priv, struct source *s)
 {
+	struct check_cpu *cc;
+
 	(void)priv;
-	if (s->fit)
-		check_event(container_of(s->fit, struct check_cpu, fit), s->host_tsc);
+	if (!s->fit)
+		return;
+	cc = container_of(s->fit, struct check_cpu, core.fit);
+	vtrace_check_cpu_event(&cc->core, s->host_tsc, !cc->c->unverified);
 }
 
 static int check_end(void *priv, bool failed)
@@ -287,13 +267,6 @@ static const char *unit(const struct check *c)
 	return c->khz ? "ns" : "TSC cycles";
 }
 
-static uint64_t bound_of(const struct vtrace_vcpu_cand *k)
-{
-	if (!k->checked || k->outside || k->to_start == UINT64_MAX)
-		return UINT64_MAX;
-	return k->to_start > k->to_end ? k->to_start : k->to_end;
-}
-
 /* The CPU's events used its history's first interval, a snapshot of the event's enable */
 static bool started_at_enable(const struct check_cpu *cc)
 {
@@ -312,19 +285,19 @@ static const char *cpu_unverified(const struct check *c, const struct check_cpu 
 		return c->unverified;
 	if (!h || h->vcpu_idx < 0)
 		return "its vCPU's index is not known (no offset history with vcpu_idx)";
-	if (!cc->fit.nr_cand && c->vt.nr_entry) {
+	if (!cc->core.fit.nr_cand && c->vt.nr_entry) {
 		snprintf(buf, size, "no thread \"CPU %d/KVM\" in the host trace's sched_switch"
 			 " events, and no kvm_entry of vcpu_id %u", h->vcpu_idx, h->vcpu_id);
 		return buf;
 	}
-	if (!cc->fit.nr_cand) {
+	if (!cc->core.fit.nr_cand) {
 		snprintf(buf, size, "no thread \"CPU %d/KVM\" in the host trace's sched_switch"
 			 " events", h->vcpu_idx);
 		return buf;
 	}
-	if (cc->seen && cc->fit.unchecked == cc->seen) {
+	if (cc->core.seen && cc->core.fit.unchecked == cc->core.seen) {
 		snprintf(buf, size, "none of its %" PRIu64 " events falls within the host trace",
-			 cc->seen);
+			 cc->core.seen);
 		return buf;
 	}
 	return NULL;
@@ -395,17 +368,16 @@ static void unverified_line(const struct check *c, FILE *f, const char *why)
 }
 
 struct totals {
-	uint64_t	checked, outside, unchecked, worst, bound;
-	uint64_t	in_loss;	/* outside the spans where the host trace lost events */
-	uint64_t	ambiguous;	/* of the verified CPUs: events whose time is not proved */
-	int		verified, unverified;
+	struct vtrace_check_sum	sum;		/* the verified CPUs' (src/lib/check-core.c) */
+	uint64_t		ambiguous;	/* of them: events whose time is not proved */
+	int			verified, unverified;
 };
 
 static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f, bool json,
 		     const char *prefix, struct totals *t)
 {
 	bool amb;
-	const struct vtrace_vcpu_cand *k = vtrace_vcpu_fit_best(&cc->fit, &amb);
+	const struct vtrace_vcpu_cand *k = vtrace_vcpu_fit_best(&cc->core.fit, &amb);
 	const char *why, *key;
 	uint64_t b;
 	char buf[160], bound[24], name[64];
@@ -417,10 +389,10 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 		json_ambiguity(cc, f);
 		if (why) {
 			fprintf(f, "\"verified\": false, \"events\": %" PRIu64 ", \"why\": \"%s\"}}\n",
-				cc->seen, why);
+				cc->core.seen, why);
 			return;
 		}
-		b = bound_of(k);
+		b = vtrace_check_bound(k);
 		/* JSON's null when nothing is proved */
 		if (b == UINT64_MAX)
 			snprintf(bound, sizeof(bound), "null");
@@ -431,9 +403,9 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 			PRIu64 ", \"in_host_loss\": %" PRIu64 ", \"basis\": \"%s\", \"tid\": %d,"
 			" \"threads\": %d}}\n",
 			k->outside ? "false" : "true", k->checked, k->outside, to_ns(c, k->worst),
-			bound, cc->fit.unchecked, k->in_loss,
+			bound, cc->core.fit.unchecked, k->in_loss,
 			k->sp == &k->t->guest ? "kvm_entry/kvm_exit" : "sched_switch",
-			k->t->tid, cc->fit.nr_cand);
+			k->t->tid, cc->core.fit.nr_cand);
 		return;
 	}
 	if (why) {
@@ -442,17 +414,10 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 			cc->s->cpu, why);
 		return;
 	}
-	b = bound_of(k);
+	b = vtrace_check_bound(k);
 	t->verified++;
 	t->ambiguous += cc->s->map.ambiguous;
-	t->checked += k->checked;
-	t->outside += k->outside;
-	t->unchecked += cc->fit.unchecked;
-	t->in_loss += k->in_loss;
-	if (k->worst > t->worst)
-		t->worst = k->worst;
-	if (b != UINT64_MAX && (t->bound == UINT64_MAX || b > t->bound))
-		t->bound = b;
+	vtrace_check_sum_add(&t->sum, &cc->core, k);
 	fprintf(f, "%sguest %s cpu %d: %" PRIu64 " checked, %" PRIu64 " outside, worst %" PRIu64
 		" %s outside, bound ", prefix, cc->s->m->name, cc->s->cpu, k->checked, k->outside,
 		to_ns(c, k->worst), unit(c));
@@ -463,16 +428,17 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 	fprintf(f, " (%s of host tid %d %s", k->sp == &k->t->guest ?
 		"kvm_entry..kvm_exit" : "sched_switch spans", k->t->tid,
 		vtrace_vthread_name(k->t, name, sizeof(name)));
-	if (cc->fit.nr_cand > 1)
-		fprintf(f, ", the best fit of %d threads of that %s", cc->fit.nr_cand,
+	if (cc->core.fit.nr_cand > 1)
+		fprintf(f, ", the best fit of %d threads of that %s", cc->core.fit.nr_cand,
 			k->t->idx >= 0 ? "name" : "vCPU");
-	if (cc->fit.others)
-		fprintf(f, "; %d of other VMs left out, by the offsets they wrote", cc->fit.others);
+	if (cc->core.fit.others)
+		fprintf(f, "; %d of other VMs left out, by the offsets they wrote",
+			cc->core.fit.others);
 	if (amb)
 		fprintf(f, ", but another fits as well: ambiguous");
-	if (cc->fit.unchecked)
+	if (cc->core.fit.unchecked)
 		fprintf(f, "; %" PRIu64 " events outside the host trace not checked",
-			cc->fit.unchecked);
+			cc->core.fit.unchecked);
 	if (k->in_loss)
 		fprintf(f, "; %" PRIu64 " events where the host trace lost events not checked",
 			k->in_loss);
@@ -492,7 +458,7 @@ static void hint(const struct check *c, FILE *f, const struct totals *t)
 		fprintf(f, "vtrace-merge: self-check: to verify, record the host while the guests"
 			" run with trace-cmd record -C x86-tsc -e sched:sched_switch -e kvm:kvm_entry"
 			" -e kvm:kvm_exit\n");
-	else if (t->verified && !t->outside && !c->vt.has_kvm)
+	else if (t->verified && !t->sum.outside && !c->vt.has_kvm)
 		fprintf(f, "vtrace-merge: self-check: kvm:kvm_entry and kvm:kvm_exit in the host"
 			" trace would make the bound much tighter\n");
 }
@@ -515,13 +481,13 @@ static int disjoint_guests(const struct check *c, FILE *f)
 		for (; i < c->nr_cpus && c->cpus[i].s->m == m; i++) {
 			const struct check_cpu *cc = &c->cpus[i];
 
-			cands += cc->fit.nr_cand;
-			if (!cc->fit.nr_cand || !cc->seen)
+			cands += cc->core.fit.nr_cand;
+			if (!cc->core.fit.nr_cand || !cc->core.seen)
 				continue;
-			seen += cc->seen;
-			unchecked += cc->fit.unchecked;
-			first = cc->first < first ? cc->first : first;
-			last = cc->last > last ? cc->last : last;
+			seen += cc->core.seen;
+			unchecked += cc->core.fit.unchecked;
+			first = cc->core.first < first ? cc->core.first : first;
+			last = cc->core.last > last ? cc->core.last : last;
 		}
 		if (!cands || !seen || unchecked != seen)
 			continue;
@@ -548,24 +514,25 @@ static void verdict(const struct check *c, FILE *f, const struct totals *t)
 	int cpus = t->verified + t->unverified;
 
 	fprintf(f, "vtrace-merge: self-check: %" PRIu64 " guest events checked, %" PRIu64
-		" outside (tolerance %d %s)", t->checked, t->outside,
+		" outside (tolerance %d %s)", t->sum.checked, t->sum.outside,
 		c->khz ? VTRACE_VCPU_TOLERANCE_NS : (int)c->tol, unit(c));
-	if (t->outside) {
+	if (t->sum.outside) {
 		fprintf(f, ": FAILED\n");
 		return;
 	}
-	if (!t->checked) {	/* --machine without the guests: none of their events read */
+	if (!t->sum.checked) {	/* --machine without the guests: none of their events read */
 		fprintf(f, ": nothing verified, no guest event was read (--machine)\n");
 		return;
 	}
-	if (t->bound != UINT64_MAX)
-		fprintf(f, ", alignment error at most %" PRIu64 " %s", to_ns(c, t->bound), unit(c));
+	if (t->sum.bound != UINT64_MAX)
+		fprintf(f, ", alignment error at most %" PRIu64 " %s", to_ns(c, t->sum.bound),
+			unit(c));
 	if (t->ambiguous)
 		fprintf(f, " but for %" PRIu64 " ambiguous events, whose times are not proved",
 			t->ambiguous);
-	if (t->in_loss)
+	if (t->sum.in_loss)
 		fprintf(f, "%s %" PRIu64 " events where the host trace lost events, not proved",
-			t->ambiguous ? " and" : " but for", t->in_loss);
+			t->ambiguous ? " and" : " but for", t->sum.in_loss);
 	fprintf(f, ": verified");
 	if (t->unverified)
 		fprintf(f, " on %d of %d guest CPUs, %d unverified (above)", t->verified, cpus,
@@ -584,7 +551,7 @@ static void verdict(const struct check *c, FILE *f, const struct totals *t)
  */
 int check_report(const struct check *c, FILE *f, bool force)
 {
-	struct totals t = { .bound = UINT64_MAX };
+	struct totals t = { .sum = VTRACE_CHECK_SUM_INIT };
 
 	if (!c || !c->nr_cpus)
 		return 0;
@@ -605,7 +572,7 @@ int check_report(const struct check *c, FILE *f, bool force)
 		return 0;
 	}
 	verdict(c, f, &t);
-	if (!t.outside)
+	if (!t.sum.outside)
 		return 0;
 	if (c->vt.lost)
 		fprintf(f, "vtrace-merge: self-check: the host trace lost %" PRIu64 " events:"
@@ -618,8 +585,8 @@ int check_report(const struct check *c, FILE *f, bool force)
 			 " could run (worst %" PRIu64 " %s): the timeline is wrong. Likely causes:"
 			 " the offsets or the dump of another VM (pid=), an incomplete offset"
 			 " history, a host trace of another boot or capture, host times shifted"
-			 " (trace clock, trace-cmd options); --force keeps the output", t.outside,
-			 to_ns(c, t.worst), unit(c));
+			 " (trace clock, trace-cmd options); --force keeps the output",
+			 t.sum.outside, to_ns(c, t.sum.worst), unit(c));
 	return force ? 0 : -1;
 }
 
@@ -706,7 +673,7 @@ void check_explain_report(const struct check *c, FILE *f, bool json)
 /* --stats: the same per guest CPU, as text lines or (--format jsonl) JSON objects */
 void check_stats(const struct check *c, FILE *f, bool json)
 {
-	struct totals t = { .bound = UINT64_MAX };
+	struct totals t = { .sum = VTRACE_CHECK_SUM_INIT };
 
 	if (!c || !c->nr_cpus)
 		return;

@@ -66,6 +66,7 @@
 #include <event-parse.h>
 #include <trace-cmd.h>
 
+#include "vtrace-check.h"
 #include "vtrace-dump.h"
 #include "vtrace-local.h"
 #include "vtrace-proto.h"
@@ -159,10 +160,8 @@ struct dat {
 	int				*vcpu_tid;
 	size_t				*first;
 	size_t				*last;
-	/* the self-check (vtrace-merge's): events checked, outside, worst distance (TSC) */
-	uint64_t			sc_checked;
-	uint64_t			sc_outside;
-	uint64_t			sc_worst;
+	/* the self-check (vtrace-merge's, src/lib/check-core.c): the checked CPUs' sum */
+	struct vtrace_check_sum		sc;
 	int				sc_unverified;	/* guest CPUs not checked */
 };
 
@@ -346,41 +345,46 @@ static void put_systems(struct dat *d, FILE *f)
  * back to 0), and trace-cmd, which looks samples up by guest time, would
  * take those older samples for the trace's events.
  */
+struct used {
+	struct dat		*d;
+	int			cpu;
+	struct vtrace_tsc_map	map;
+};
+
+static int used_event(void *priv, const struct tep_record *rec, const uint64_t *host)
+{
+	struct used *u = priv;
+	struct dat *d = u->d;
+
+	if (!host) {
+		/* vtrace-merge's refusal: trace-cmd would misplace it silently */
+		vtrace_tsc_map_refused(&u->map, d->name, u->cpu, d->dir, rec->ts, rec->offset);
+		return -1;
+	}
+	if (*host < d->host_lo)
+		d->host_lo = *host;
+	if (*host > d->host_hi)
+		d->host_hi = *host;
+	return 0;
+}
+
 static int used_intervals(struct dat *d, int cpu)
 {
-	struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d->dump, cpu);
-	struct vtrace_tsc_map map;
-	struct tep_record *rec;
-	uint64_t host;
-	int filler, ret;
+	struct used u = { .d = d, .cpu = cpu };
+	struct vtrace_tsc_map *map = &u.map;
 
-	if (!r)
+	vtrace_tsc_map_init(map, d->hist[cpu], d->assume_constant);
+	if (vtrace_dump_cpu_host(d->dump, cpu, map, used_event, &u))
 		return -1;
-	vtrace_tsc_map_init(&map, d->hist[cpu], d->assume_constant);
-	while ((ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0) {
-		if (vtrace_tsc_map_event(&map, rec->ts, &host)) {
-			/* vtrace-merge's refusal: trace-cmd would misplace it silently */
-			vtrace_tsc_map_refused(&map, d->name, cpu, d->dir, rec->ts, rec->offset);
-			ret = -1;
-			break;
-		}
-		if (host < d->host_lo)
-			d->host_lo = host;
-		if (host > d->host_hi)
-			d->host_hi = host;
-	}
-	vtrace_cpu_reader_close(r);
-	if (ret < 0)
-		return -1;
-	if (map.ambiguous)
+	if (map->ambiguous)
 		dat_warn("guest %s cpu %d: %" PRIu64 " events read a guest TSC that two offset"
 			 " intervals map (the offset was set back): trace-cmd's TIME_SHIFT picks an"
 			 " interval by guest time alone, which may be wrong, and neither trace-cmd report"
 			 " nor KernelShark can mark them; vtrace-merge marks those the host's"
 			 " kvm_entry..kvm_exit do not tell apart \"[time ambiguous]\"", d->name, cpu,
-			 map.ambiguous);
-	d->first[cpu] = map.first_used == SIZE_MAX ? d->hist[cpu]->nr - 1 : map.first_used;
-	d->last[cpu] = map.first_used == SIZE_MAX ? d->hist[cpu]->nr - 1 : map.last_used;
+			 map->ambiguous);
+	d->first[cpu] = map->first_used == SIZE_MAX ? d->hist[cpu]->nr - 1 : map->first_used;
+	d->last[cpu] = map->first_used == SIZE_MAX ? d->hist[cpu]->nr - 1 : map->last_used;
 	return 0;
 }
 
@@ -1129,73 +1133,49 @@ static int cmdline_tid(struct dat *d, struct tep_handle *tep, int c)
 	return tid;
 }
 
-/* Every event of guest CPU @c, on the host's TSC as vtrace-merge puts it, fitted */
-static int fit_events(struct dat *d, int c, struct vtrace_vcpu_fit *fit)
-{
-	struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d->dump, c);
-	struct vtrace_tsc_map map;
-	struct tep_record *rec;
-	uint64_t host;
-	int filler, ret;
-
-	if (!r)
-		return -1;
-	vtrace_tsc_map_init(&map, d->hist[c], d->assume_constant);
-	if (vtrace_vcpu_fit_has_windows(fit))
-		vtrace_tsc_map_set_windows(&map, vtrace_vcpu_fit_in_guest, fit);
-	while ((ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
-		if (!vtrace_tsc_map_event(&map, rec->ts, &host))
-			vtrace_vcpu_fit_event(fit, host);
-	vtrace_cpu_reader_close(r);
-	return ret < 0 ? -1 : 0;
-}
-
+/* Guest CPU @c's vCPU thread, its events checked as vtrace-merge checks them */
 static int vcpu_tid(struct dat *d, const struct vtrace_vthreads *vt, struct tep_handle *tep,
 		    int c)
 {
 	const struct vtrace_vcpu_cand *k;
-	struct vtrace_vcpu_fit fit;
+	struct vtrace_check_cpu cc;
+	const struct vtrace_vcpu_fit *fit = &cc.fit;
 	char tids[96] = "", name[64];
 	size_t len = 0;
 	bool amb;
 	int tid;
 
-	if (vtrace_vcpu_fit_init(&fit, vt, d->hist[c],
-				 d->khz ? vtrace_ns_to_tsc(VTRACE_VCPU_TOLERANCE_NS, d->khz) :
-				 VTRACE_VCPU_TOLERANCE_NS))
+	if (vtrace_check_cpu_init(&cc, vt, d->hist[c], d->khz))
 		return -1;
-	if (!fit.nr_cand) {
+	if (!fit->nr_cand) {
 		d->sc_unverified++;
 		return cmdline_tid(d, tep, c);
 	}
-	if (fit_events(d, c, &fit)) {
-		vtrace_vcpu_fit_free(&fit);
+	if (vtrace_check_cpu_read_dump(&cc, d->dump, c, d->hist[c], d->assume_constant)) {
+		vtrace_check_cpu_free(&cc);
 		return -1;
 	}
-	k = vtrace_vcpu_fit_best(&fit, &amb);
+	k = vtrace_vcpu_fit_best(fit, &amb);
 	if (!k->checked)
 		d->sc_unverified++;
-	d->sc_checked += k->checked;
-	d->sc_outside += k->outside;
-	if (k->worst > d->sc_worst)
-		d->sc_worst = k->worst;
+	vtrace_check_sum_add(&d->sc, &cc, k);
 	if (k->outside)
 		fprintf(stderr, "vtrace dat: self-check: guest %s cpu %d: %" PRIu64 " checked, %"
 			PRIu64 " outside the %s spans of host tid %d %s\n", d->name, c,
-			k->checked, k->outside, vtrace_vcpu_fit_has_windows(&fit) ?
+			k->checked, k->outside, vtrace_vcpu_fit_has_windows(fit) ?
 			"kvm_entry..kvm_exit" : "sched_switch", k->t->tid,
 			vtrace_vthread_name(k->t, name, sizeof(name)));
 	tid = k->t->tid;
 	if (amb) {
-		for (int i = 0; i < fit.nr_cand && len < sizeof(tids); i++)
-			len += snprintf(tids + len, sizeof(tids) - len, " %d", fit.cand[i].t->tid);
+		for (int i = 0; i < fit->nr_cand && len < sizeof(tids); i++)
+			len += snprintf(tids + len, sizeof(tids) - len, " %d", fit->cand[i].t->tid);
 		dat_warn("guest %s cpu %d: ambiguous: %d threads %s %d%s (tids%s) fit the %"
 			 PRIu64 " of its events in the host trace equally well: tid %d is taken",
-			 d->name, c, fit.nr_cand, k->t->idx >= 0 ? "\"CPU" : "of vCPU",
+			 d->name, c, fit->nr_cand, k->t->idx >= 0 ? "\"CPU" : "of vCPU",
 			 d->hist[c]->vcpu_idx, k->t->idx >= 0 ? "/KVM\"" : "", tids, k->checked,
 			 tid);
 	}
-	vtrace_vcpu_fit_free(&fit);
+	vtrace_check_cpu_free(&cc);
 	return tid;
 }
 
@@ -1228,9 +1208,9 @@ static int self_check(struct dat *gs, int nr)
 		struct dat *d = &gs[i];
 		unsigned int cpus = d->info->nr_cpus;
 
-		outside += d->sc_outside;
-		if (d->sc_worst > worst)
-			worst = d->sc_worst;
+		outside += d->sc.outside;
+		if (d->sc.worst > worst)
+			worst = d->sc.worst;
 		if (d->sc_unverified == (int)cpus) {
 			fprintf(stderr, "vtrace dat: self-check: guest %s: unverified: no spans of"
 				" its vCPU threads in the host trace hold its events (record the host"
@@ -1240,9 +1220,9 @@ static int self_check(struct dat *gs, int nr)
 		}
 		fprintf(stderr, "vtrace dat: self-check: guest %s: %" PRIu64 " events checked, %"
 			PRIu64 " outside (tolerance %d ns), worst %" PRIu64 " %s outside: ", d->name,
-			d->sc_checked, d->sc_outside, VTRACE_VCPU_TOLERANCE_NS,
-			khz ? vtrace_tsc_to_ns(d->sc_worst, khz) : d->sc_worst, unit);
-		if (d->sc_outside)
+			d->sc.checked, d->sc.outside, VTRACE_VCPU_TOLERANCE_NS,
+			khz ? vtrace_tsc_to_ns(d->sc.worst, khz) : d->sc.worst, unit);
+		if (d->sc.outside)
 			fputs("FAILED\n", stderr);
 		else if (d->sc_unverified)
 			fprintf(stderr, "verified on %u of %u guest CPUs\n",
@@ -1628,6 +1608,7 @@ static struct dat *add_guest(struct dat **gs, int *nr, const char *arg)
 		return NULL;
 	*gs = n;
 	memset(&n[*nr], 0, sizeof(*n));
+	n[*nr].sc = (struct vtrace_check_sum)VTRACE_CHECK_SUM_INIT;
 	if (parse_guest(&n[*nr], arg)) {
 		vtrace_guest_spec_free(&n[*nr].spec);
 		return NULL;
