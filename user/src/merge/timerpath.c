@@ -535,11 +535,9 @@ void timerpath_print_late(struct timerpath *t, FILE *out, const struct late_path
 		fputs(" ms", out);
 		if (s == TP_HOST_TIMER)
 			fprintf(out, " (host cpu %d, %s)", p->fire_cpu, task);
-		if (p->off[s]) {
-			fputs(", the vCPU thread off its host cpu ", out);
-			ms(out, p->off[s]);
-			fputs(" ms", out);
-		}
+		if (p->off[s])
+			fprintf(out, ", the vCPU thread off its host cpu %" PRIu64 ".%03" PRIu64 " ms",
+				p->off[s] / 1000000, p->off[s] / 1000 % 1000);
 		fputc('\n', out);
 	}
 }
