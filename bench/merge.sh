@@ -37,6 +37,15 @@
 # (VTRACE_MERGE_NO_SELF_CHECK=1; --stats, not text: the difference of two
 # short runs, less noise on a shared machine), as a share of the text merge
 # without it.
+#
+#   bench/merge.sh --compressed "1M 4M" [--runs R] [--keep DIR]
+#
+# The same captures with the host's trace.dat compressed as trace-cmd 3.1.6
+# writes it by default (trace-cmd convert --compression zstd, file version
+# 7), one line per size: trace-cmd report on the compressed host and guest
+# files next to vtrace-merge on the compressed host (text), its CPU seconds,
+# peak RSS and peak anonymous RSS, and vtrace-merge's peak RSS on the flat
+# file for reference: memory flat in the trace's size on both.
 # With --keep DIR the data of each size stays in DIR/data-N, and a later run
 # with the same DIR reuses it.
 # Not a test: no pass/fail (make check runs it once, tiny: bench/check.sh).
@@ -47,6 +56,7 @@ runs=5
 keep=
 scale=
 explain=
+compressed=
 count_arg() {	# "0.25M" -> 250000 (count() below, before it is defined)
 	awk -v n="$1" 'BEGIN { m = 1; if (n ~ /[mM]$/) { m = 1000000; sub(/[mM]$/, "", n) }
 		if (n ~ /[kK]$/) { m = 1000; sub(/[kK]$/, "", n) }; printf "%d\n", n * m }'
@@ -58,7 +68,8 @@ while [ $# -gt 0 ]; do
 	--runs)		runs=$2; shift 2 ;;
 	--scale)	scale=$2; shift 2 ;;
 	--explain)	explain=$(count_arg "$2"); shift 2 ;;
-	*)		echo "usage: $0 [--events N | --scale 'N1 N2 ...' | --explain N] [--runs R] [--keep DIR]" >&2
+	--compressed)	compressed=$2; shift 2 ;;
+	*)		echo "usage: $0 [--events N | --scale 'N1 N2 ...' | --explain N | --compressed 'N1 N2 ...'] [--runs R] [--keep DIR]" >&2
 			exit 2 ;;
 	esac
 done
@@ -297,4 +308,45 @@ scale_curve() {
 	echo "bench: x CPU = trace-cmd report CPU seconds / vtrace-merge (text) CPU seconds (higher is faster)"
 }
 
-if [ -n "$explain" ]; then explain_bench; elif [ -n "$scale" ]; then scale_curve; else single; fi
+# One line per size, the host's trace.dat compressed (zstd, trace-cmd's default): trace-cmd
+# report and vtrace-merge on the same compressed files, CPU seconds and peak RSS
+compressed_curve() {
+	local n d G tc tr ta vc vr va fr
+	echo "bench: compressed host trace.dat (zstd, file version 7), medians of $runs runs;"
+	echo "bench: RSS = peak RSS, anon = peak anonymous RSS (KiB); flat RSS = vtrace-merge's on the"
+	echo "bench: uncompressed host file"
+	printf "%9s | %-27s | %-27s | %9s | %7s\n" "" "trace-cmd report" "vtrace-merge (text)" \
+		"flat" "x CPU"
+	printf "%9s | %7s %9s %9s | %7s %9s %9s | %9s | %7s\n" events "CPU s" "RSS" "anon" \
+		"CPU s" "RSS" "anon" "RSS" ""
+	for n in $compressed; do
+		n=$(count "$n")
+		d=$D/data-$n
+		generate "$d" "$n"
+		if [ ! -s "$d/host-z.dat" ] || [ ! -s "$d/guest-z.dat" ]; then
+			trace-cmd convert -i "$d/host.dat" -o "$d/host-z.dat" --file-version 7 \
+				--compression zstd > /dev/null 2>&1 &&
+			trace-cmd convert -i "$d/guest.dat" -o "$d/guest-z.dat" --file-version 7 \
+				--compression zstd > /dev/null 2>&1 ||
+				{ echo "bench: trace-cmd convert --compression zstd failed" >&2; return 1; }
+		fi
+		time_runs trace-cmd report -i "$d/host-z.dat" -i "$d/guest-z.dat"
+		tc=$cpu tr=$rss ta=$anon
+		G="--guest g1=$d/g1 --offsets $d/tsc_offsets --no-progress"
+		# shellcheck disable=SC2086
+		time_runs "$M" --host "$d/host-z.dat" $G
+		vc=$cpu vr=$rss va=$anon
+		# shellcheck disable=SC2086
+		time_runs "$M" --host "$d/host.dat" $G
+		fr=$rss
+		[ -n "$keep" ] || rm -rf "$d"
+		awk -v n="$n" -v tc="$tc" -v tr="$tr" -v ta="$ta" -v vc="$vc" -v vr="$vr" \
+		    -v va="$va" -v fr="$fr" 'BEGIN { if (vc <= 0) vc = 0.005
+			printf "%9d | %7.2f %9d %9d | %7.2f %9d %9d | %9d | %6.2fx\n",
+				n, tc, tr, ta, vc, vr, va, fr, tc / vc }'
+	done
+	echo "bench: x CPU = trace-cmd report CPU seconds / vtrace-merge CPU seconds (higher is faster)"
+}
+
+if [ -n "$explain" ]; then explain_bench; elif [ -n "$scale" ]; then scale_curve
+elif [ -n "$compressed" ]; then compressed_curve; else single; fi

@@ -12,8 +12,8 @@
  * (vtrace_dump_open_dat(): its headers through libtracecmd, the CPU data
  * table of v6 or the BUFFER options of v7), the trace clock, trace-cmd's
  * CPU statistics and instances, and every CPU's pages read to the last
- * event and printed; a compressed file through libtracecmd's own reader
- * (vtrace_dat_open_raw()).  Then the offset history of its
+ * event and printed, a compressed file's chunk by chunk (dat-chunks.c).
+ * Then the offset history of its
  * vtrace_host:tsc_offset events (vtrace_offsets_open_dat(), as without
  * --offsets) and its vCPU threads (vtrace_vthreads_read_dat(), as
  * --check and vtrace dat read them).  tsc_offsets goes through
@@ -49,46 +49,15 @@ static void host_stats(struct tracecmd_input *h, int nr_cpus)
 			fuzz_sink += st.left + st.overrun + st.dropped + st.read;
 }
 
-/* A compressed file: libtracecmd decompresses and reads its records */
-static void host_read_raw(const char *path, struct trace_seq *s)
-{
-	struct tracecmd_input *h = vtrace_dat_open_raw(path);
-	struct tep_handle *tep;
-
-	if (!h) {
-		fuzz_note_contained(fuzz_input, fuzz_input_size);
-		return;
-	}
-	tep = tracecmd_get_tep(h);
-	if (!vtrace_dat_check_clock(path, vtrace_dat_clock(h)))
-		fuzz_sink++;
-	host_stats(h, tep_get_cpus(tep));
-	for (int cpu = 0; cpu < tep_get_cpus(tep) && cpu < HOST_MAX_CPUS; cpu++) {
-		struct tep_record *rec;
-		int n = 0;
-
-		while (n++ < HOST_MAX_EVENTS && (rec = tracecmd_read_data(h, cpu))) {
-			fuzz_touch(rec->data, rec->size);
-			fuzz_print_event(tep, rec, s);
-			tracecmd_free_record(rec);
-		}
-	}
-	tracecmd_close(h);
-}
-
 static void host_read_pages(const char *path, unsigned int flags, struct trace_seq *s)
 {
 	struct vtrace_dump *d;
-	bool compressed;
 
 	if (vtrace_dat_check_magic(path))
 		return;
-	d = vtrace_dump_open_dat(path, flags, &compressed);
+	d = vtrace_dump_open_dat(path, flags);
 	if (!d) {
-		if (compressed)
-			host_read_raw(path, s);
-		else
-			fuzz_note_contained(fuzz_input, fuzz_input_size);
+		fuzz_note_contained(fuzz_input, fuzz_input_size);
 		return;
 	}
 	if (!vtrace_dat_check_clock(path, vtrace_dump_dat_clock(d)))

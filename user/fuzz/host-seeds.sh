@@ -14,6 +14,9 @@
 #   ev.*, snap.*    tests/gen.py's unstable scenario with vtrace_host:tsc_offset
 #                   events (writes; snapshots with since and tsc_khz), v7 and v6
 #   lost.*          the same with 1000 events lost on host cpu 1
+#   zdmg.*          real-l2's compressed file damaged in its CPU data: a zstd frame,
+#                   a chunk header, a chunk count, a page inside a chunk; each also
+#                   with the skip-bad-pages bit (.skip)
 #   offsets.*       a tsc_offsets file alone (no host.dat)
 set -e
 out=$(realpath -m "$1")
@@ -87,6 +90,34 @@ variants snap "$tmp/snap/host.dat"
 python3 gen.py make "$tmp/lost" unstable --events 60 --offset-events --lose-at 0.5 > /dev/null
 make_dat "$tmp/lost" vtrace_host/tsc_offset
 pack lost.v7 "$tmp/lost/host.dat"
+
+# damage DAT NAME CPU OFFSET-IN-DATA BYTES(hex): a copy of DAT with BYTES at that CPU's
+# compressed data (its chunk count at 0, the first chunk's header at 4), packed twice
+damage() {
+	python3 - "$1" "$out/zdmg.$2" "$3" "$4" "$5" <<'PY'
+import struct, subprocess, sys
+dat, out, cpu, at, hexb = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+b = bytearray(open(dat, 'rb').read())
+first = subprocess.run(['./dat-edit.py', 'chunks', dat, str(cpu)], capture_output=True,
+                       text=True, check=True).stdout.split()
+base = int(first[0]) - 4
+patch = bytes.fromhex(hexb)
+b[base + at:base + at + len(patch)] = patch
+for suffix, flag in (('', 0), ('.skip', 1 << 31)):
+    open(out + suffix, 'wb').write(struct.pack('<I', len(b) | flag) + b)
+PY
+}
+trace-cmd convert -i $R/host.dat -o "$tmp/rz.dat" --file-version 7 --compression zstd \
+	> /dev/null 2>&1
+damage "$tmp/rz.dat" frame 0 12 00000000
+damage "$tmp/rz.dat" chunk-header 1 4 ffffff00
+damage "$tmp/rz.dat" chunk-count 0 0 ffff0000
+cp $R/host.dat "$tmp/bad.dat"
+printf '\x88\x13\x00\x00' | dd of="$tmp/bad.dat" bs=1 seek=$((32768 + 4096 + 8)) conv=notrunc \
+	2> /dev/null
+trace-cmd convert -i "$tmp/bad.dat" -o "$tmp/rzbad.dat" --file-version 7 --compression zstd \
+	> /dev/null 2>&1
+damage "$tmp/rzbad.dat" page 1 0 ""
 
 pack offsets.real-l2 - $R/tsc_offsets
 pack offsets.ev - "$tmp/ev/tsc_offsets"

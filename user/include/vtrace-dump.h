@@ -47,7 +47,7 @@ struct vtrace_cpu_counts {
 extern unsigned int vtrace_dump_forced_flags;
 
 struct vtrace_dump *vtrace_dump_open(const char *dir, unsigned int flags);
-struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags, bool *compressed);
+struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags);
 const char *vtrace_dump_dat_clock(struct vtrace_dump *dump);
 struct tracecmd_input *vtrace_dump_dat_handle(struct vtrace_dump *dump);
 void vtrace_dump_close(struct vtrace_dump *dump);

@@ -19,6 +19,9 @@
                                       a TRACECLOCK option and the trace_clock text after the
                                       CPU data table (in its padding: no page moves; convert
                                       writes a clock there, but no option says so)
+    dat-edit.py chunks FILE CPU       print where each compressed chunk of CPU's data is:
+                                      "OFFSET COMPRESSED UNCOMPRESSED" a line (the chunk's
+                                      8-byte header at OFFSET), in a compressed file
 
 trace-cmd restore (3.1) writes "local" whatever the tracing folder's
 trace_clock says; the unit tests and fixtures/real-l2/host.dat hold pages
@@ -150,9 +153,26 @@ def v6_clock(path, b, clock):
     open(path, 'wb').write(b)
 
 
+def chunks(b, cpu):
+    _, _, _, at, clock = top_buffer(b)
+    at += len(clock) + 1 + 4            # the page size
+    n = struct.unpack_from('<I', b, at)[0]
+    for i in range(n):
+        c, off, _ = struct.unpack_from('<IQQ', b, at + 4 + 20 * i)
+        if c == cpu:
+            count = struct.unpack_from('<I', b, off)[0]
+            off += 4
+            for _ in range(count):
+                zsize, usize = struct.unpack_from('<II', b, off)
+                print(off, zsize, usize)
+                off += 8 + zsize
+            return
+    sys.exit('%s: no CPU %d' % (sys.argv[1], cpu))
+
+
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ('clock', 'offset', 'v6clock', 'cpustat',
-                                                'instance', 'subbuf'):
+                                                'instance', 'subbuf', 'chunks'):
         sys.exit(__doc__)
     cmd, path = sys.argv[1:3]
     arg = sys.argv[3] if len(sys.argv) > 3 else None
@@ -167,6 +187,8 @@ def main():
         add_option(path, b, 3, struct.pack('<Q', 0) + arg.encode() + b'\0x86-tsc\0' +
                    struct.pack('<II', 4096, 0))
         open(path, 'wb').write(b)
+    elif cmd == 'chunks':
+        chunks(b, int(arg))
     elif cmd == 'subbuf':
         sec, data, opt, at, clock = top_buffer(b)
         struct.pack_into('<I', b, at + len(clock) + 1, int(arg))

@@ -312,8 +312,8 @@ expect_error host_dat_truncated "$T/cut.dat: byte 49152: an options section's he
 ok $? host_dat_truncated_no_empty_reference "$(cat "$T/err")"
 
 # ---- the host trace.dat read page by page (src/lib/tracedat.c and the dumps' reader):
-# byte for byte what libtracecmd's own reader gives, which still reads compressed v7 files;
-# v7 (trace-cmd restore, the fixture) and v6 (trace-cmd convert, clock as record writes it)
+# byte for byte the same from v7 (trace-cmd restore, the fixture), v6 (trace-cmd convert,
+# clock as record writes it) and compressed v7 (convert: zstd, read chunk by chunk)
 # same_as_libtracecmd NAME DAT ARGS...: every output mode, stdout and stderr
 same_as_libtracecmd() {
 	local name=$1 dat=$2 mode f bad=
@@ -344,24 +344,91 @@ same_as_libtracecmd() {
 	ok $? "$name" "differs from libtracecmd's reader:$bad"
 }
 same_as_libtracecmd host_dat_pages_real_l2 $R/host.dat --guest g=$R --offsets $R/tsc_offsets
-# a compressed file as large as VTRACE_MERGE_COMPRESSED_WARN_MIB (default 16) or larger gets
-# the memory warning, once, and the same output; 1 MiB under it, none
-if trace-cmd convert -i $R/host.dat -o "$T/zbig.dat" --file-version 7 --compression any \
-	> /dev/null 2>&1 && ! head -c 40 "$T/zbig.dat" | grep -qa none; then
-	run --host $R/host.dat --guest g=$R --offsets $R/tsc_offsets --format jsonl
-	cat "$T/out" "$T/err" > "$T/zsmall.all"
-	kib=$(( $(stat -c %s "$T/zbig.dat") / 1024 ))
-	VTRACE_MERGE_COMPRESSED_WARN_MIB=0 run --host "$T/zbig.dat" --guest g=$R \
-		--offsets $R/tsc_offsets --format jsonl
-	[ $rc -eq 0 ] && [ "$(grep -c "^vtrace-merge: warning: $T/zbig.dat: compressed pages (0 MiB): libtracecmd decompresses them into memory, which grows with the trace" "$T/err")" -eq 1 ] &&
-		grep -v "^vtrace-merge: warning: $T/zbig.dat: compressed pages " "$T/err" |
-		cat "$T/out" - | cmp -s - "$T/zsmall.all" && [ "$kib" -lt 1024 ] &&
-		VTRACE_MERGE_COMPRESSED_WARN_MIB=1 run --host "$T/zbig.dat" --guest g=$R \
-			--offsets $R/tsc_offsets --format jsonl &&
-		cat "$T/out" "$T/err" | cmp -s - "$T/zsmall.all"
-	ok $? host_dat_compressed_large_warns_once "rc $rc, $kib KiB: $(head -c 300 "$T/err")"
+# ---- a compressed host trace.dat (trace-cmd 3.1.6's default, zstd) read chunk by chunk
+# (src/lib/dat-chunks.c): the same outputs as its flat twin, the same page checks, damaged
+# chunks refused with their place or skipped (--skip-bad-pages) and counted
+ZD=$T/zdmg
+$GEN make "$ZD" basic --events 3000 > /dev/null
+if make_dat "$ZD" && trace-cmd convert -i "$ZD/host.dat" -o "$ZD/z.dat" --file-version 7 \
+	--compression zstd > /dev/null 2>&1 && ! head -c 40 "$ZD/z.dat" | grep -qa none; then
+	ZA=($(guests "$ZD") --offsets "$ZD/tsc_offsets" --tsc-khz 2500000)
+	mapfile -t zc0 < <(./dat-edit.py chunks "$ZD/z.dat" 0)
+	bad=
+	for mode in "" "--format jsonl" "--stats" "--explain" "--explain --format jsonl"; do
+		# shellcheck disable=SC2086
+		run --host "$ZD/host.dat" "${ZA[@]}" $mode
+		cat "$T/out" "$T/err" | sed "s|$ZD/host.dat|HOST|g" > "$T/zflat"
+		# shellcheck disable=SC2086
+		run --host "$ZD/z.dat" "${ZA[@]}" $mode
+		cat "$T/out" "$T/err" | sed "s|$ZD/z.dat|HOST|g" | cmp -s - "$T/zflat" ||
+			bad="$bad '$mode'"
+		[ -n "$mode" ] || lines=$(wc -l < "$T/zflat")
+	done
+	# 6000 events of 27 pages a host CPU: 3 chunks (trace-cmd compresses 10 pages a chunk)
+	[ -z "$bad" ] && [ "${#zc0[@]}" -eq 3 ] && [ "$lines" -gt 6000 ]
+	ok $? host_dat_compressed_chunks_same_as_flat "${#zc0[@]} chunks on cpu 0, $lines lines, differs:$bad"
+	# the zstd frame of cpu 0's second chunk damaged (its magic): refused, or its 10 pages
+	# skipped and counted, the chunks after it read
+	read -r zat zsize zusize <<< "${zc0[1]}"
+	cp "$ZD/z.dat" "$T/zframe.dat"
+	printf '\x00\x00\x00\x00' | dd of="$T/zframe.dat" bs=1 seek=$((zat + 8)) conv=notrunc \
+		2> /dev/null
+	expect_error host_dat_compressed_chunk_refused "$T/zframe.dat: byte $zat: CPU 0's compressed chunk 2 of 3: $zsize bytes that do not decompress to the $zusize their header says (zstd: Unknown frame descriptor; damaged?)" --host "$T/zframe.dat" "${ZA[@]}"
+	run --host "$ZD/host.dat" "${ZA[@]}" --stats
+	flat0=$(awk '$1 == "host" && $2 == 0 { print $3 }' "$T/out")
+	flat1=$(awk '$1 == "host" && $2 == 1 { print $3 }' "$T/out")
+	run --host "$T/zframe.dat" "${ZA[@]}" --stats --skip-bad-pages
+	read -r _ _ z0 _ _ _ _ zbad0 _ < <(awk '$1 == "host" && $2 == 0' "$T/out")
+	[ $rc -eq 0 ] && [ "$zbad0" = 10 ] && [ "$z0" -gt 0 ] && [ "$z0" -lt "$flat0" ] &&
+		grep -q "^host \+1 \+$flat1 .* 0 \+[0-9.]*-" "$T/out" &&
+		[ "$(grep -c "byte $zat: CPU 0's compressed chunk 2 of 3: .* (skipped)\$" "$T/err")" -eq 1 ]
+	ok $? host_dat_compressed_chunk_skipped_counted "rc $rc, cpu 0: $z0 of $flat0 read, $zbad0 bad: $(grep '^host' "$T/out" | tr '\n' '|') $(head -c 300 "$T/err")"
+	# a chunk header past the CPU's data: the chunks from there cannot be found
+	cp "$ZD/z.dat" "$T/zhdr.dat"
+	printf '\xff\xff\xff\x00' | dd of="$T/zhdr.dat" bs=1 seek="$zat" conv=notrunc 2> /dev/null
+	expect_error host_dat_compressed_chunk_header_refused "$T/zhdr.dat: byte $zat: CPU 0's compressed chunk 2 of 3: 16777215 bytes decompressing to $zusize, expected a header of 8 bytes and its bytes within the" --host "$T/zhdr.dat" "${ZA[@]}"
+	grep -qF "its chunks from here are not read (damaged?)" "$T/err"
+	ok $? host_dat_compressed_chunk_header_says_rest_unread "$(cat "$T/err")"
+	run --host "$T/zhdr.dat" --tsc-khz 2500000 --stats --skip-bad-pages
+	[ $rc -eq 0 ] && grep -q "^host \+0 \+[0-9]\+ .* 1 \+[0-9.]*-" "$T/out"
+	ok $? host_dat_compressed_chunk_header_skipped "rc $rc: $(grep '^host' "$T/out" | tr '\n' '|')"
+	# a page damaged inside a chunk: the page checks of a flat file, its place in the chunk
+	cp "$ZD/host.dat" "$T/zpage-flat.dat"
+	# the flat file's CPU 1 pages: its BUFFER option (restore's layout: the last section)
+	off1=$(python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+at = b.rindex(b"\0x86-tsc\0") + 9 + 4
+print(struct.unpack_from("<IQQ", b, at + 4 + 20)[1])' "$ZD/host.dat")
+	printf '\x88\x13\x00\x00' | dd of="$T/zpage-flat.dat" bs=1 seek=$((off1 + 4096 * 12 + 8)) \
+		conv=notrunc 2> /dev/null
+	trace-cmd convert -i "$T/zpage-flat.dat" -o "$T/zpage.dat" --file-version 7 \
+		--compression zstd > /dev/null 2>&1
+	read -r zat1 _ <<< "$(./dat-edit.py chunks "$T/zpage.dat" 1 | sed -n 2p)"
+	expect_error host_dat_compressed_bad_page_refused "$T/zpage.dat: byte $zat1 (CPU 1's compressed chunk 2 of 3, its uncompressed byte 8200): bad page: commit size 5000, expected at most 4080 (page size mismatch?)" --host "$T/zpage.dat" "${ZA[@]}"
+	run --host "$T/zpage-flat.dat" --tsc-khz 2500000 --stats --skip-bad-pages
+	grep '^host' "$T/out" > "$T/zpage-flat.stats"
+	run --host "$T/zpage.dat" --tsc-khz 2500000 --stats --skip-bad-pages
+	[ $rc -eq 0 ] && grep '^host' "$T/out" | cmp -s - "$T/zpage-flat.stats" &&
+		grep -q "^host \+1 .* 1 \+[0-9.]*-" "$T/out"
+	ok $? host_dat_compressed_bad_page_skipped_as_flat "rc $rc: $(grep '^host' "$T/out" | tr '\n' '|') flat: $(tr '\n' '|' < "$T/zpage-flat.stats")"
+	# a chunk count the CPU's data cannot hold; a compression libtracecmd here does not read
+	cp "$ZD/z.dat" "$T/zcount.dat"
+	read -r zat0 _ <<< "${zc0[0]}"
+	printf '\xff\xff\x00\x00' | dd of="$T/zcount.dat" bs=1 seek=$((zat0 - 4)) conv=notrunc \
+		2> /dev/null
+	expect_error host_dat_compressed_chunk_count_refused "$T/zcount.dat: byte $((zat0 - 4)): CPU 0's compressed data of" --host "$T/zcount.dat" "${ZA[@]}"
+	grep -qF "expected a chunk count and 8 bytes or more per chunk (damaged?)" "$T/err"
+	ok $? host_dat_compressed_chunk_count_says_expected "$(cat "$T/err")"
+	cp "$ZD/z.dat" "$T/zlib.dat"
+	printf 'zlib' | dd of="$T/zlib.dat" bs=1 seek=18 conv=notrunc 2> /dev/null
+	expect_error host_dat_compression_unknown_refused_by_name "$T/zlib.dat: compressed with \"zlib\" (its file header), which libtracecmd here does not read (it reads zstd)" --host "$T/zlib.dat" "${ZA[@]}"
 else
-	skip host_dat_compressed_large_warns_once "trace-cmd has no compression"
+	for t in chunks_same_as_flat chunk_refused chunk_skipped_counted chunk_header_refused \
+		chunk_header_says_rest_unread chunk_header_skipped bad_page_refused \
+		bad_page_skipped_as_flat chunk_count_refused chunk_count_says_expected; do
+		skip "host_dat_compressed_$t" "trace-cmd has no zstd compression"
+	done
+	skip host_dat_compression_unknown_refused_by_name "trace-cmd has no zstd compression"
 fi
 # the real-l2 capture again, with --explain (its own passes over the host)
 cp $R/host.dat "$T/rl2.dat"

@@ -20,14 +20,10 @@
 #include "vtrace-dump.h"
 #include "vtrace-util.h"
 
-int tracecmd_page_size(struct tracecmd_input *handle);
-
 struct vtrace_dat_records {
 	const char			*path;
-	struct vtrace_dump		*dump;		/* flat pages: vtrace's reader */
+	struct vtrace_dump		*dump;
 	struct vtrace_cpu_reader	*reader;
-	struct tracecmd_input		*raw;		/* compressed: libtracecmd's */
-	struct tep_record		*rec;		/* libtracecmd's last record */
 	int				cpu;		/* the CPU being read, -1 before */
 };
 
@@ -40,7 +36,6 @@ struct vtrace_dat_records {
 struct vtrace_dat_records *vtrace_dat_records_open(const char *path)
 {
 	struct vtrace_dat_records *r = calloc(1, sizeof(*r));
-	bool compressed;
 
 	if (!r)
 		return NULL;
@@ -48,10 +43,8 @@ struct vtrace_dat_records *vtrace_dat_records_open(const char *path)
 	r->cpu = -1;
 	if (vtrace_dat_check_magic(path))
 		goto error;
-	r->dump = vtrace_dump_open_dat(path, VTRACE_DUMP_NO_PLUGINS, &compressed);
-	if (!r->dump && compressed)
-		r->raw = vtrace_dat_open_raw(path);
-	if (!r->dump && !r->raw)
+	r->dump = vtrace_dump_open_dat(path, VTRACE_DUMP_NO_PLUGINS);
+	if (!r->dump)
 		goto error;
 	return r;
 error:
@@ -62,7 +55,7 @@ error:
 /* libtracecmd's handle of the file: its headers, options, trace clock */
 struct tracecmd_input *vtrace_dat_records_handle(struct vtrace_dat_records *r)
 {
-	return r->dump ? vtrace_dump_dat_handle(r->dump) : r->raw;
+	return vtrace_dump_dat_handle(r->dump);
 }
 
 struct tep_handle *vtrace_dat_records_tep(struct vtrace_dat_records *r)
@@ -73,29 +66,7 @@ struct tep_handle *vtrace_dat_records_tep(struct vtrace_dat_records *r)
 /* The CPUs whose records there are: 0 to N - 1 */
 int vtrace_dat_records_cpus(struct vtrace_dat_records *r)
 {
-	int nr = r->dump ? (int)vtrace_dump_info(r->dump)->nr_cpus :
-			   tep_get_cpus(tracecmd_get_tep(r->raw));
-
-	return nr > 0 ? nr : 0;
-}
-
-/* libtracecmd's next record of @cpu; one larger than a page is damage it did not see */
-static int next_raw(struct vtrace_dat_records *r, int cpu, struct tep_record **rec)
-{
-	int page_size = tracecmd_page_size(r->raw);
-
-	tracecmd_free_record(r->rec);
-	r->rec = tracecmd_read_data(r->raw, cpu);
-	if (!r->rec)
-		return 0;
-	if (r->rec->size < 0 || r->rec->size > page_size) {
-		vtrace_set_error("%s: cpu %d: a record of %d bytes, expected at most a page (%d"
-				 " bytes): damaged compressed CPU data", r->path, cpu,
-				 r->rec->size, page_size);
-		return -1;
-	}
-	*rec = r->rec;
-	return 1;
+	return vtrace_dump_info(r->dump)->nr_cpus;
 }
 
 /**
@@ -112,16 +83,12 @@ int vtrace_dat_records_next(struct vtrace_dat_records *r, int cpu, struct tep_re
 {
 	int filler;
 
-	if (r->raw)
-		return next_raw(r, cpu, rec);
 	if (cpu != r->cpu) {
 		vtrace_cpu_reader_close(r->reader);
 		r->cpu = cpu;
 		r->reader = vtrace_cpu_reader_open(r->dump, cpu);
-		if (!r->reader) {
-			vtrace_set_error("%s: cpu %d: out of memory", r->path, cpu);
+		if (!r->reader)
 			return -1;
-		}
 	}
 	return vtrace_cpu_reader_next(r->reader, rec, &filler);
 }
@@ -132,8 +99,5 @@ void vtrace_dat_records_close(struct vtrace_dat_records *r)
 		return;
 	vtrace_cpu_reader_close(r->reader);
 	vtrace_dump_close(r->dump);
-	tracecmd_free_record(r->rec);
-	if (r->raw)
-		tracecmd_close(r->raw);
 	free(r);
 }

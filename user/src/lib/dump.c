@@ -34,9 +34,11 @@
  *
  * A host's trace-cmd trace.dat is read with the same readers
  * (vtrace_dump_open_dat()): libtracecmd reads its headers, tracedat.c finds
- * where each CPU's pages are, and a reader pread()s them one at a time, so
- * that memory stays flat however long the trace (libtracecmd's own reader
- * maps each CPU's whole data).
+ * where each CPU's pages are, and a reader pread()s them one at a time, or,
+ * in a compressed file, takes them one at a time from the one chunk it
+ * holds decompressed (dat-chunks.c), so that memory stays flat however long
+ * the trace (libtracecmd's own reader maps each CPU's whole data, and keeps
+ * every chunk it decompressed).  The same checks apply to every page.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -132,6 +134,7 @@ struct vtrace_cpu_reader {
 	uint64_t			offset;		/* of the next page */
 	uint64_t			end;		/* of the CPU's pages */
 	uint64_t			page_offset;	/* of the loaded page */
+	struct dat_chunks		*chunks;	/* a compressed trace.dat's CPU */
 	struct kbuffer			*kbuf;
 	struct page_event		*evs;		/* the loaded page's, see check_events() */
 	int				max_evs;
@@ -861,17 +864,15 @@ error:
  * vtrace_dump_open_dat - a host's trace-cmd trace.dat, read as a dump's CPUs
  * @path:	the trace.dat
  * @flags:	VTRACE_DUMP_SKIP_BAD
- * @compressed:	set when the file's pages are compressed (v7): NULL is
- *		returned without an error, libtracecmd's reader must read it
  *
+ * Flat (v6, v7) and compressed (v7, zstd) files alike.
  * The dump has no control stream: no EOS, no fillers, no kallsyms of its
  * own (the tep has the file's).
  */
-struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags, bool *compressed)
+struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags)
 {
 	struct vtrace_dump *d = calloc(1, sizeof(*d));
 
-	*compressed = false;
 	if (!d)
 		return NULL;
 	d->is_dat = true;
@@ -880,10 +881,6 @@ struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags, b
 	d->dir = strdup(path);
 	if (!d->dir || dat_layout_read(path, &d->dat))
 		goto error;
-	if (d->dat.compressed) {
-		*compressed = true;
-		goto error;
-	}
 	d->tep = d->dat.tep;
 	d->info.nr_cpus = d->dat.nr_cpus;
 	d->info.page_size = d->dat.page_size;
@@ -1008,8 +1005,10 @@ struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *d, unsigned
 	struct vtrace_cpu_reader *r;
 
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		vtrace_set_error("%s: out of memory", d->dir);
 		return NULL;
+	}
 	r->dump = d;
 	r->cpu = cpu;
 	r->fd = -1;
@@ -1035,13 +1034,17 @@ struct vtrace_cpu_reader *vtrace_cpu_reader_open(struct vtrace_dump *d, unsigned
 	/* an event takes at least its 4-byte header */
 	r->max_evs = d->info.page_size / 4 + 1;
 	r->evs = calloc(r->max_evs, sizeof(*r->evs));
-	if (!r->page || !r->kbuf || !r->evs)
+	if (!r->page || !r->kbuf || !r->evs) {
+		vtrace_set_error("%s: out of memory", r->path);
 		goto error;
+	}
 	r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0 && errno != ENOENT) {
 		vtrace_set_error("%s: %s", r->path, strerror(errno));
 		goto error;
 	}
+	if (d->is_dat && d->dat.compressed && !(r->chunks = dat_chunks_open(&d->dat, cpu)))
+		goto error;
 	check_size(r);
 	return r;
 error:
@@ -1055,6 +1058,7 @@ void vtrace_cpu_reader_close(struct vtrace_cpu_reader *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
+	dat_chunks_close(r->chunks);
 	if (r->kbuf)
 		kbuffer_free(r->kbuf);
 	free(r->evs);
@@ -1073,8 +1077,14 @@ static int bad_page(struct vtrace_cpu_reader *r, uint64_t at, const char *fmt, u
 {
 	char what[200];
 
+	char where[160];
+
 	snprintf(what, sizeof(what), fmt, (unsigned long long)v1, (unsigned long long)v2);
-	vtrace_set_error("%s: byte %llu: bad page: %s", r->path, (unsigned long long)at, what);
+	if (r->chunks)
+		dat_chunks_where(r->chunks, at, where, sizeof(where));
+	else
+		snprintf(where, sizeof(where), "byte %llu", (unsigned long long)at);
+	vtrace_set_error("%s: %s: bad page: %s", r->path, where, what);
 	return -1;
 }
 
@@ -1226,38 +1236,68 @@ static int check_events(struct vtrace_cpu_reader *r)
 	return 0;
 }
 
+/*
+ * The next page's bytes into r->page: their count, 0 at the end, -1 on an
+ * error; r->page_offset set to the page's place (in a compressed file, in
+ * the CPU's uncompressed data).  A compressed chunk that cannot be read
+ * adds the pages it held to *@lost.
+ */
+static ssize_t read_page(struct vtrace_cpu_reader *r, uint32_t psize, uint64_t *lost)
+{
+	uint64_t before;
+	ssize_t n;
+	uint32_t len;
+
+	if (r->chunks) {
+		before = dat_chunks_lost(r->chunks);
+		n = dat_chunks_page(r->chunks, r->page, psize, &r->page_offset);
+		*lost = dat_chunks_lost(r->chunks) - before;
+		return n;
+	}
+	if (r->fd < 0 || r->offset >= r->end)
+		return 0;
+	len = r->end - r->offset < psize ? r->end - r->offset : psize;
+	n = pread(r->fd, r->page, len, r->offset);
+	if (n < 0)
+		vtrace_set_error("%s: byte %llu: %s", r->path, (unsigned long long)r->offset,
+				 strerror(errno));
+	r->page_offset = r->offset;
+	if (n > 0)
+		r->offset += n;
+	return n;
+}
+
 /* Read and check the next page; 1 loaded, 0 end of file, -1 error */
 static int load_page(struct vtrace_cpu_reader *r)
 {
-	uint32_t psize = r->dump->info.page_size, len;
+	uint32_t psize = r->dump->info.page_size;
+	uint64_t lost = 0;
 	ssize_t n;
 
 	for (;;) {
-		if (r->fd < 0 || r->offset >= r->end)
-			return 0;
-		len = r->end - r->offset < psize ? r->end - r->offset : psize;
-		n = pread(r->fd, r->page, len, r->offset);
-		if (n < 0) {
-			vtrace_set_error("%s: byte %llu: %s", r->path,
-					 (unsigned long long)r->offset, strerror(errno));
+		n = read_page(r, psize, &lost);
+		if (n < 0 && !lost)
 			return -1;
-		}
 		if (n == 0)
 			return 0;
-		r->page_offset = r->offset;
-		r->offset += n;
-		r->counts.pages++;
-		memset(r->page + n, 0, 2 * (size_t)psize + 64 - n);
-		if ((uint32_t)n < psize) {
+		if (n < 0) {
+			/* a compressed chunk that does not decompress: its pages are bad */
+			r->counts.pages += lost;
+		} else {
+			r->counts.pages++;
+			memset(r->page + n, 0, 2 * (size_t)psize + 64 - n);
+			lost = 1;
+		}
+		if (n > 0 && (uint32_t)n < psize) {
 			r->counts.truncated += n;
 			bad_page(r, r->page_offset, "truncated page: %llu of %llu bytes", n, psize);
-		} else if (!check_header(r) && !kbuffer_load_subbuffer(r->kbuf, r->page) &&
+		} else if (n > 0 && !check_header(r) && !kbuffer_load_subbuffer(r->kbuf, r->page) &&
 			   !check_events(r)) {
 			return 1;
 		}
 		if (!(r->dump->flags & VTRACE_DUMP_SKIP_BAD))
 			return -1;
-		r->counts.bad_pages++;
+		r->counts.bad_pages += lost;
 		vtrace_warn("%s (skipped)", vtrace_last_error());
 	}
 }

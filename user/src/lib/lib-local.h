@@ -4,6 +4,7 @@
 #define _LIB_LOCAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct tracecmd_input;
@@ -16,7 +17,8 @@ struct tep_handle;
  * @nr_cpus:	entries of @offset and @size
  * @offset:	where CPU K's pages start in the file
  * @size:	their length in bytes (0: the CPU recorded nothing)
- * @compressed:	v7 with compressed sections: @offset and @size not set
+ * @compressed:	v7 whose CPU data is compressed: @offset and @size are where each
+ *		CPU's chunks are (dat-chunks.c)
  */
 struct dat_layout {
 	const char		*path;
@@ -32,9 +34,21 @@ struct dat_layout {
 	bool			compressed;
 };
 
+struct dat_chunks;
+
 /* tracedat.c */
 int dat_layout_read(const char *path, struct dat_layout *l);
 const char *dat_layout_clock(const struct dat_layout *l);
 void dat_layout_free(struct dat_layout *l, bool keep_handle);
+
+/* dat-chunks.c */
+int dat_compression_check(const struct dat_layout *l);
+int dat_section_uncompress(const struct dat_layout *l, uint64_t at, uint64_t size, char **buf,
+			   uint32_t *len);
+struct dat_chunks *dat_chunks_open(const struct dat_layout *l, int cpu);
+void dat_chunks_close(struct dat_chunks *c);
+int dat_chunks_page(struct dat_chunks *c, char *page, uint32_t size, uint64_t *at);
+uint64_t dat_chunks_lost(const struct dat_chunks *c);
+void dat_chunks_where(const struct dat_chunks *c, uint64_t at, char *buf, size_t len);
 
 #endif /* _LIB_LOCAL_H */

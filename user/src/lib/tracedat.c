@@ -15,8 +15,10 @@
  *       instance's BUFFER option (name "") holds per CPU: u32 cpu, u64
  *       offset, u64 size, and the offset of the flyrecord section
  *
- * A v7 file whose options or pages are compressed is not laid out here
- * (compressed: true): its pages are chunks only libtracecmd decompresses.
+ * A v7 file whose CPU data is compressed (trace-cmd's default) is laid out
+ * the same way: the BUFFER option's offset and size are then those of each
+ * CPU's compressed chunks, which dat-chunks.c reads one at a time; an
+ * options section flagged compressed is decompressed there too.
  *
  * libtracecmd is no more written for hostile input than libtraceevent: a
  * damaged header (a printk_formats section without its end, a CPU table
@@ -224,11 +226,88 @@ bad:
 	return -1;
 }
 
+/* An options section's bytes, at most (trace-cmd writes a few hundred) */
+#define DAT_MAX_OPTIONS		(16U << 20)
+
+/* The options of the section at @at (header @hdr): read, or decompressed */
+static int section_bytes(struct dat_layout *l, uint64_t at, const unsigned char *hdr, char **buf,
+			 uint32_t *len)
+{
+	uint64_t size = num(l, hdr + 8, 8);
+
+	if (num(l, hdr + 2, 2) & DAT_SEC_FL_COMPRESS) {
+		if (!(tracecmd_get_flags(l->handle) & DAT_FL_COMPRESSION)) {
+			vtrace_set_error("%s: byte %llu: a compressed options section, in a file"
+					 " whose header names no compression (damaged?)", l->path,
+					 (unsigned long long)at);
+			return -1;
+		}
+		if (dat_compression_check(l))
+			return -1;
+		return dat_section_uncompress(l, at, size, buf, len);
+	}
+	if (size > DAT_MAX_OPTIONS || size > l->file_size - at - 16) {
+		vtrace_set_error("%s: byte %llu: options section of %llu bytes, expected at most %u"
+				 " and within the file's %llu bytes (damaged?)", l->path,
+				 (unsigned long long)at, (unsigned long long)size, DAT_MAX_OPTIONS,
+				 (unsigned long long)l->file_size);
+		return -1;
+	}
+	*len = size;
+	*buf = malloc(size + 1);
+	if (!*buf) {
+		vtrace_set_error("%s: out of memory", l->path);
+		return -1;
+	}
+	if (!read_at(l, *buf, size, at + 16, "an options section"))
+		return 0;
+	free(*buf);
+	*buf = NULL;
+	return -1;
+}
+
+/*
+ * The options of a section (@b, @len bytes; its header at @at): the top
+ * instance's BUFFER option, and the next section's offset.  An option's
+ * place in messages is its byte in the file, or for a compressed section
+ * the section's.
+ */
+static int walk_options(struct dat_layout *l, const char *b, uint32_t len, uint64_t at,
+			bool compressed, uint64_t *next)
+{
+	for (uint32_t p = 0; p + 6 <= len; ) {
+		uint32_t id = num(l, b + p, 2), size = num(l, b + p + 2, 4);
+		uint64_t where = compressed ? at : at + 16 + p;
+
+		p += 6;
+		if (size > len - p) {
+			vtrace_set_error("%s: byte %llu: option %u of %u bytes, past its section's"
+					 " end (damaged?)", l->path, (unsigned long long)where, id,
+					 size);
+			return -1;
+		}
+		if (id == DAT_OPTION_DONE) {
+			if (size < 8)
+				break;
+			*next = num(l, b + p, 8);
+			return 0;
+		}
+		if (id == DAT_OPTION_BUFFER && !l->offset &&
+		    parse_buffer(l, b + p, size, compressed ? at : where + 6) < 0)
+			return -1;
+		p += size;
+	}
+	vtrace_set_error("%s: byte %llu: options section without its DONE option", l->path,
+			 (unsigned long long)(at + 16 + len));
+	return -1;
+}
+
 /* One options section at @at: its BUFFER options, and the next section's offset */
 static int options_section(struct dat_layout *l, uint64_t at, uint64_t *next)
 {
-	unsigned char hdr[16], oh[8];
-	uint64_t end;
+	unsigned char hdr[16];
+	uint32_t len;
+	char *buf;
 	int ret;
 
 	if (read_at(l, hdr, sizeof(hdr), at, "an options section's header"))
@@ -239,48 +318,11 @@ static int options_section(struct dat_layout *l, uint64_t at, uint64_t *next)
 				 (unsigned long long)num(l, hdr, 2));
 		return -1;
 	}
-	if (num(l, hdr + 2, 2) & DAT_SEC_FL_COMPRESS) {
-		l->compressed = true;
-		return 0;
-	}
-	end = at + sizeof(hdr) + num(l, hdr + 8, 8);
-	for (at += sizeof(hdr); at + 6 <= end; ) {
-		uint32_t id, size;
-		char *buf;
-
-		if (read_at(l, oh, 6, at, "an option's header"))
-			return -1;
-		id = num(l, oh, 2);
-		size = num(l, oh + 2, 4);
-		at += 6;
-		if (id == DAT_OPTION_DONE) {
-			if (size < 8 || read_at(l, oh, 8, at, "the next options section's offset"))
-				return -1;
-			*next = num(l, oh, 8);
-			return 0;
-		}
-		if (id == DAT_OPTION_BUFFER && !l->offset) {
-			buf = size <= end - at ? malloc(size + 1) : NULL;
-			if (!buf) {
-				vtrace_set_error("%s: byte %llu: BUFFER option of %u bytes, past its"
-						 " section's end (byte %llu)", l->path,
-						 (unsigned long long)at, size,
-						 (unsigned long long)end);
-				return -1;
-			}
-			buf[size] = '\0';
-			ret = read_at(l, buf, size, at, "a BUFFER option");
-			if (!ret)
-				ret = parse_buffer(l, buf, size, at);
-			free(buf);
-			if (ret < 0 || l->compressed)
-				return ret < 0 ? -1 : 0;
-		}
-		at += size;
-	}
-	vtrace_set_error("%s: byte %llu: options section without its DONE option", l->path,
-			 (unsigned long long)end);
-	return -1;
+	if (section_bytes(l, at, hdr, &buf, &len))
+		return -1;
+	ret = walk_options(l, buf, len, at, num(l, hdr + 2, 2) & DAT_SEC_FL_COMPRESS, next);
+	free(buf);
+	return ret;
 }
 
 /* A v6 header's number of @bytes at *@at, read and stepped over */
@@ -548,23 +590,54 @@ static int layout_v7(struct dat_layout *l)
 {
 	uint64_t at = tracecmd_get_options_offset(l->handle);
 
-	if (tracecmd_get_flags(l->handle) & DAT_FL_COMPRESSION) {
-		l->compressed = true;
-		return 0;
-	}
-	for (int n = 0; at && n < DAT_MAX_SECTIONS && !l->compressed; n++) {
+	for (int n = 0; at && n < DAT_MAX_SECTIONS; n++) {
 		uint64_t next = 0;
 
 		if (options_section(l, at, &next))
 			return -1;
 		at = next;
 	}
-	if (!l->offset && !l->compressed) {
+	if (!l->offset) {
 		vtrace_set_error("%s: no BUFFER option for the top instance: where its CPU data is"
 				 " is not known", l->path);
 		return -1;
 	}
-	return 0;
+	if (l->compressed && !(tracecmd_get_flags(l->handle) & DAT_FL_COMPRESSION)) {
+		vtrace_set_error("%s: its CPU data flagged compressed, in a file whose header names"
+				 " no compression (damaged?)", l->path);
+		return -1;
+	}
+	return l->compressed ? dat_compression_check(l) : 0;
+}
+
+/*
+ * A v7 file whose header names a compression other than zstd, the one
+ * libtracecmd here reads (trace-cmd 3.1.6 writes zstd; its zlib is not
+ * built in): said by name before libtracecmd sees it, -1; 0 if the file
+ * is not one.
+ */
+static int unknown_compression(const char *path)
+{
+	char b[64], *v, *name;
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = pread(fd, b, sizeof(b) - 1, 0);
+		close(fd);
+	}
+	if (n < 20)
+		return 0;
+	b[n] = '\0';
+	v = b + 10;			/* after the magic: the version, "7" */
+	name = v + strlen(v) + 1 + 6;	/* after it: endian, long size, u32 page size */
+	if (atoi(v) < 7 || name >= b + n || !strcmp(name, "none") || !strcmp(name, "zstd"))
+		return 0;
+	vtrace_set_error("%s: compressed with \"%.20s\" (its file header), which libtracecmd here"
+			 " does not read (it reads zstd): trace-cmd convert -i %s -o FLAT"
+			 " --compression none, where trace-cmd reads it, makes a file that is read",
+			 path, name, path);
+	return -1;
 }
 
 /**
@@ -572,7 +645,8 @@ static int layout_v7(struct dat_layout *l)
  *
  * The headers go through libtracecmd (raw time stamps asked for: nothing
  * of DATE, OFFSET, TSC2NSEC or TIME_SHIFT is applied).  Returns 0 with
- * @l filled (l->compressed: no pages laid out), -1 with the error set.
+ * @l filled (l->compressed: each CPU's data is compressed chunks), -1 with
+ * the error set.
  */
 int dat_layout_read(const char *path, struct dat_layout *l)
 {
@@ -582,7 +656,8 @@ int dat_layout_read(const char *path, struct dat_layout *l)
 	memset(l, 0, sizeof(*l));
 	l->fd = -1;
 	l->path = path;
-	if (probe_dat(path, false))
+	/* libtracecmd leaks what it allocated for a file it refuses for its compression */
+	if (unknown_compression(path) || probe_dat(path, false))
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
@@ -614,7 +689,7 @@ int dat_layout_read(const char *path, struct dat_layout *l)
 	} else if (layout_v7(l)) {
 		return -1;
 	}
-	return l->compressed ? 0 : check_extents(l);
+	return check_extents(l);
 bad_headers:
 	vtrace_set_error("%s: a trace.dat whose headers libtracecmd cannot read (truncated or"
 			 " damaged?)", path);
@@ -809,7 +884,7 @@ out:
  */
 struct tracecmd_input *vtrace_dat_open_raw(const char *path)
 {
-	if (vtrace_dat_check_magic(path) || probe_dat(path, true))
+	if (vtrace_dat_check_magic(path) || unknown_compression(path) || probe_dat(path, true))
 		return NULL;
 	return open_headers(path, true);
 }

@@ -71,15 +71,6 @@ struct check {
 
 /* ---- collecting the spans (src/lib/vcpu.c) */
 
-static int walk_dat(struct check *c, struct machine *host)
-{
-	if (vtrace_vthreads_read_dat(&c->vt, host->path))
-		return -1;
-	if (!c->vt.has_switch)
-		c->unverified = "the host trace has no sched:sched_switch events";
-	return 0;
-}
-
 /* A host dump folder, or a trace.dat read page by page (machine.c) */
 static int walk_dump(struct check *c, struct machine *host)
 {
@@ -158,8 +149,6 @@ struct check *check_open(struct machine **ms, int nr, const struct merge_opts *o
 		goto error;
 	if (!host)
 		c->unverified = "no host trace (--host) to check against";
-	else if (host->dat)
-		ret = walk_dat(c, host);
 	else
 		ret = walk_dump(c, host);
 	if (ret)

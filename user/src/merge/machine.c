@@ -3,9 +3,8 @@
 /*
  * A machine is the host (a trace-cmd trace.dat, or a dump folder) or a
  * guest (a dump folder).  Every CPU is read page by page with the dumps'
- * reader (src/lib/dump.c), a trace.dat's too (vtrace_dump_open_dat():
- * libtracecmd reads its headers); only a compressed v7 trace.dat goes
- * through libtracecmd's own reader.  Each CPU of a machine is a
+ * reader (src/lib/dump.c), a trace.dat's too, flat or compressed
+ * (vtrace_dump_open_dat(): libtracecmd reads its headers).  Each CPU of a machine is a
  * struct source whose head event carries its host TSC: the host's own
  * time stamps are host TSC already (recorded with -C x86-tsc), a guest's
  * go through its vCPU's offset history (src/lib/tsc.c).
@@ -80,26 +79,6 @@ static int open_dump(struct machine *m, const struct merge_opts *opts)
 }
 
 /*
- * A compressed trace.dat is read by libtracecmd, which keeps what it
- * decompressed: memory grows to about the trace's uncompressed size (270 MB
- * at 10M events).  Said for files of 16 MiB or more, where that matters
- * (trace-cmd 3.1.6 records compressed files by default: a warning on every
- * small one is noise); VTRACE_MERGE_COMPRESSED_WARN_MIB sets another size.
- */
-#define COMPRESSED_WARN_MIB	16
-
-static long long compressed_warn_bytes(void)
-{
-	const char *e = getenv("VTRACE_MERGE_COMPRESSED_WARN_MIB");
-	char *end;
-	long long mib = e && *e ? strtoll(e, &end, 10) : COMPRESSED_WARN_MIB;
-
-	if (e && *e && (*end || mib < 0))
-		mib = COMPRESSED_WARN_MIB;
-	return mib << 20;
-}
-
-/*
  * What trace-cmd counted as lost when it stopped: events a merge cannot
  * show, and that --explain's windows may have lacked.
  */
@@ -170,7 +149,6 @@ static void warn_left(struct machine *m)
 static int open_dat(struct machine *m, const struct merge_opts *opts)
 {
 	char lacks[512];
-	bool compressed;
 	struct stat st;
 
 	if (stat(m->path, &st)) {
@@ -183,44 +161,17 @@ static int open_dat(struct machine *m, const struct merge_opts *opts)
 	}
 	if (vtrace_dat_check_magic(m->path))
 		return -1;
-	m->dat_pages = vtrace_dump_open_dat(m->path, opts->skip_bad ? VTRACE_DUMP_SKIP_BAD : 0,
-					    &compressed);
-	if (m->dat_pages) {
-		if (vtrace_dat_check_clock(m->path, vtrace_dump_dat_clock(m->dat_pages)))
-			return -1;
-		if (vtrace_dat_unread(vtrace_dump_dat_handle(m->dat_pages), lacks, sizeof(lacks)))
-			warn_unread(m->path, lacks);
-		warn_instances(m->path, vtrace_dump_dat_handle(m->dat_pages));
-		if (open_readers(m, m->dat_pages))
-			return -1;
-		note_cpustats(m, vtrace_dump_dat_handle(m->dat_pages));
-		return 0;
-	}
-	if (!compressed)
+	m->dat_pages = vtrace_dump_open_dat(m->path, opts->skip_bad ? VTRACE_DUMP_SKIP_BAD : 0);
+	if (!m->dat_pages)
 		return -1;
-	m->dat = vtrace_dat_open_raw(m->path);
-	if (!m->dat)
+	if (vtrace_dat_check_clock(m->path, vtrace_dump_dat_clock(m->dat_pages)))
 		return -1;
-	if (vtrace_dat_unread(m->dat, lacks, sizeof(lacks)))
+	if (vtrace_dat_unread(vtrace_dump_dat_handle(m->dat_pages), lacks, sizeof(lacks)))
 		warn_unread(m->path, lacks);
-	warn_instances(m->path, m->dat);
-	if (st.st_size >= compressed_warn_bytes())
-		vtrace_warn("%s: compressed pages (%lld MiB): libtracecmd decompresses them into"
-			    " memory, which grows with the trace (about its uncompressed size);"
-			    " trace-cmd convert -i %s -o FLAT --file-version 7 --compression none"
-			    " makes a file read page by page", m->path,
-			    (long long)st.st_size >> 20, m->path);
-	if (vtrace_dat_check_clock(m->path, vtrace_dat_clock(m->dat)))
+	warn_instances(m->path, vtrace_dump_dat_handle(m->dat_pages));
+	if (open_readers(m, m->dat_pages))
 		return -1;
-	m->tep = tracecmd_get_tep(m->dat);
-	m->nr_cpus = tep_get_cpus(m->tep);
-	if (m->nr_cpus <= 0) {
-		vtrace_set_error("%s: no CPU data", m->path);
-		return -1;
-	}
-	if (alloc_sources(m))
-		return -1;
-	note_cpustats(m, m->dat);
+	note_cpustats(m, vtrace_dump_dat_handle(m->dat_pages));
 	return 0;
 }
 
@@ -313,15 +264,11 @@ void machine_close(struct machine *m)
 	symbols_detach(m);
 	for (int i = 0; m->cpus && i < m->nr_cpus; i++) {
 		vtrace_cpu_reader_close(m->cpus[i].reader);
-		if (m->cpus[i].dat_rec)
-			tracecmd_free_record(m->cpus[i].dat_rec);
 		free(m->cpus[i].drops);
 	}
 	free(m->cpus);
 	vtrace_dump_close(m->dump);
 	vtrace_dump_close(m->dat_pages);
-	if (m->dat)
-		tracecmd_close(m->dat);
 	free(m->event_ok);
 	free(m->const_hist);
 	free(m->const_iv);
@@ -525,20 +472,7 @@ int machine_select(struct machine *m, const struct merge_opts *opts)
 
 static int next_record(struct source *s, int *filler)
 {
-	struct machine *m = s->m;
-
-	*filler = 0;
-	if (s->reader)
-		return vtrace_cpu_reader_next(s->reader, &s->rec, filler);
-	if (s->dat_rec)
-		tracecmd_free_record(s->dat_rec);
-	s->dat_rec = tracecmd_read_data(m->dat, s->cpu);
-	s->rec = s->dat_rec;
-	if (s->rec && s->rec->missed_events > 0)
-		s->missed += s->rec->missed_events;
-	else if (s->rec && s->rec->missed_events < 0)
-		s->missed_unknown++;
-	return s->rec ? 1 : 0;
+	return vtrace_cpu_reader_next(s->reader, &s->rec, filler);
 }
 
 static int convert(struct source *s)

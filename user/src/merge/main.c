@@ -317,7 +317,7 @@ static int open_offsets(struct cmdline *c, struct machine *host, struct vtrace_o
 	bool found;
 
 	/* a dump folder has no such events */
-	if (host && (host->dat || host->dat_pages))
+	if (host && host->dat_pages)
 		c->opts.host_dat = host->path;
 	*offsets = vtrace_offsets_load(c->offsets, c->opts.host_dat, &c->opts.offsets_src, &found);
 	c->opts.offsets_in_trace = *offsets && vtrace_offsets_is_trace(*offsets);

@@ -85,7 +85,6 @@ struct source;
  * @host_tsc:	@rec's time on the host's TSC
  * @map:	guest -> host conversion state (guests only)
  * @reader:	page reader (dump folders, the host's trace.dat)
- * @dat_rec:	record owned by libtracecmd (a compressed host trace.dat), freed on advance
  * @fit:	a guest CPU's fit to the host's vCPU threads, published by the self-check
  *		(check.c) for the passes that need the vCPU thread (vtrace_vcpu_fit_tid());
  *		NULL: no self-check
@@ -97,14 +96,11 @@ struct source {
 	uint64_t			host_tsc;
 	struct vtrace_tsc_map		map;
 	struct vtrace_cpu_reader	*reader;
-	struct tep_record		*dat_rec;
 	struct vtrace_vcpu_fit		*fit;
 	/* counters for --stats */
 	uint64_t			read;
 	uint64_t			printed;
 	uint64_t			fillers;
-	uint64_t			missed;		/* libtracecmd's reader: lost, counted */
-	uint64_t			missed_unknown;	/* and pages that lost some uncounted */
 	int64_t				lost;	/* events lost before @rec: > 0 counted, -1 not */
 	uint64_t			lost_counted;	/* of them, counted in page headers */
 	uint32_t			lost_uncounted;	/* pages flagging one, no count */
@@ -138,7 +134,6 @@ struct machine {
 	int			pid;
 	struct vtrace_dump	*dump;
 	struct vtrace_dump	*dat_pages;	/* the host's trace.dat, read page by page */
-	struct tracecmd_input	*dat;		/* a compressed one: libtracecmd reads it */
 	struct tep_handle	*tep;
 	int			nr_cpus;
 	struct source		*cpus;

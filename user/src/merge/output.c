@@ -823,16 +823,15 @@ static void print_checks(FILE *out, const struct source *s)
 
 static void stats_line(FILE *out, const struct source *s, int width, const struct merge_opts *o)
 {
-	const struct vtrace_cpu_counts *c = s->reader ? vtrace_cpu_reader_counts(s->reader) : NULL;
+	const struct vtrace_cpu_counts *c = vtrace_cpu_reader_counts(s->reader);
 	const struct vtrace_cpu_stats *eos = s->m->dump ? vtrace_dump_eos(s->m->dump, s->cpu) : NULL;
-	uint64_t lost_pages = c ? c->missed : s->missed;
-	bool lost_unknown = c ? c->missed_unknown : s->missed_unknown;
+	uint64_t lost_pages = c->missed;
+	bool lost_unknown = c->missed_unknown;
 	uint64_t lost_eos = eos ? eos->events_lost_ring + eos->events_lost_port : 0;
 
 	fprintf(out, "%-*s %3d %10" PRIu64 " %10" PRIu64 " %7" PRIu64 " %9" PRIu64 "%s %9" PRIu64
 		" %5" PRIu64, width, s->m->name, s->cpu, s->read, s->printed, s->fillers,
-		lost_pages, lost_unknown ? "+" : " ", lost_eos,
-		c ? c->bad_pages : 0);
+		lost_pages, lost_unknown ? "+" : " ", lost_eos, c->bad_pages);
 	print_range(out, s, o);
 	print_intervals(out, s);
 	print_checks(out, s);
