@@ -152,23 +152,39 @@ struct vtrace_offset_record {
 };
 
 /**
+ * struct vtrace_offsets_cut - where the host trace's lost events cut one vCPU's history
+ * @pid, @vcpu_id: the vCPU
+ * @tsc:	host TSC of @cpu's last event before its loss (1: before its first):
+ *		a record of the vCPU may be missing after it, its history stops there
+ * @cpu:	the host CPU that lost events, where the vCPU's thread may have run
+ * @nr:		how many it lost (-1: not counted)
+ */
+struct vtrace_offsets_cut {
+	int		pid;
+	uint32_t	vcpu_id;
+	uint64_t	tsc;
+	int		cpu;
+	long long	nr;
+};
+
+/**
  * struct vtrace_offsets_trace - where a history read from a trace is known
  * @end_tsc:	the trace's last time stamp (host TSC): every record before it
  *		is in the trace, unless a CPU lost events
- * @lost_tsc:	0, or the host TSC of the last event before the trace's first
- *		lost events (1: before its first event): the histories stop there
- * @lost_cpu:	the CPU that lost them
- * @lost_nr:	how many (-1: the trace did not count them)
+ * @nr_gaps:	how many times its CPUs lost events (0: never)
+ * @cuts:	the vCPUs whose records those losses may hide: each history
+ *		stops at its cut (offsets-gaps.c), the others go on
+ * @nr_cuts:	how many
  * @start_tsc:	the trace's first time stamp (host TSC)
  * @tsc_khz:	the host's TSC frequency its events carry, 0 if none does
  */
 struct vtrace_offsets_trace {
-	uint64_t	start_tsc;
-	uint64_t	tsc_khz;
-	uint64_t	end_tsc;
-	uint64_t	lost_tsc;
-	int		lost_cpu;
-	long long	lost_nr;
+	uint64_t			start_tsc;
+	uint64_t			tsc_khz;
+	uint64_t			end_tsc;
+	size_t				nr_gaps;
+	const struct vtrace_offsets_cut	*cuts;
+	size_t				nr_cuts;
 };
 
 struct vtrace_offsets;

@@ -111,16 +111,18 @@ def ev_kvm_exit(tid, vcpu, reason=1, isa=0):
                                                  isa, 0, 0, 0, 0, 0, vcpu)
 
 
-def ev_tsc_offset(t, pid, vm, vcpu_id, idx, prev, offset, mult, frac, kind, snap=None):
+def ev_tsc_offset(t, pid, vm, vcpu_id, idx, prev, offset, mult, frac, kind, snap=None, tid=None):
     """vtrace_host:tsc_offset (kmod/host/vtrace_host_trace.h): 78 bytes, or with @snap
     = (since, tsc_khz) the 90 bytes of a vtrace_host that snapshots at the enable
-    (fixtures/debian-6.1/vtrace_host/tsc_offset-snap.format)"""
+    (fixtures/debian-6.1/vtrace_host/tsc_offset-snap.format); written by thread @tid
+    (default: @pid)"""
     kinds = {'write': 0, 'snapshot': 1, 'multiplier': 2}
+    tid = pid if tid is None else tid
     if snap:
-        return common('tsc_offset', pid) + struct.pack(
+        return common('tsc_offset', tid) + struct.pack(
             '<QqqQQIiIiBB', t, s64(prev), s64(offset), mult, snap[0], snap[1], pid, vcpu_id,
             idx, frac, kinds[kind]) + vm.encode().ljust(24, b'\0')
-    return common('tsc_offset', pid) + struct.pack('<QqqQiIiBB', t, s64(prev), s64(offset), mult,
+    return common('tsc_offset', tid) + struct.pack('<QqqQiIiBB', t, s64(prev), s64(offset), mult,
                                                    pid, vcpu_id, idx, frac, kinds[kind]) + \
         vm.encode().ljust(24, b'\0')
 
@@ -254,6 +256,7 @@ class VCpu:
     def __init__(self, vcpu_id, idx, mult, frac):
         self.vcpu_id, self.idx, self.mult, self.frac = vcpu_id, idx, mult, frac
         self.iv = []
+        self.writer = None      # (host cpu, tid) of its thread, where the host runs it
 
     def write(self, t, offset, kind='write', mult=None, hidden=False):
         if mult:
@@ -1063,6 +1066,7 @@ def scenario(name, rng, nev):
         g = guest('g1', 2, [0, 1], 4253)
         for c in range(2):
             tid = 900 + c
+            g.vcpus[c].writer = (c, tid)    # pinned: its offset writes are made there
             vcomm = b'worker' if name not in ('kvm', 'kvm_lost') and c else b'CPU %d/KVM' % c
             host.events[c].append((base, ev_switch(b'swapper/%d' % c, 0, vcomm, tid), '', 0))
             t = base + 10_000
@@ -1319,17 +1323,19 @@ def write_offsets(out, machines, rng):
 def add_offset_events(machines, since, lose_at, snapshot=False):
     """The records as vtrace_host:tsc_offset events in the host's trace (trace-cmd record
     -e vtrace_host), from host TSC @since on (a recording started then), alternating
-    host CPUs; @lose_at: host CPU 1 loses 1000 events before its first event at or
+    host CPUs (a vCPU with a writer: on its CPU, by its thread); @lose_at: host CPU 1
+    loses 1000 events before its first event at or
     after that host TSC (0: none); @snapshot: the event has since and tsc_khz, and
     the event's enable at @since wrote a snapshot of every vCPU that existed then."""
     host = machines[0]
     snap = (0, host.khz) if snapshot else None
     for i, (t, pid, v, iv, prev) in enumerate(offset_records(machines)):
+        cpu, tid = v.writer if v.writer else (i % 2, pid)
         if t >= since:
-            host.events[i % 2].append((t + 40, ev_tsc_offset(t, pid, '%d-11' % pid, v.vcpu_id,
-                                                            v.idx, prev, iv['offset'],
-                                                            iv['mult'], iv['frac'],
-                                                            iv['kind'], snap), '', 0))
+            host.events[cpu].append((t + 40, ev_tsc_offset(t, pid, '%d-11' % pid, v.vcpu_id,
+                                                          v.idx, prev, iv['offset'],
+                                                          iv['mult'], iv['frac'],
+                                                          iv['kind'], snap, tid), '', 0))
     if snapshot:
         add_enable_snapshots(machines, since)
     if lose_at:

@@ -104,6 +104,25 @@ if command -v trace-cmd > /dev/null && gen_ev ev; then
 		--host "$T/ev-lost/host.dat" $(guests "$T/ev-lost") --tsc-khz 2500000
 	grep -qF "host.dat: cpu 1 lost 1000 events after host TSC" "$T/err"
 	ok $? offset_events_lost_warned "$(head -c 300 "$T/err")"
+	# a loss cuts only the histories it can affect: kvm_lost's vCPU threads are pinned
+	# (CPU 0/KVM on host cpu 0, CPU 1/KVM on cpu 1, each writing its own offsets there);
+	# host cpu 1 loses 40 events mid-way: vCPU 1's history stops there, vCPU 0's stays whole
+	# (its thread ran on cpu 0 all through the loss)
+	$GEN make "$T/kl" kvm_lost --events 100 --offset-events > /dev/null &&
+		make_dat "$T/kl" kvm/kvm_entry kvm/kvm_exit vtrace_host/tsc_offset
+	KL=(--host "$T/kl/host.dat" --guest "g1=$T/kl/g1" --tsc-khz 2500000)
+	expect_error offset_events_loss_cuts_only_its_vcpu "vtrace-merge: error: offset history of guest g1 cpu 1 ends at host TSC 10001000000 (the host trace lost events after it: a record may be missing)" "${KL[@]}"
+	grep -qxF "vtrace-merge: warning: $T/kl/host.dat: cpu 1 lost 40 events after host TSC 10001000000: pid 4253 vCPU 1's offset history stops there, a record of its writes may be among them (its threads were not all seen on other CPUs that while; record with a larger trace-cmd -b, or give --offsets with vtrace_host's tsc_offsets file)" "$T/err" &&
+		grep -qxF "vtrace-merge: warning: $T/kl/host.dat: its CPUs lost events 1 time; the offset history of pid 4253 vCPU 0 stays whole: its threads ran on other CPUs all through each loss" "$T/err" &&
+		! grep -q "guest g1 cpu 0" "$T/err"
+	ok $? offset_events_loss_says_which_vcpus "$(head -c 600 "$T/err")"
+	# guest cpu 0 converted through its whole history, cpu 1 extrapolated after the loss
+	# (--assume-constant-offset); the timeline is verified, the loss not counted against it
+	run "${KL[@]}" --assume-constant-offset --stats
+	[ $rc -eq 0 ] && grep -q '^g1 \+0 \+102 \+100 .* 1:seq0\.\.0 *$' "$T/out" &&
+		grep -q '^g1 \+1 \+102 \+100 .* extrapolated=52' "$T/out" &&
+		grep -q "self-check: 184 guest events checked, 0 outside .*: verified\$" "$T/err"
+	ok $? offset_events_loss_other_cpu_history_whole "rc $rc: $(grep '^g1' "$T/out" | tr '\n' '|') $(grep verdict\|verified "$T/err")"
 	# the recording began mid-way: the VM's creation records are not in host.dat
 	gen_ev ev-late --offset-events-from 0.5
 	expect_error offset_events_late_start_refused "offset history does not cover guest g1 cpu 0 before host TSC" \

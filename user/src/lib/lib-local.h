@@ -35,6 +35,8 @@ struct dat_layout {
 };
 
 struct dat_chunks;
+struct vtrace_offset_record;
+struct vtrace_offsets_cut;
 
 /* tracedat.c */
 int dat_layout_read(const char *path, struct dat_layout *l);
@@ -50,5 +52,24 @@ void dat_chunks_close(struct dat_chunks *c);
 int dat_chunks_page(struct dat_chunks *c, char *page, uint32_t size, uint64_t *at);
 uint64_t dat_chunks_lost(const struct dat_chunks *c);
 void dat_chunks_where(const struct dat_chunks *c, uint64_t at, char *buf, size_t len);
+
+/**
+ * struct dat_gap - where one CPU of a host trace lost events
+ * @from:	its last event before the loss (host TSC; 1: before its first)
+ * @to:		its first event after it
+ * @cpu:	the CPU
+ * @nr:		events lost, -1 not counted
+ */
+struct dat_gap {
+	uint64_t	from;
+	uint64_t	to;
+	int		cpu;
+	long long	nr;
+};
+
+/* offsets-gaps.c */
+int dat_gaps_cut(const char *path, const struct dat_gap *gaps, size_t nr_gaps,
+		 const struct vtrace_offset_record *recs, size_t nr,
+		 struct vtrace_offsets_cut **cuts, size_t *nr_cuts);
 
 #endif /* _LIB_LOCAL_H */

@@ -11,15 +11,19 @@
  * Completeness is the trace's own: a record is missing only where the
  * ring buffer lost events.  Every CPU of the trace is read in full (the
  * record of a write is on the CPU that ran the vCPU, which can be any),
- * and the first loss on any CPU (libtracecmd's missed_events, from the
- * page header's flag) ends every history at that CPU's last event before
- * it.  The histories otherwise end at the trace's last event.
+ * and each loss on a CPU (the page header's missed-events flag) is noted
+ * with that CPU's last event before it.  A loss can hide only records of
+ * writes made on its CPU then: offsets-gaps.c tells which vCPUs' threads
+ * may have run there, and only their histories stop at their earliest
+ * such loss.  The histories otherwise end at the trace's last event.
  */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
 
+#include "lib-local.h"
 #include "vtrace-dump.h"
 #include "vtrace-tsc.h"
 #include "vtrace-util.h"
@@ -33,10 +37,16 @@ struct tsc_fields {
 	bool			native;
 };
 
+/* Losses noted, at most: past it, every history stops at the first loss past it */
+#define MAX_GAPS	4096
+
 struct dat_records {
 	struct vtrace_offset_record	*recs;
 	size_t				nr, alloc;
 	struct vtrace_offsets_trace	trace;
+	struct dat_gap			gaps[MAX_GAPS];
+	size_t				nr_gaps;
+	uint64_t			more_from;	/* earliest loss past MAX_GAPS, 0 none */
 };
 
 /* 1: the trace has the event with every field, 0: it has not the event, -1: a bad format */
@@ -126,24 +136,29 @@ static int add_record(struct dat_records *d, const struct tsc_fields *f,
 	return 0;
 }
 
-/* One CPU, in full: its records, its last time stamp, its first loss */
+/* A loss on @cpu after host TSC @from, before @to */
+static void note_gap(struct dat_records *d, int cpu, uint64_t from, uint64_t to, long long nr)
+{
+	if (d->nr_gaps < MAX_GAPS)
+		d->gaps[d->nr_gaps++] = (struct dat_gap){ from, to, cpu, nr };
+	else if (!d->more_from || from < d->more_from)
+		d->more_from = from;
+}
+
+/* One CPU, in full: its records, its last time stamp, its losses */
 static int read_cpu(struct vtrace_dat_records *h, int cpu, const struct tsc_fields *f,
 		    struct dat_records *d, const char *path)
 {
 	struct tep_handle *tep = vtrace_dat_records_tep(h);
-	uint64_t last = 0, lost;
+	uint64_t last = 0;
 	bool seen = false;
 	struct tep_record *rec;
 	int ret;
 
 	while ((ret = vtrace_dat_records_next(h, cpu, &rec)) > 0) {
 		/* a loss before the CPU's first event: nothing is known (1: before all) */
-		lost = seen ? last : 1;
-		if (rec->missed_events && (!d->trace.lost_tsc || lost < d->trace.lost_tsc)) {
-			d->trace.lost_tsc = lost;
-			d->trace.lost_cpu = cpu;
-			d->trace.lost_nr = rec->missed_events;
-		}
+		if (rec->missed_events)
+			note_gap(d, cpu, seen ? last : 1, rec->ts, rec->missed_events);
 		last = rec->ts;
 		if (!seen && (!d->trace.start_tsc || last < d->trace.start_tsc))
 			d->trace.start_tsc = last;
@@ -154,6 +169,49 @@ static int read_cpu(struct vtrace_dat_records *h, int cpu, const struct tsc_fiel
 			return -1;
 	}
 	return ret;
+}
+
+static int cmp_gap(const void *a, const void *b)
+{
+	const struct dat_gap *x = a, *y = b;
+
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/*
+ * The vCPUs the losses may have hidden records of, each with its earliest
+ * such loss (past MAX_GAPS losses, every vCPU at the first of those)
+ */
+static int find_cuts(struct dat_records *d, const char *path, struct vtrace_offsets_cut **cuts)
+{
+	size_t nr = 0;
+
+	d->trace.nr_gaps = d->nr_gaps + !!d->more_from;
+	qsort(d->gaps, d->nr_gaps, sizeof(*d->gaps), cmp_gap);
+	if (dat_gaps_cut(path, d->gaps, d->nr_gaps, d->recs, d->nr, cuts, &nr))
+		return -1;
+	for (size_t i = 0; d->more_from && i < d->nr; i++) {
+		struct vtrace_offsets_cut *c = NULL, *n;
+
+		for (size_t k = 0; k < nr && !c; k++)
+			if ((*cuts)[k].pid == d->recs[i].pid &&
+			    (*cuts)[k].vcpu_id == d->recs[i].vcpu_id)
+				c = &(*cuts)[k];
+		if (c && c->tsc <= d->more_from)
+			continue;
+		if (!c) {
+			n = realloc(*cuts, (nr + 1) * sizeof(*n));
+			if (!n)
+				return -1;
+			*cuts = n;
+			c = &n[nr++];
+		}
+		*c = (struct vtrace_offsets_cut){ .pid = d->recs[i].pid,
+			.vcpu_id = d->recs[i].vcpu_id, .tsc = d->more_from, .cpu = -1, .nr = -1 };
+	}
+	d->trace.cuts = *cuts;
+	d->trace.nr_cuts = nr;
+	return 0;
 }
 
 static int cmp_host_tsc(const void *a, const void *b)
@@ -175,39 +233,48 @@ static int cmp_host_tsc(const void *a, const void *b)
  */
 struct vtrace_offsets *vtrace_offsets_open_dat(const char *path, bool *found)
 {
-	struct dat_records d = { 0 };
+	struct dat_records *d = calloc(1, sizeof(*d));
+	struct vtrace_offsets_cut *cuts = NULL;
 	struct vtrace_offsets *o = NULL;
 	struct vtrace_dat_records *h;
 	struct tsc_fields f;
 	int cpus, ret;
 
 	*found = false;
-	h = vtrace_dat_records_open(path);
-	if (!h)
-		return NULL;
-	/* the records' host_tsc is the TSC: the trace's own times must be too */
-	if (vtrace_dat_check_clock(path, vtrace_dat_clock(vtrace_dat_records_handle(h)))) {
-		vtrace_dat_records_close(h);
+	if (!d) {
+		vtrace_set_error("%s: out of memory", path);
 		return NULL;
 	}
+	h = vtrace_dat_records_open(path);
+	if (!h) {
+		free(d);
+		return NULL;
+	}
+	/* the records' host_tsc is the TSC: the trace's own times must be too */
+	if (vtrace_dat_check_clock(path, vtrace_dat_clock(vtrace_dat_records_handle(h))))
+		goto out;
 	ret = find_fields(vtrace_dat_records_tep(h), &f, path);
 	if (ret <= 0)
 		goto out;
 	*found = true;
 	cpus = vtrace_dat_records_cpus(h);
 	for (int cpu = 0; cpu < cpus; cpu++)
-		if (read_cpu(h, cpu, &f, &d, path))
+		if (read_cpu(h, cpu, &f, d, path))
 			goto out;
 	/* a vCPU's writes are one after the other, each at its own host_tsc */
-	for (size_t i = 0; i < d.nr; i++)
-		d.recs[i].seq = i;
-	if (d.nr)
-		qsort(d.recs, d.nr, sizeof(*d.recs), cmp_host_tsc);
-	for (size_t i = 0; i < d.nr; i++)
-		d.recs[i].seq = i;
-	o = vtrace_offsets_from_trace(path, d.recs, d.nr, &d.trace);
+	for (size_t i = 0; i < d->nr; i++)
+		d->recs[i].seq = i;
+	if (d->nr)
+		qsort(d->recs, d->nr, sizeof(*d->recs), cmp_host_tsc);
+	for (size_t i = 0; i < d->nr; i++)
+		d->recs[i].seq = i;
+	if ((d->nr_gaps || d->more_from) && find_cuts(d, path, &cuts))
+		goto out;
+	o = vtrace_offsets_from_trace(path, d->recs, d->nr, &d->trace);
 out:
 	vtrace_dat_records_close(h);
-	free(d.recs);
+	free(cuts);
+	free(d->recs);
+	free(d);
 	return o;
 }

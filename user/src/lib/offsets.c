@@ -810,22 +810,92 @@ static bool from_record(const struct vtrace_offset_record *r, struct offset_rec 
  *
  * @recs are the events of a host trace in host_tsc order (@seq numbering
  * them).  The trace holds every record written while it recorded, unless
- * one of its CPUs lost events: from the last event before that loss on, a
- * record of any vCPU may be missing, so every history stops there (and a
- * guest event after it is refused, as after a file's dropped records).
- * Otherwise the histories go on to the trace's last event.  What held
+ * one of its CPUs lost events: from that CPU's last event before the loss
+ * on, a record of a vCPU whose thread may have run there may be missing
+ * (@trace->cuts, offsets-gaps.c), so that vCPU's history stops there (and
+ * a guest event after it is refused, as after a file's dropped records).
+ * The other histories go on to the trace's last event.  What held
  * before a vCPU's first record is known only when that record is its
  * creation (a write from offset 0) or a snapshot: a VM created before the
  * recording began gets an assumed interval, and its guest events before
  * its first record are refused (the file's rule, Documentation/vtrace_host.rst).
  */
+static size_t lower_bound(struct vtrace_offsets *o, int pid, uint32_t vcpu_id);
+
+/* Where the trace's losses cut the history of (@pid, @vcpu_id), NULL: nowhere */
+static const struct vtrace_offsets_cut *cut_of(const struct vtrace_offsets_trace *t, int pid,
+					       uint32_t vcpu_id)
+{
+	for (size_t i = 0; i < t->nr_cuts; i++)
+		if (t->cuts[i].pid == pid && t->cuts[i].vcpu_id == vcpu_id)
+			return &t->cuts[i];
+	return NULL;
+}
+
+/* Each history a loss may have cut stops at it, said with the loss */
+static void cut_lost(struct vtrace_offsets *o, const char *path,
+		     const struct vtrace_offsets_trace *t)
+{
+	for (size_t i = 0; i < t->nr_cuts; i++) {
+		const struct vtrace_offsets_cut *c = &t->cuts[i];
+		size_t k = lower_bound(o, c->pid, c->vcpu_id);
+		char lost[32] = "an unknown number of";
+
+		if (k == o->nr_hist || o->hist[k].pid != c->pid || o->hist[k].vcpu_id != c->vcpu_id)
+			continue;
+		o->hist[k].end_tsc = c->tsc;
+		o->hist[k].end_why = VTRACE_END_LOST;
+		if (c->nr > 0)
+			snprintf(lost, sizeof(lost), "%lld", c->nr);
+		if (c->cpu < 0)
+			vtrace_warn("%s: pid %d vCPU %u: its offset history stops at host TSC %llu,"
+				    " where the first of the trace's losses not looked into began"
+				    " (record with a larger trace-cmd -b)", path, c->pid, c->vcpu_id,
+				    (unsigned long long)c->tsc);
+		else
+			vtrace_warn("%s: cpu %d lost %s events after host TSC %llu: pid %d vCPU %u's"
+				    " offset history stops there, a record of its writes may be among"
+				    " them (its threads were not all seen on other CPUs that while;"
+				    " record with a larger trace-cmd -b, or give --offsets with"
+				    " vtrace_host's tsc_offsets file)", path, c->cpu, lost,
+				    (unsigned long long)c->tsc, c->pid, c->vcpu_id);
+	}
+}
+
+/* The histories the losses cannot have touched, said in one line */
+static void say_whole(struct vtrace_offsets *o, const char *path,
+		      const struct vtrace_offsets_trace *t)
+{
+	char list[512];
+	size_t at = 0, nr = 0, more = 0;
+
+	for (size_t i = 0; i < o->nr_hist; i++) {
+		if (o->hist[i].end_why == VTRACE_END_LOST)
+			continue;
+		nr++;
+		if (at + 40 > sizeof(list)) {
+			more++;
+			continue;
+		}
+		at += snprintf(list + at, sizeof(list) - at, "%spid %d vCPU %u", at ? ", " : "",
+			       o->hist[i].pid, o->hist[i].vcpu_id);
+	}
+	if (!nr)
+		return;
+	if (more)
+		snprintf(list + at, sizeof(list) - at, " and %zu more", more);
+	vtrace_warn("%s: its CPUs lost events %zu time%s; the offset histor%s of %s stay%s whole:"
+		    " %s threads ran on other CPUs all through each loss", path, t->nr_gaps,
+		    t->nr_gaps == 1 ? "" : "s", nr == 1 ? "y" : "ies", list, nr == 1 ? "s" : "",
+		    nr == 1 ? "its" : "their");
+}
+
 struct vtrace_offsets *vtrace_offsets_from_trace(const char *path,
 						 const struct vtrace_offset_record *recs, size_t nr,
 						 const struct vtrace_offsets_trace *trace)
 {
 	struct vtrace_offsets *o = calloc(1, sizeof(*o));
 	struct offset_rec *kept = calloc(nr ? nr : 1, sizeof(*kept));
-	char lost[32] = "an unknown number of";
 	size_t n = 0;
 
 	if (!o || !kept)
@@ -834,7 +904,9 @@ struct vtrace_offsets *vtrace_offsets_from_trace(const char *path,
 	o->trace_start = trace->start_tsc;
 	o->tsc_khz = trace->tsc_khz;
 	for (size_t i = 0; i < nr; i++) {
-		if (trace->lost_tsc && recs[i].host_tsc > trace->lost_tsc)
+		const struct vtrace_offsets_cut *c = cut_of(trace, recs[i].pid, recs[i].vcpu_id);
+
+		if (c && recs[i].host_tsc > c->tsc)
 			continue;
 		if (from_record(&recs[i], &kept[n]))
 			n++;
@@ -844,19 +916,11 @@ struct vtrace_offsets *vtrace_offsets_from_trace(const char *path,
 	if (offsets_build(o, path, kept, n))
 		goto error;
 	o->has_end = true;
-	if (trace->lost_tsc) {
-		o->end_tsc = trace->lost_tsc;
-		end_histories(o, o->end_tsc, VTRACE_END_LOST);
-		if (trace->lost_nr > 0)
-			snprintf(lost, sizeof(lost), "%lld", trace->lost_nr);
-		vtrace_warn("%s: cpu %d lost %s events after host TSC %llu: a vtrace_host:tsc_offset"
-			    " record of any vCPU may be among them, so every offset history stops"
-			    " there (record with a larger trace-cmd -b)", path, trace->lost_cpu, lost,
-			    (unsigned long long)trace->lost_tsc);
-	} else {
-		o->end_tsc = trace->end_tsc;
-		end_histories(o, o->end_tsc, VTRACE_END_TRACE);
-	}
+	o->end_tsc = trace->end_tsc;
+	end_histories(o, o->end_tsc, VTRACE_END_TRACE);
+	cut_lost(o, path, trace);
+	if (trace->nr_gaps)
+		say_whole(o, path, trace);
 	free(kept);
 	return o;
 error:
