@@ -176,7 +176,7 @@ median() {
 }
 
 # time_runs CMD...: $runs runs; sets wall, cpu (medians, seconds), rss and anon
-# (peak RSS and peak anonymous RSS, the largest of the runs, KiB)
+# (peak RSS and peak anonymous RSS, the largest of the runs, KiB), cpu_spread ("LO-HI")
 time_runs() {
 	local r a t=$D/time
 	: > "$D/walls"; : > "$D/cpus"; rss=0; anon=0
@@ -191,6 +191,7 @@ time_runs() {
 	done
 	wall=$(median < "$D/walls")
 	cpu=$(median < "$D/cpus")
+	cpu_spread=$(sort -g "$D/cpus" | sed -n '1p;$p' | paste -sd- -)
 }
 
 # measure NAME EVENTS CMD...: one line; the first of a group is the base of the ratios
@@ -311,7 +312,7 @@ scale_curve() {
 # One line per size, the host's trace.dat compressed (zstd, trace-cmd's default): trace-cmd
 # report and vtrace-merge on the same compressed files, CPU seconds and peak RSS
 compressed_curve() {
-	local n d G tc tr ta vc vr va fr
+	local n d G tc tr ta vc vr va fr ts vs
 	echo "bench: compressed host trace.dat (zstd, file version 7), medians of $runs runs;"
 	echo "bench: RSS = peak RSS, anon = peak anonymous RSS (KiB); flat RSS = vtrace-merge's on the"
 	echo "bench: uncompressed host file"
@@ -331,11 +332,11 @@ compressed_curve() {
 				{ echo "bench: trace-cmd convert --compression zstd failed" >&2; return 1; }
 		fi
 		time_runs trace-cmd report -i "$d/host-z.dat" -i "$d/guest-z.dat"
-		tc=$cpu tr=$rss ta=$anon
+		tc=$cpu tr=$rss ta=$anon ts=$cpu_spread
 		G="--guest g1=$d/g1 --offsets $d/tsc_offsets --no-progress"
 		# shellcheck disable=SC2086
 		time_runs "$M" --host "$d/host-z.dat" $G
-		vc=$cpu vr=$rss va=$anon
+		vc=$cpu vr=$rss va=$anon vs=$cpu_spread
 		# shellcheck disable=SC2086
 		time_runs "$M" --host "$d/host.dat" $G
 		fr=$rss
@@ -344,6 +345,7 @@ compressed_curve() {
 		    -v va="$va" -v fr="$fr" 'BEGIN { if (vc <= 0) vc = 0.005
 			printf "%9d | %7.2f %9d %9d | %7.2f %9d %9d | %9d | %6.2fx\n",
 				n, tc, tr, ta, vc, vr, va, fr, tc / vc }'
+		echo "bench: $n events, CPU s of the $runs runs (min-max): trace-cmd report $ts, vtrace-merge $vs"
 	done
 	echo "bench: x CPU = trace-cmd report CPU seconds / vtrace-merge CPU seconds (higher is faster)"
 }
