@@ -476,7 +476,11 @@ def scenario(name, rng, nev):
         # expiry, sched_wakeup, sched_switch in); its vCPU thread (tid 900 + c, host cpu
         # c) exits (hlt while the guest idles, then io, msr) and enters again; every 10th
         # period a host task holds the cpu for 0.3 ms from the expiry (a late wake-up); the
-        # host's local timer interrupt every 4th period (the host-not-running rule applies)
+        # host's local timer interrupt every 4th period (the host-not-running rule applies);
+        # the guest timer's path: the vCPU thread arms KVM's apic_timer_fn hrtimer at its
+        # msr exit, the host fires it 15 us after the due time (idle, or in the hog), the
+        # guest takes its local_timer_entry 1 us before the expiry
+        EXTRA_SYMS.append((APIC_TIMER_FN, 'apic_timer_fn'))
         host.events = [[] for _ in range(2)]
         g = guest('g1', 2, [0, 1], 6002)
         for c in range(2):
@@ -486,6 +490,7 @@ def scenario(name, rng, nev):
             he.append((base + 1, ev_kvm_entry(tid, c), '', 0))
             t = base + tsc(100_000)
             timer = 0xff73fcb84039bc60 + 64 * c
+            apic = 0xff2b468c8191df10 + 0x1000 * c
             for i in range(nev):
                 ev.append((t, ev_hrtimer_start(pid, timer, wake, mono(t) + 1_000_000), '', 0))
                 ev.append((t + 2, ev_switch(b'cyclictest', pid, b'swapper/%d' % c, 0), '', 0))
@@ -493,12 +498,20 @@ def scenario(name, rng, nev):
                 if i % 4 == 0:
                     he.append((t + tsc(6_000), ev_tick(tid), '', 0))
                 due = t + tsc(1_000_000)
+                he.append((t + tsc(5_000) + 1, ev_hrtimer_start(tid, apic, APIC_TIMER_FN,
+                                                                mono(due)), '', 0))
                 fire = due + tsc(20_000)
+                host_pid = 0
                 if i % 10 == 9:
                     he.append((due, ev_switch(vcpu, tid, b'hog', 777), '', 0))
                     he.append((due + tsc(300_000), ev_switch(b'hog', 777, vcpu, tid), '', 0))
                     fire = due + tsc(320_000)
+                    host_pid = 777
+                hfire = due + tsc(15_000)
+                he.append((hfire, ev_hrtimer_entry(host_pid, apic, mono(hfire), APIC_TIMER_FN),
+                           '', 0))
                 he.append((fire - tsc(3_000), ev_kvm_entry(tid, c), '', 0))
+                ev.append((fire - tsc(1_000), ev_tick(0), '', 0))
                 run = timer_wake(ev, fire, timer, wake, pid, c)
                 he.append((run + tsc(20_000), ev_kvm_exit(tid, c, 0x7b, 2), '', 0))
                 he.append((run + tsc(30_000), ev_kvm_entry(tid, c), '', 0))

@@ -260,6 +260,20 @@ static void timer_note(struct timerpath *t, uint64_t timer, int tid)
 		t->timers[t->nr_timers++] = (typeof(t->timers[0])){ timer, tid };
 }
 
+/* sched_switch's next_comm into @comm (COMM_LEN + 1 bytes), "" when out of the record */
+static void comm_copy(char *comm, const struct tp_fields *f, const struct tep_record *rec)
+{
+	int n = f->next_comm ? f->next_comm->size : 0;
+
+	if (n > COMM_LEN)
+		n = COMM_LEN;
+	if (!n || f->next_comm->offset + n > rec->size)
+		n = 0;
+	else
+		memcpy(comm, (const char *)rec->data + f->next_comm->offset, n);
+	comm[n] = 0;
+}
+
 static void host_event(struct timerpath *t, const struct tp_fields *f, struct source *s,
 		       uint64_t ns, int id)
 {
@@ -287,11 +301,7 @@ static void host_event(struct timerpath *t, const struct tp_fields *f, struct so
 	} else if (id == f->switch_id) {
 		if (s->cpu >= 0 && s->cpu < MAX_CPUS) {
 			t->cur[s->cpu].pid = (int)vtrace_field_num(f->native, f->next_pid, s->rec);
-			t->cur[s->cpu].comm[0] = 0;
-			if (f->next_comm && f->next_comm->offset + f->next_comm->size <= s->rec->size)
-				snprintf(t->cur[s->cpu].comm, sizeof(t->cur[s->cpu].comm), "%.*s",
-					 f->next_comm->size,
-					 (const char *)s->rec->data + f->next_comm->offset);
+			comm_copy(t->cur[s->cpu].comm, f, s->rec);
 		}
 		th = thread_of(t, (int)vtrace_field_num(f->native, f->prev_pid, s->rec), false);
 		if (th)
