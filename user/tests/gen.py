@@ -1070,17 +1070,19 @@ def scenario(name, rng, nev):
             run = timer_wake(ev, fire, timer, wake)
             t = run + tsc(3_000)
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
-    elif name in ('kvm', 'kvm_half', 'kvm_half_gone', 'kvm_lost'):
+    elif name in ('kvm', 'kvm_half', 'kvm_half_gone', 'kvm_lost', 'kvm_lost_moved'):
         # the host recorded its vCPU threads' kvm_entry/kvm_exit: every guest event is
         # 1 us after an entry or 1.2 us before the next exit of its vCPU (2.5 GHz);
         # kvm_half: vCPU 1's thread is "worker" on the host, told by its kvm_entry's
-        # vcpu_id; kvm_half_gone: and it has no kvm_entry/kvm_exit: guest cpu 1 unverified
+        # vcpu_id; kvm_half_gone: and it has no kvm_entry/kvm_exit: guest cpu 1 unverified;
+        # kvm_lost_moved: kvm_lost, and vCPU 0's thread leaves host cpu 0 for 0.8 us while
+        # cpu 1 loses events (it could have run there then)
         host.events = [[] for _ in range(2)]
         g = guest('g1', 2, [0, 1], 4253)
         for c in range(2):
             tid = 900 + c
             g.vcpus[c].writer = (c, tid)    # pinned: its offset writes are made there
-            vcomm = b'worker' if name not in ('kvm', 'kvm_lost') and c else b'CPU %d/KVM' % c
+            vcomm = b'worker' if name in ('kvm_half', 'kvm_half_gone') and c else b'CPU %d/KVM' % c
             host.events[c].append((base, ev_switch(b'swapper/%d' % c, 0, vcomm, tid), '', 0))
             t = base + 10_000
             for i in range(nev):
@@ -1090,7 +1092,7 @@ def scenario(name, rng, nev):
                 g.events[c].append((t + 2_500 + (i % 2) * 4_500, ev_print(0, b'in guest'), '', 0))
                 t += 20_000
             host.events[c].append((t, ev_switch(vcomm, tid, b'swapper/%d' % c, 0), '', 0))
-        if name == 'kvm_lost':
+        if name in ('kvm_lost', 'kvm_lost_moved'):
             # host cpu 1's ring buffer overflowed: 20 of its kvm_entry/kvm_exit pairs from the
             # middle on are lost, the page after them says so (missed events 40): the guest
             # events of cpu 1 there have no window of their vCPU in the trace
@@ -1099,6 +1101,13 @@ def scenario(name, rng, nev):
             nxt = evs[k + 40]
             evs[k:k + 41] = [nxt[:3] + (40,)]
             host.events[1] = evs
+        if name == 'kvm_lost_moved':
+            gap_from, gap_to = evs[k - 1][0], evs[k][0]
+            exit0 = next(e[0] for e in sorted(host.events[0], key=lambda e: e[0])
+                         if gap_from < e[0] - 10_000 and e[0] + 4_000 < gap_to and
+                         e[1] == ev_kvm_exit(900, 0))
+            host.events[0] += [(exit0 + 2_000, ev_switch(b'CPU 0/KVM', 900, b'swapper/0', 0), '', 0),
+                               (exit0 + 4_000, ev_switch(b'swapper/0', 0, b'CPU 0/KVM', 900), '', 0)]
     elif name in ('ambig', 'ambig_nokvm', 'ambig_run'):
         # the unstable host sets vCPU 0's offset back (w3, by its 8 ms off the CPU) with
         # no guest event since an earlier write (w1) that moved it forward: the first

@@ -123,6 +123,14 @@ if command -v trace-cmd > /dev/null && gen_ev ev; then
 		grep -q '^g1 \+1 \+102 \+100 .* extrapolated=52' "$T/out" &&
 		grep -q "self-check: 184 guest events checked, 0 outside .*: verified\$" "$T/err"
 	ok $? offset_events_loss_other_cpu_history_whole "rc $rc: $(grep '^g1' "$T/out" | tr '\n' '|') $(grep verdict\|verified "$T/err")"
+	# the same with vCPU 0's thread off host cpu 0 for 0.8 us during the loss: it may have run
+	# on cpu 1 then, so vCPU 0's history stops at the loss too, and nothing is said whole
+	$GEN make "$T/km" kvm_lost_moved --events 100 --offset-events > /dev/null &&
+		make_dat "$T/km" kvm/kvm_entry kvm/kvm_exit vtrace_host/tsc_offset
+	expect_error offset_events_loss_thread_moved_cuts_it "vtrace-merge: error: offset history of guest g1 cpu 0 ends at host TSC 10001000000 (the host trace lost events after it: a record may be missing)" --host "$T/km/host.dat" --guest "g1=$T/km/g1" --tsc-khz 2500000
+	[ "$(grep -c "^vtrace-merge: warning: $T/km/host.dat: cpu 1 lost 40 events after host TSC 10001000000: pid 4253 vCPU [01]'s offset history stops there" "$T/err")" -eq 2 ] &&
+		! grep -q "stays whole\|stay whole" "$T/err"
+	ok $? offset_events_loss_thread_moved_both_said "$(head -c 600 "$T/err")"
 	# the recording began mid-way: the VM's creation records are not in host.dat
 	gen_ev ev-late --offset-events-from 0.5
 	expect_error offset_events_late_start_refused "offset history does not cover guest g1 cpu 0 before host TSC" \
