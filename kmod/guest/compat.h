@@ -3,6 +3,7 @@
 #ifndef _VTG_COMPAT_H
 #define _VTG_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/trace.h>
 #include <asm/apic.h>
 #include <asm/processor.h>
@@ -37,6 +38,20 @@ static inline u32 vtg_cpu_apic_id(unsigned int cpu)
 	u32 id = per_cpu(x86_cpu_to_apicid, cpu);
 
 	return id == BAD_APICID ? VTG_NO_APIC_ID : id;
+}
+
+/*
+ * Set flags of a VMA, mmap_lock held for writing: through vm_flags_set()
+ * since v6.3 (which also takes the VMA's own lock), by hand before
+ * (VTG_HAS_VM_FLAGS_SET comes from Kbuild).
+ */
+static inline void vtg_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+#ifdef VTG_HAS_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
 }
 
 #endif /* _VTG_COMPAT_H */

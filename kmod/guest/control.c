@@ -16,10 +16,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/mmap_lock.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "vtg.h"
 
 static void vtg_req_put(struct vtg_req *req)
@@ -149,13 +152,32 @@ static bool vtg_has_requests(void)
 	return ret;
 }
 
-/* @len bytes in the borrowed mm, populated: no fault later in a drain thread */
+/*
+ * @len bytes in the borrowed mm, populated: no fault later in a drain
+ * thread.  Shared anonymous memory (shmem), not private: the loader may
+ * live on and die, and if the OOM killer takes it, the OOM reaper empties
+ * the private memory of its mm and marks the mm unstable, so that every
+ * later fault in a private mapping fails (check_stable_address_space()):
+ * every read and write through the buffers would then fail with -EFAULT
+ * until the module is reloaded.  The reaper leaves shared mappings alone,
+ * and their faults are not refused.  A child the loader forks does not get
+ * the mapping (VM_DONTCOPY, as MADV_DONTFORK): shared, it could otherwise
+ * write into what the module hands to tracefs and the ports.
+ */
 static char __user *vtg_map(size_t len)
 {
 	unsigned long addr = vm_mmap(NULL, 0, len, PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, 0);
+				     MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, 0);
+	struct vm_area_struct *vma;
 
-	return IS_ERR_VALUE(addr) ? ERR_PTR((long)addr) : (char __user *)addr;
+	if (IS_ERR_VALUE(addr))
+		return ERR_PTR((long)addr);
+	mmap_write_lock(vtg.mm);
+	vma = find_vma(vtg.mm, addr);
+	if (vma && vma->vm_start == addr)
+		vtg_vm_flags_set(vma, VM_DONTCOPY);
+	mmap_write_unlock(vtg.mm);
+	return (char __user *)addr;
 }
 
 /* The bounce buffer, for everything the control thread reads and writes */

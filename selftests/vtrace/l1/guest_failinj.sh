@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Fault injection (test-only vtrace_failinj.ko): vtrace_guest's calls fail one by one in L2, vtrace_host's load in L1.
+# Fault injection (test-only vtrace_failinj.ko): vtrace_guest's calls fail one by one in L2, vtrace_host's load in L1; the loader of vtrace_guest dies.
 #   ARG: most failure points tried per function (default 2, make check's short
 #   run; 1000 tries them all: Documentation/fuzzing.rst, "Fault injection")
 # vtrace-l1: --timeout 900
@@ -37,7 +37,7 @@ host_sweep() {
 	ktap_diag "host: $1: $((k - 1)) of $hits calls failed in turn"
 }
 
-ktap_header 16
+ktap_header 19
 modprobe kvm_amd
 if [ ! -f "$FI" ]; then
 	ktap_skip host_load_fails_cleanly "vtrace_failinj.ko not built for $KVER"

@@ -12,7 +12,9 @@
 # filter): fail the Nth kmalloc of any code running in a "vtrace-" thread
 # during start/markers/stop; every marker must still be sent or counted.
 # Then one clean session, and the unreclaimable slab / vmalloc use before
-# and after (drop_caches) are printed and compared.
+# and after (drop_caches) are printed and compared.  Last, a process that
+# loaded the module and lives on dies (killed, then OOM-killed and reaped):
+# sessions go on.
 MAX=${1:-1000}
 KO=/lib/vtrace/vtrace_guest.ko
 FI=/lib/vtrace/vtrace_failinj.ko
@@ -176,3 +178,65 @@ m1=$(mem)
 echo "vtg-fi: unreclaimable slab + vmalloc: $m0 KiB before, $m1 KiB after"
 [ $((m1 - m0)) -lt 1024 ]
 t $? no_memory_growth
+
+# The loader's address space: the module keeps its buffers in the mm of the
+# process that loaded it.  A loader that lives on (guest_loader loads the
+# module itself, as a daemon using libkmod does) and then dies must not
+# break the module.  Killed during a session: the stop and a new session
+# work.  OOM-killed in a memory cgroup: 2 s later the OOM reaper empties
+# the mm's private memory and marks it unstable (a later fault in a private
+# mapping fails); sessions after that must work too, every marker sent.
+loaded() {	# loaded: guest_loader has loaded the module
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^loaded' /tmp/loader.out; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^loaded' /tmp/loader.out
+}
+sent() {	# sent N: a session with N markers on cpu0, each one sent
+	echo 1 > $D/enable && guest_markers "$1" 0 > /dev/null && echo 0 > $D/enable && st &&
+		[ "$(col 0 6)" -ge "$1" ] && [ "$(col 0 8)" = 0 ] && [ "$(col 0 11)" = 0 ]
+}
+: > /tmp/loader.out
+guest_loader $KO send_kallsyms=0 > /tmp/loader.out 2>&1 &
+lp=$!
+loaded && echo 1 > $D/enable && kill -KILL $lp && wait $lp
+guest_markers 200 0 > /dev/null && echo 0 > $D/enable && st && [ "$(col 0 6)" -ge 200 ] &&
+	sent 200
+t $? loader_killed_sessions_go_on
+rmmod vtrace_guest
+
+CG=/sys/fs/cgroup
+mount -t cgroup2 none $CG && echo +memory > $CG/cgroup.subtree_control && mkdir $CG/vtg &&
+	echo 32M > $CG/vtg/memory.max
+r=$?
+: > /tmp/loader.out
+guest_loader $KO send_kallsyms=0 > /tmp/loader.out 2>&1 &
+lp=$!
+# the OOM report's stack dump is wanted here: kept off the console (whose
+# "Call Trace:" the bed takes for a splat), and dmesg is searched below
+lvl=$(cut -f1 /proc/sys/kernel/printk)
+if [ $r = 0 ] && loaded && echo $lp > $CG/vtg/cgroup.procs && sent 200; then
+	echo 1 > /proc/sys/kernel/printk
+	kill -USR1 $lp
+	# (should the cgroup's OOM killer not come, the test fails, not hangs)
+	(sleep 30; kill -KILL $lp 2> /dev/null) &
+else
+	kill -KILL $lp
+fi
+wait $lp
+i=0
+while [ $i -lt 100 ] && ! dmesg | grep -q "oom_reaper: reaped process $lp "; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo "$lvl" > /proc/sys/kernel/printk
+dmesg | grep "Memory cgroup out of memory\|oom_reaper: reaped process $lp " | sed 's/^/vtg-fi: /'
+dmesg | grep -q "oom_reaper: reaped process $lp " && sent 200 && sent 200 &&
+	! dmesg | grep -E '\] WARNING:|BUG:|Oops|rcu: INFO:|blocked for more than'
+r=$?
+[ $r = 0 ] || { st; sed 's/^/vtg-fi: /' /tmp/st; dmesg | tail -5 | sed 's/^/vtg-fi: /'; }
+t $r loader_oom_reaped_sessions_go_on
+rmmod vtrace_guest && gone
+t $? unload_after_loader_died
