@@ -45,6 +45,8 @@ else
 	for spec in vzalloc:0:0 __kmalloc:0:2 debugfs_create_dir:-12:0 \
 		    tracepoint_probe_register:-12:0 register_kprobe:-12:0; do
 		IFS=: read -r f r g <<< "$spec"
+		# since v6.10 (allocation profiling) the allocators end in _noprof
+		grep -q " ${f}_noprof\$" /proc/kallsyms && f=${f}_noprof
 		host_sweep "$f" "$r" "$g"
 	done
 	ktap_diag "host: $host_points failure points, $host_bad problems"

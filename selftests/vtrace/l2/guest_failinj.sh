@@ -133,12 +133,26 @@ sweep() {
 	echo "vtg-fi: $1: $((k - 1)) of $hits calls failed in turn"
 }
 
+# ksym NAME: the allocator's name in this kernel: NAME, or since v6.10
+# (allocation profiling) NAME_noprof or __NAME_noprof; kmalloc_trace() is
+# __kmalloc_cache_noprof() since v6.11
+ksym() {
+	a=
+	[ "$1" = kmalloc_trace ] && a=__kmalloc_cache_noprof
+	for s in "$1" "$1_noprof" "__$1_noprof" $a; do
+		grep -q " $s\$" /proc/kallsyms && echo "$s" && return
+	done
+	echo "$1"
+}
+
 m0=$(mem)
 for spec in kmalloc_trace:0:2 __kmalloc:0:2 kvmalloc_node:0:2 kasprintf:0:1 kmemdup_nul:0:3 \
 	    kthread_create_on_node:-12:0 vm_mmap:-12:0 file_open_root:-12:0 kernel_read:-5:0 \
 	    splice_direct_to_actor:-12:0 kern_mount:-12:0 trace_array_get_by_name:0:0 \
 	    get_task_mm:0:0; do
-	f=${spec%%:*} g=${spec##*:} r=${spec#*:}
+	f=$(ksym "${spec%%:*}") g=${spec##*:} r=${spec#*:}
+	# __kvmalloc_node_noprof(size, buckets, gfp, node) with CONFIG_SLAB_BUCKETS
+	[ "$f" = __kvmalloc_node_noprof ] && g=3
 	sweep "$f" "${r%:*}" "$g"
 done
 echo "vtg-fi: part A: $points failure points, $bad problems"
@@ -148,7 +162,7 @@ t $? module_calls_fail_cleanly
 # part B: the kernel's own allocations in the module's threads
 insmod $KO send_kallsyms=0
 bad=0 points=0
-for f in kmalloc_trace __kmalloc; do
+for f in $(ksym kmalloc_trace) $(ksym __kmalloc); do
 	insmod $FI func=$f ret=0 gfp_arg=2 comm=vtrace- nth=1000000
 	k=1
 	while [ $k -le "$MAX" ]; do
