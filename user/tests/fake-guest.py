@@ -4,8 +4,9 @@
 
 Listens on a unix socket like QEMU's -chardev socket,server=on; on connect
 it says HELLO, then answers every host message with an ACK carrying its seq
-and type (HELLO with a HELLO, STATUS_REQ with a STATUS first); START is
-answered after 0.3 s.  It logs
+and type (HELLO with a HELLO, STATUS_REQ with a STATUS first, STOP with an EOS
+first); START is answered after 0.3 s.  With a third argument "silent" it
+accepts the connection and answers nothing (a guest without vtrace_guest).  It logs
 "TYPE seq=N t=MONOTONIC_NS" for each command it gets to LOG, and exits
 after one client has come and gone.
 """
@@ -23,6 +24,12 @@ def msg(mtype, seq, payload=b""):
     return struct.pack(HDR, MAGIC, 1, mtype, 0, len(payload), seq) + payload
 
 
+def status(state, lost):
+    """STATUS/EOS payload: one CPU, @lost events lost by its ring"""
+    return (struct.pack("<IIIIQQ", state, 1, 1, 0, 1, 0) +
+            struct.pack("<II8Q", 0, 3, 1, 4096, 10, 0, 0, 0, lost, 0))
+
+
 def main():
     path, log = sys.argv[1], sys.argv[2]
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -31,6 +38,12 @@ def main():
     open(path + ".ready", "w").close()
     conn, _ = srv.accept()
     out = open(log, "w")
+    if len(sys.argv) > 3 and sys.argv[3] == "silent":
+        while conn.recv(65536):
+            pass
+        conn.close()
+        os.unlink(path)
+        return
     seq = 1
     conn.sendall(msg(1, seq, struct.pack("<HHIQ", 1, 1, 0, 0)))
     buf = b""
@@ -55,7 +68,10 @@ def main():
                 conn.sendall(msg(1, seq, struct.pack("<HHIQ", 1, 1, 0, 0)))
             if mtype == 20:
                 seq += 1
-                conn.sendall(msg(32, seq, struct.pack("<IIIIQQ", 0, 0, 0, 0, 1, 0)))
+                conn.sendall(msg(32, seq, status(1, 3)))
+            if mtype == 17:
+                seq += 1
+                conn.sendall(msg(36, seq, status(0, 7)))
             seq += 1
             conn.sendall(msg(2, seq, struct.pack("<QHHI", hseq, mtype, 0, 0)))
     conn.close()
@@ -63,4 +79,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (BrokenPipeError, ConnectionResetError):
+        pass    # the host went away mid-reply

@@ -14,15 +14,19 @@
 #include <trace-cmd.h>
 
 #include "merge-local.h"
+#include "vtrace-capture.h"
 #include "vtrace-util.h"
 
 static const char usage_text[] =
 "usage: vtrace-merge [--host FILE|DIR] [--guest NAME=DIR[,pid=PID][,offset=N]]...\n"
 "                    [--offsets FILE]\n"
 "                    [--tsc-khz KHZ|FILE] [OPTIONS]\n"
+"       vtrace-merge CAPTURE [OPTIONS]\n"
 "\n"
 "Merge the host's trace and guest dumps into one stream on the host's TSC.\n"
 "\n"
+"  CAPTURE                  a capture folder of vtrace record: its host trace and guests,\n"
+"                           as its manifest names them\n"
 "  --host FILE|DIR          host trace.dat (trace-cmd record -C x86-tsc) or host dump folder\n"
 "                           (marked by a file host_dump in it)\n"
 "  --guest NAME=DIR[,pid=PID][,offset=N]  a guest dump folder (ctl, cpuK, qemu.pid);\n"
@@ -111,6 +115,10 @@ struct cmdline {
 	int			nr_vmlinux;
 	int			nr_machines;
 	int			nr_events;
+	struct vtrace_capture	*capture;	/* the CAPTURE folder's manifest */
+	char			**capture_guests;	/* its guests' --guest specs */
+	char			*capture_host;	/* its host trace */
+	char			*capture_offsets;	/* its tsc_offsets, or NULL */
 };
 
 static int die_usage(const char *fmt, const char *arg)
@@ -198,6 +206,32 @@ static int parse_time(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* CAPTURE: the host trace and the guests of a vtrace record folder (lib/capture.c) */
+static int use_capture(struct cmdline *c, const char *dir)
+{
+	int nr;
+
+	if (c->host || c->nr_guests || c->offsets)
+		return die_usage("%s: a capture folder names its host trace and guests itself:"
+				 " leave --host, --guest and --offsets out", dir);
+	c->capture = vtrace_capture_read(dir);
+	if (!c->capture) {
+		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
+		return 1;
+	}
+	nr = vtrace_capture_guests(c->capture, &c->capture_guests);
+	for (int i = 0; i < nr; i++)
+		add_one(&c->guests, &c->nr_guests, c->capture_guests[i]);
+	c->host = c->capture_host = vtrace_capture_path(c->capture, c->capture->host);
+	if (c->capture->offsets)
+		c->capture_offsets = vtrace_capture_path(c->capture, c->capture->offsets);
+	if (nr < 0 || !c->host) {
+		fprintf(stderr, "vtrace-merge: error: %s: out of memory\n", dir);
+		return 1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct cmdline *c)
 {
 	struct merge_opts *o = &c->opts;
@@ -269,8 +303,10 @@ static int parse_args(int argc, char **argv, struct cmdline *c)
 			return die_usage("%s", "bad option");
 		}
 	}
+	if (optind + 1 < argc)
+		return die_usage("unexpected argument %s", argv[optind + 1]);
 	if (optind < argc)
-		return die_usage("unexpected argument %s", argv[optind]);
+		return use_capture(c, argv[optind]);
 	if (!c->host && !c->nr_guests)
 		return die_usage("%s", "nothing to merge: give --host and/or --guest");
 	return 0;
@@ -320,6 +356,10 @@ static int open_offsets(struct cmdline *c, struct machine *host, struct vtrace_o
 	if (host && host->dat_pages)
 		c->opts.host_dat = host->path;
 	*offsets = vtrace_offsets_load(c->offsets, c->opts.host_dat, &c->opts.offsets_src, &found);
+	/* a capture whose host trace has no vtrace_host events: its tsc_offsets copy */
+	if (!*offsets && !found && c->capture_offsets)
+		*offsets = vtrace_offsets_load(c->capture_offsets, NULL, &c->opts.offsets_src,
+					       &found);
 	c->opts.offsets_in_trace = *offsets && vtrace_offsets_is_trace(*offsets);
 	return *offsets || !found ? 0 : -1;
 }
@@ -658,6 +698,10 @@ static void free_cmdline(struct cmdline *c)
 	free_list(c->opts.events);
 	free(c->opts.explain_text);
 	free(c->opts.tids);
+	free_list(c->capture_guests);
+	free(c->capture_host);
+	free(c->capture_offsets);
+	vtrace_capture_free(c->capture);
 }
 
 /*

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vtrace-ctl.h"
 #include "vtrace-proto.h"
 #include "vtrace-util.h"
 #include "vtrace-local.h"
@@ -82,37 +83,17 @@ struct agent {
 	const char	*path;		/* its --socket */
 	const char	*domain;	/* its --libvirt NAME, or NULL */
 	char		*sock_path;	/* DIR/ctl.sock for a libvirt domain */
-	int		sock;
+	struct vtrace_ctl *ctl;
 	int		out;
-	uint64_t	seq;
 	int		timeout_ms;
 	bool		quiet;
-	unsigned char	*buf;
-	size_t		len;
-	size_t		cap;
-	bool		closed;
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static int agent_connect(struct agent *a, const char *path)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		fprintf(stderr, "vtrace agent: socket path too long: %s\n", path);
-		return -1;
-	}
-	strcpy(addr.sun_path, path);
-	a->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (a->sock < 0 || connect(a->sock, (struct sockaddr *)&addr, sizeof(addr))) {
-		fprintf(stderr, "vtrace agent: %s: %s\n", path, strerror(errno));
+	a->ctl = vtrace_ctl_open(path, a->out, "vtrace agent");
+	if (!a->ctl) {
+		fprintf(stderr, "vtrace agent: %s\n", vtrace_last_error());
 		return -1;
 	}
 	return 0;
@@ -146,60 +127,6 @@ static int agent_libvirt(struct agent *a, const char *uri)
 		return -1;
 	a->path = a->sock_path;
 	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= w;
-	}
-	return 0;
-}
-
-/* Receive what is there within @ms; append it to DIR/ctl and the parse buffer */
-static int agent_recv(struct agent *a, int ms)
-{
-	struct pollfd pfd = { .fd = a->sock, .events = POLLIN };
-	ssize_t r;
-	int ret;
-
-	ret = poll(&pfd, 1, ms < 0 ? 0 : ms);
-	if (ret <= 0)
-		return ret;
-	if (a->cap - a->len < 65536) {
-		unsigned char *n = realloc(a->buf, a->cap * 2 + 65536);
-
-		if (!n)
-			return -1;
-		a->buf = n;
-		a->cap = a->cap * 2 + 65536;
-	}
-	r = read(a->sock, a->buf + a->len, a->cap - a->len);
-	if (r == 0) {
-		a->closed = true;
-		return -1;
-	}
-	if (r < 0)
-		return errno == EINTR ? 0 : -1;
-	if (write_all(a->out, a->buf + a->len, r))
-		fprintf(stderr, "vtrace agent: writing ctl: %s\n", strerror(errno));
-	a->len += r;
-	return 1;
-}
-
-static void agent_consume(struct agent *a, size_t n)
-{
-	memmove(a->buf, a->buf + n, a->len - n);
-	a->len -= n;
 }
 
 static void print_stats(const struct vtrace_msg *m, const char *what)
@@ -288,46 +215,13 @@ static uint64_t print_msg(const struct agent *a, const struct vtrace_msg *m)
 	}
 }
 
-/*
- * Take the next whole message off the buffer.  Returns 1 with *m filled
- * (payload points into the buffer, *size bytes to consume), 0 when more
- * bytes are needed.  Bytes before a bad header are skipped with a warning.
- */
-static int agent_parse(struct agent *a, struct vtrace_msg *m, size_t *size)
-{
-	char err[256];
-	size_t skip;
-
-	while (a->len >= sizeof(m->hdr)) {
-		memcpy(&m->hdr, a->buf, sizeof(m->hdr));
-		if (!vtrace_msg_check_hdr(&m->hdr, VTRACE_MSG_MAX_PAYLOAD, err, sizeof(err))) {
-			if (a->len < sizeof(m->hdr) + m->hdr.len)
-				return 0;
-			m->data = m->hdr.len ? a->buf + sizeof(m->hdr) : NULL;
-			*size = sizeof(m->hdr) + m->hdr.len;
-			if (vtrace_msg_check(&m->hdr, m->data, err, sizeof(err)) == 0)
-				return 1;
-			fprintf(stderr, "vtrace agent: skipping a bad message: %s\n", err);
-			agent_consume(a, *size);
-			continue;
-		}
-		fprintf(stderr, "vtrace agent: %s; resynchronizing\n", err);
-		for (skip = 1; skip + 4 <= a->len; skip++)
-			if (*(uint32_t *)(a->buf + skip) == VTRACE_MAGIC)
-				break;
-		agent_consume(a, skip);
-	}
-	return 0;
-}
-
 /* Handle what arrived; returns true once the reply to @seq was seen */
 static bool agent_process(struct agent *a, uint64_t seq, uint16_t type, int *result)
 {
 	struct vtrace_msg m = { 0 };
 	bool done = false;
-	size_t size;
 
-	while (agent_parse(a, &m, &size)) {
+	while (vtrace_ctl_next(a->ctl, &m)) {
 		uint64_t answers = print_msg(a, &m);
 
 		if (seq && answers == seq) {
@@ -337,7 +231,7 @@ static bool agent_process(struct agent *a, uint64_t seq, uint16_t type, int *res
 		}
 		if (seq && type == VTRACE_MSG_HELLO && m.hdr.type == VTRACE_MSG_HELLO)
 			done = true;
-		agent_consume(a, size);
+		vtrace_ctl_consume(a->ctl);
 	}
 	return done;
 }
@@ -345,14 +239,14 @@ static bool agent_process(struct agent *a, uint64_t seq, uint16_t type, int *res
 /* Read and print until the reply to @seq arrives (seq 0: for @ms only) */
 static int agent_wait(struct agent *a, uint64_t seq, uint16_t type, int ms)
 {
-	long long end = now_ms() + ms;
+	long long end = vtrace_now_ms() + ms;
 	int result = 0;
 
 	fflush(stdout);
-	while (now_ms() < end) {
-		if (agent_recv(a, end - now_ms()) < 0) {
+	while (vtrace_now_ms() < end) {
+		if (vtrace_ctl_recv(a->ctl, end - vtrace_now_ms()) < 0) {
 			fprintf(stderr, "vtrace agent: connection %s\n",
-				a->closed ? "closed by QEMU" : "failed");
+				vtrace_ctl_closed(a->ctl) ? "closed by QEMU" : "failed");
 			return 1;
 		}
 		if (agent_process(a, seq, type, &result))
@@ -377,7 +271,7 @@ static int agent_send_file(struct agent *a, const char *path)
 		return 1;
 	}
 	while ((r = read(fd, chunk, sizeof(chunk))) > 0)
-		if (write_all(a->sock, chunk, r))
+		if (vtrace_ctl_send_raw(a->ctl, chunk, r))
 			break;
 	close(fd);
 	return agent_wait(a, 0, 0, 2000);
@@ -386,14 +280,9 @@ static int agent_send_file(struct agent *a, const char *path)
 /* Send one command; returns its seq, 0 when it could not be sent */
 static uint64_t agent_send(struct agent *a, uint16_t type, const void *p, uint32_t len)
 {
-	uint64_t seq = ++a->seq;
-	int ret;
+	uint64_t seq = vtrace_ctl_send(a->ctl, type, p, len);
 
-	if (type == VTRACE_MSG_HELLO)
-		ret = vtrace_msg_write_hello(a->sock, seq);
-	else
-		ret = vtrace_msg_write(a->sock, type, seq, p, len);
-	if (ret) {
+	if (!seq) {
 		fprintf(stderr, "vtrace agent: %s: sending %s: %s\n", a->name,
 			vtrace_msg_type_name(type), strerror(errno));
 		return 0;
@@ -525,7 +414,7 @@ int vtrace_cmd_agent(int argc, char **argv)
 	bool quiet = false;
 
 	for (i = 0; i < AGENT_MAX_GUESTS; i++)
-		as[i] = (struct agent){ .sock = -1, .out = -1 };
+		as[i] = (struct agent){ .out = -1 };
 	nr = agent_parse_args(argc, argv, as, &timeout_ms, &quiet, &uri);
 	if (nr < 0) {
 		fputs(agent_usage, stderr);
@@ -546,11 +435,9 @@ int vtrace_cmd_agent(int argc, char **argv)
 		optind += used;
 	}
 	for (i = 0; i < nr; i++) {
-		if (as[i].sock >= 0)
-			close(as[i].sock);
+		vtrace_ctl_close(as[i].ctl);
 		if (as[i].out >= 0)
 			close(as[i].out);
-		free(as[i].buf);
 		free(as[i].sock_path);
 	}
 	return ret;

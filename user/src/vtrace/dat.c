@@ -71,6 +71,7 @@
 #include "vtrace-local.h"
 #include "vtrace-proto.h"
 #include "vtrace-tsc.h"
+#include "vtrace-capture.h"
 #include "vtrace-util.h"
 #include "vtrace-vcpu.h"
 
@@ -92,6 +93,10 @@ static const char dat_usage[] =
 "usage: vtrace dat --guest NAME=DIR[,pid=PID|,libvirt=DOMAIN[,connect=URI]]...\n"
 "                  [--host FILE] [--offsets FILE]\n"
 "                  [--tsc-khz KHZ|FILE] [--assume-constant-offset] [--force] --out DIR\n"
+"       vtrace dat CAPTURE [--out DIR] [OPTIONS]\n"
+"\n"
+"CAPTURE, a capture folder of vtrace record, gives the host trace and the guests\n"
+"(default --out CAPTURE/dat).\n"
 "\n"
 "Write each guest capture as a trace-cmd trace.dat (DIR/NAME.dat, version 6) whose\n"
 "TIME_SHIFT option carries its vCPUs' TSC offset history, and with --host a copy\n"
@@ -128,6 +133,7 @@ struct dat {
 	const char			*name;
 	const char			*dir;
 	const char			*offsets_path;	/* --offsets, or NULL */
+	const char			*capture_offsets; /* a capture's tsc_offsets, or NULL */
 	const char			*offsets_src;	/* where the history was read */
 	const char			*host;
 	const char			*out;
@@ -1546,6 +1552,9 @@ static int load_offsets(struct dat *gs, int nr)
 	bool found;
 
 	o = vtrace_offsets_load(gs[0].offsets_path, gs[0].host, &src, &found);
+	/* a capture whose host trace has no vtrace_host events: its tsc_offsets copy */
+	if (!o && !found && gs[0].capture_offsets)
+		o = vtrace_offsets_load(gs[0].capture_offsets, NULL, &src, &found);
 	if (!o && found)
 		return -1;
 	for (int i = 0; i < nr; i++) {
@@ -1631,6 +1640,39 @@ static void free_guests(struct dat *gs, int nr)
 	free(gs);
 }
 
+/* CAPTURE: its guests and host trace (lib/capture.c); --out defaults to CAPTURE/dat */
+static int dat_capture(const char *dir, struct dat **gs, int *nr, struct dat *common,
+		       struct vtrace_capture **cap, char **host, char **out, char **offsets)
+{
+	char **specs = NULL;
+	int n, ret = 0;
+
+	if (*nr || common->host || common->offsets_path) {
+		vtrace_set_error("%s: a capture folder names its host trace and guests itself:"
+				 " leave --host, --guest and --offsets out", dir);
+		return -1;
+	}
+	*cap = vtrace_capture_read(dir);
+	if (!*cap)
+		return -1;
+	n = vtrace_capture_guests(*cap, &specs);
+	for (int i = 0; i < n && !ret; i++)
+		if (!add_guest(gs, nr, specs[i]))
+			ret = -1;
+	for (int i = 0; specs && specs[i]; i++)
+		free(specs[i]);
+	free(specs);
+	*host = vtrace_capture_path(*cap, (*cap)->host);
+	common->host = *host;
+	if ((*cap)->offsets)
+		common->capture_offsets = *offsets = vtrace_capture_path(*cap, (*cap)->offsets);
+	if (!common->out && asprintf(out, "%s/dat", dir) > 0)
+		common->out = *out;
+	if (n < 0 || !*host || !common->out)
+		ret = -1;
+	return ret;
+}
+
 int vtrace_cmd_dat(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1645,6 +1687,8 @@ int vtrace_cmd_dat(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dat common = { 0 }, *gs = NULL;
+	struct vtrace_capture *cap = NULL;
+	char *cap_host = NULL, *cap_out = NULL, *cap_offsets = NULL;
 	int opt, ret, nr = 0;
 
 	vtrace_set_progname("vtrace dat");
@@ -1667,14 +1711,22 @@ int vtrace_cmd_dat(int argc, char **argv)
 		default:	fputs(dat_usage, stderr); free_guests(gs, nr); return 2;
 		}
 	}
+	if (optind == argc - 1 &&
+	    dat_capture(argv[optind++], &gs, &nr, &common, &cap, &cap_host, &cap_out,
+			&cap_offsets)) {
+		fprintf(stderr, "vtrace dat: error: %s\n", vtrace_last_error());
+		ret = 1;
+		goto out;
+	}
 	if (optind < argc || !nr || !common.out) {
 		fprintf(stderr, "vtrace dat: --guest and --out are needed\n%s",
 			dat_usage);
-		free_guests(gs, nr);
-		return 2;
+		ret = 2;
+		goto out;
 	}
 	for (int i = 0; i < nr; i++) {
 		gs[i].offsets_path = common.offsets_path;
+		gs[i].capture_offsets = common.capture_offsets;
 		gs[i].host = common.host;
 		gs[i].out = common.out;
 		gs[i].khz_arg = common.khz_arg;
@@ -1682,9 +1734,14 @@ int vtrace_cmd_dat(int argc, char **argv)
 		gs[i].force = common.force;
 	}
 	tracecmd_set_loglevel(TEP_LOG_WARNING);
-	ret = run(gs, nr);
+	ret = run(gs, nr) ? 1 : 0;
 	if (ret)
 		fprintf(stderr, "vtrace dat: error: %s\n", vtrace_last_error());
+out:
 	free_guests(gs, nr);
-	return ret ? 1 : 0;
+	vtrace_capture_free(cap);
+	free(cap_host);
+	free(cap_out);
+	free(cap_offsets);
+	return ret;
 }

@@ -13,6 +13,7 @@ static const char usage_text[] =
 "  dat          write a guest capture as a trace-cmd trace.dat, and the host's with its GUEST\n"
 "  libvirt-pid  print a running libvirt domain's QEMU pid, or keep it in a guest's dump folder\n"
 "  qemu-args    print the QEMU options that give a guest its vtrace ports\n"
+"  record       record the host and its guests into one capture folder (vtrace-merge DIR)\n"
 "\n"
 "vtrace COMMAND --help shows a command's options.\n";
 
@@ -24,6 +25,7 @@ static const struct {
 	{ "dat",	vtrace_cmd_dat },
 	{ "libvirt-pid", vtrace_cmd_libvirt_pid },
 	{ "qemu-args",	vtrace_cmd_qemu_args },
+	{ "record",	vtrace_cmd_record },
 };
 
 int main(int argc, char **argv)
