@@ -83,6 +83,7 @@ static void refused(const char *name, const char *text, const char *want)
 
 static void test_refusals(void)
 {
+	struct vtrace_capture *r;
 	char path[512];
 
 	refused("manifest_cut_short", HEAD "status complete\n", "cut short");
@@ -104,12 +105,15 @@ static void test_refusals(void)
 	refused("manifest_host_missing", "vtrace-capture 1\nhost nothere.dat\nstatus complete\nend\n",
 		"nothere.dat");
 	put("manifest", HEAD "future-key what\nstatus complete\nend\n");
-	ktap_check(vtrace_capture_read(dir) != NULL, "manifest_unknown_key_skipped", "%s",
-		   vtrace_last_error());
+	r = vtrace_capture_read(dir);
+	ktap_check(r != NULL, "manifest_unknown_key_skipped", "%s", vtrace_last_error());
+	vtrace_capture_free(r);
 	snprintf(path, sizeof(path), "%s/manifest", dir);
 	unlink(path);
-	ktap_check(!vtrace_capture_read(dir) && strstr(vtrace_last_error(), "no manifest"),
-		   "no_manifest_refused", "%s", vtrace_last_error());
+	r = vtrace_capture_read(dir);
+	ktap_check(!r && strstr(vtrace_last_error(), "no manifest"), "no_manifest_refused", "%s",
+		   vtrace_last_error());
+	vtrace_capture_free(r);
 }
 
 static int parse_line(const char *line, const char *cwd, struct vtrace_qemu_ports *p)

@@ -75,6 +75,32 @@ rec -o "$T/silent" -s "$T/gs.sock" --out "$T/gs"
 ok $? record_guest_without_vtrace_guest "$(cat "$T/out")"
 wait 2> /dev/null
 
+# a real QEMU, paused before its guest runs (so no vtrace_guest can answer),
+# started as a kernel developer types it: no -name, no -pidfile, paths
+# relative to its folder; found by pid, its socket found from its command line
+if command -v qemu-system-x86_64 > /dev/null; then
+	mkdir -p "$T/q/data"
+	(cd "$T/q" && exec qemu-system-x86_64 -S -display none -nodefaults -machine pc -m 32 \
+		-device virtio-serial-pci,id=vs \
+		-chardev socket,path=q.sock,server=on,wait=off,id=c \
+		-device virtserialport,chardev=c,name=vtrace.ctl \
+		-chardev file,id=d0,path=data/cpu0 -device virtserialport,bus=vs.0,chardev=d0,name=vtrace.cpu0 \
+		> "$T/q/qemu.log" 2>&1) &
+	qpid=$!
+	for i in $(seq 100); do
+		[ -S "$T/q/q.sock" ] && break
+		sleep 0.1
+	done
+	rec -o "$T/qcap" --qemu $qpid -- true
+	[ $rc -eq 1 ] && grep -q "guest qemu-$qpid ($T/q/q.sock): failed: no vtrace_guest answering on its control port: load it in the guest (modprobe vtrace_guest)" "$T/out" &&
+		[ ! -e "$T/qcap/manifest" ]
+	ok $? record_plain_qemu_without_vtrace_guest "$(cat "$T/out" "$T/q/qemu.log")"
+	kill $qpid
+	wait $qpid 2> /dev/null
+else
+	skip record_plain_qemu_without_vtrace_guest "no qemu-system-x86_64"
+fi
+
 # two guests for the length of a command that writes into their data ports
 guest g1
 guest g2

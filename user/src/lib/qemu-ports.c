@@ -25,7 +25,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,8 @@
 
 #define QEMU_MAX_PORTS	1024
 #define SYS_ioctl_x86_64	16
+#define PF_USER_WORKER		0x00004000	/* include/linux/sched.h */
+#define PF_KTHREAD		0x00200000
 #define KVM_RUN_IOCTL		0xae80
 
 /* chardevs: id -> backend and path */
@@ -501,8 +505,27 @@ static int add_vcpu(struct vtrace_capture_vcpu **v, int *nr, long id, int idx, i
 	return 0;
 }
 
-/* One look at every thread of @pid */
-static int scan_threads(int pid, struct vtrace_capture_vcpu **v, int *nr, int *with_id)
+/* Whether thread @tid is a kernel worker in QEMU's thread group (kvm-nx-lpage-recovery) */
+static bool kernel_worker(int pid, int tid)
+{
+	char path[96], *text, *p;
+	unsigned long flags = 0;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	text = read_proc(path, &len);
+	if (!text)
+		return true;
+	p = strrchr(text, ')');		/* after the comm, which may hold blanks */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		flags = PF_KTHREAD;
+	free(text);
+	return flags & (PF_KTHREAD | PF_USER_WORKER);
+}
+
+/* One look at every thread of @pid; *left: vCPU ids not yet seen in KVM_RUN */
+static int scan_threads(int pid, struct vtrace_capture_vcpu **v, int *nr, bool *seen,
+			int nr_seen)
 {
 	char path[64];
 	struct dirent *de;
@@ -518,7 +541,7 @@ static int scan_threads(int pid, struct vtrace_capture_vcpu **v, int *nr, int *w
 		int tid = atoi(de->d_name), idx;
 		long id;
 
-		if (tid <= 0)
+		if (tid <= 0 || kernel_worker(pid, tid))
 			continue;
 		id = vcpu_of_syscall(pid, tid);
 		idx = vcpu_of_comm(pid, tid);
@@ -526,11 +549,78 @@ static int scan_threads(int pid, struct vtrace_capture_vcpu **v, int *nr, int *w
 			closedir(d);
 			return -1;
 		}
-		if (id >= 0)
-			with_id[0]++;
+		if (id >= 0 && id < nr_seen)
+			seen[id] = true;
 	}
 	closedir(d);
 	return 0;
+}
+
+/* The vcpu_ids of @pid's kvm-vcpu fds: *max is the largest + 1, 0 for none */
+static int vcpu_fds(int pid, bool **seen, int *max)
+{
+	char path[64], fdp[320], link[128];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	*max = 0;
+	*seen = NULL;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		ssize_t l;
+		long id;
+
+		snprintf(fdp, sizeof(fdp), "%s/%s", path, de->d_name);
+		l = readlink(fdp, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (strncmp(link, "anon_inode:kvm-vcpu:", 20))
+			continue;
+		id = strtol(link + 20, NULL, 10);
+		if (id >= 0 && id < 65536 && id + 1 > *max)
+			*max = id + 1;
+		n++;
+	}
+	closedir(d);
+	*seen = calloc(*max + 1, sizeof(**seen));
+	return n;
+}
+
+/*
+ * KVM's debugfs: a VM of process PID is the folder PID-FD, each vCPU a
+ * folder vcpuID in it whose file "pid" holds the thread that runs it.
+ * Returns 0 (none found: *nr 0), or -1.
+ */
+static int vcpus_debugfs(int pid, struct vtrace_capture_vcpu **v, int *nr)
+{
+	const char *kvm = getenv("VTRACE_KVM_DEBUGFS") ?: "/sys/kernel/debug/kvm";
+	char pat[PATH_MAX], *text;
+	glob_t gl;
+	size_t len;
+	int ret = 0;
+
+	snprintf(pat, sizeof(pat), "%s/%d-*/vcpu*/pid", kvm, pid);
+	if (glob(pat, 0, NULL, &gl))
+		return 0;
+	for (size_t i = 0; i < gl.gl_pathc && !ret; i++) {
+		const char *vd = strstr(gl.gl_pathv[i], "/vcpu");
+		int tid, idx;
+
+		text = read_proc(gl.gl_pathv[i], &len);
+		tid = text ? atoi(text) : 0;
+		free(text);
+		if (tid <= 0 || !vd)
+			continue;
+		idx = vcpu_of_comm(pid, tid);
+		ret = add_vcpu(v, nr, strtol(vd + 5, NULL, 10), idx, tid);
+	}
+	globfree(&gl);
+	return ret;
 }
 
 /**
@@ -539,21 +629,37 @@ static int scan_threads(int pid, struct vtrace_capture_vcpu **v, int *nr, int *w
  * @vcpus:	filled with one entry per vCPU thread found, malloc'ed
  * @nr:		how many
  *
- * A thread is a vCPU's when it is in KVM_RUN on a kvm-vcpu fd (its id from
- * that fd) or is named "CPU N/KVM".  A vCPU thread that was out of KVM_RUN
- * at each look (handling an exit) is found by its name only, its id taken
- * as N.  Looks ten times, 10 ms apart.  Returns 0, or -1 with the error set.
+ * KVM's debugfs names each vCPU's thread (vcpuID/pid).  Without it (not
+ * mounted), a thread is a vCPU's when it is in KVM_RUN on a kvm-vcpu fd
+ * (its id from that fd) or is named "CPU N/KVM".  A thread is seen in KVM_RUN only when
+ * it is not on a CPU at that moment (a busy guest's rarely is): the threads
+ * are looked at every 10 ms until each of the VM's kvm-vcpu fds was seen
+ * (at most 3 s).  A vCPU thread never seen so is known by its name only,
+ * its id taken as N.  Returns 0, or -1 with the error set.
  */
 int vtrace_qemu_vcpus(int pid, struct vtrace_capture_vcpu **vcpus, int *nr)
 {
-	int with_id = 0;
+	bool *seen = NULL;
+	int max, want, look, ret = 0;
 
 	*vcpus = NULL;
 	*nr = 0;
-	for (int look = 0; look < 10; look++) {
-		if (scan_threads(pid, vcpus, nr, &with_id))
-			return -1;
+	if (vcpus_debugfs(pid, vcpus, nr) == 0 && *nr)
+		return 0;
+	free(*vcpus);
+	*vcpus = NULL;
+	*nr = 0;
+	want = vcpu_fds(pid, &seen, &max);
+	for (look = 0; look < 300 && !ret; look++) {
+		int got = 0;
+
+		ret = scan_threads(pid, vcpus, nr, seen, max);
+		for (int i = 0; i < max; i++)
+			got += seen[i];
+		if (got >= want && look >= 2)
+			break;
 		usleep(10000);
 	}
-	return 0;
+	free(seen);
+	return ret;
 }

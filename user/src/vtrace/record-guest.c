@@ -148,6 +148,20 @@ int record_guest_from_socket(struct rec_guest *g, const char *sock, const char *
 	return g->ctl_path ? guest_alloc(g, n) : -1;
 }
 
+/* Whether process @pid runs QEMU itself (not a wrapper whose arguments are QEMU's) */
+static bool is_qemu(int pid)
+{
+	char path[64], exe[PATH_MAX];
+	ssize_t l;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	l = readlink(path, exe, sizeof(exe) - 1);
+	if (l <= 0)
+		return false;
+	exe[l] = '\0';
+	return strstr(basename(exe), "qemu") != NULL;
+}
+
 /* Every running QEMU whose command line has vtrace ports with a socket ctl port */
 int record_find_guests(struct rec_guest **gs, int *nr)
 {
@@ -162,7 +176,7 @@ int record_find_guests(struct rec_guest **gs, int *nr)
 		int pid = atoi(de->d_name);
 		struct rec_guest *n;
 
-		if (pid <= 0 || pid == getpid() || !vtrace_qemu_has_ports(pid))
+		if (pid <= 0 || pid == getpid() || !is_qemu(pid) || !vtrace_qemu_has_ports(pid))
 			continue;
 		n = realloc(*gs, (*nr + 1) * sizeof(*n));
 		if (!n)
@@ -272,10 +286,14 @@ static int guest_wait(struct rec_guest *g, uint64_t seq, uint16_t type, int ms)
 static int guest_send(struct rec_guest *g, uint16_t type, const char *payload)
 {
 	g->seq = vtrace_ctl_send(g->ctl, type, payload, payload ? strlen(payload) : 0);
-	if (!g->seq)
+	if (g->seq)
+		return 0;
+	if (errno == EPIPE || errno == ECONNRESET)
+		guest_died(g, "QEMU closed its control port (the VM ended?)");
+	else
 		snprintf(g->status, sizeof(g->status), "failed: sending %s: %s",
 			 vtrace_msg_type_name(type), strerror(errno));
-	return g->seq ? 0 : -1;
+	return -1;
 }
 
 /*
@@ -391,6 +409,30 @@ uint64_t record_guest_bytes(struct rec_guest *g)
 	return sum;
 }
 
+/*
+ * Up to @len bytes of @in at *@from to @out's end: copy_file_range(), or
+ * read and write where the file systems cannot (9p, two of them)
+ */
+static ssize_t copy_range(int in, off_t *from, int out, size_t len)
+{
+	static char buf[1 << 20];
+	ssize_t n = copy_file_range(in, from, out, NULL, len, 0);
+
+	if (n >= 0 || (errno != EXDEV && errno != EOPNOTSUPP && errno != ENOSYS &&
+		       errno != EINVAL))
+		return n;
+	n = pread(in, buf, len < sizeof(buf) ? len : sizeof(buf), *from);
+	if (n <= 0)
+		return n;
+	for (ssize_t done = 0, w; done < n; done += w) {
+		w = write(out, buf + done, n - done);
+		if (w <= 0)
+			return -1;
+	}
+	*from += n;
+	return n;
+}
+
 /* Bytes [@from, end) of @src to new file @dst; 0 or -1 with the error set */
 static int copy_tail(const char *src, off_t from, const char *dst, uint64_t *bytes)
 {
@@ -414,7 +456,7 @@ static int copy_tail(const char *src, off_t from, const char *dst, uint64_t *byt
 		goto error;
 	}
 	while (from < end) {
-		n = copy_file_range(in, &from, out, NULL, end - from, 0);
+		n = copy_range(in, &from, out, end - from);
 		if (n <= 0) {
 			vtrace_set_error("copying %s to %s: %s", src, dst,
 					 n ? strerror(errno) : "unexpected end");
