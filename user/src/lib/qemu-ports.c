@@ -35,6 +35,7 @@
 
 #include "vtrace-capture.h"
 #include "vtrace-util.h"
+#include "vtrace-vcpu.h"
 
 #define QEMU_MAX_PORTS	1024
 #define SYS_ioctl_x86_64	16
@@ -474,14 +475,14 @@ static int vcpu_of_comm(int pid, int tid)
 {
 	char path[96], *text;
 	size_t len;
-	int idx = -1, end = 0;
+	int idx;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
 	text = read_proc(path, &len);
-	if (text && sscanf(text, "CPU %d/KVM%n", &idx, &end) == 1 && end)
-		;
-	else
-		idx = -1;
+	if (!text)
+		return -1;
+	len = strcspn(text, "\n");
+	idx = vtrace_vcpu_idx_of(text, len);
 	free(text);
 	return idx;
 }
