@@ -140,6 +140,23 @@ grep -q "merge it with: vtrace-merge $T/cap" "$T/out" &&
 	grep -q "g1 0.0 MB (7 events lost" "$T/out"
 ok $? record_summary_and_merge_command "$(cat "$T/out")"
 
+# no command: until SIGINT (Ctrl-C), then stopped cleanly: guests, trace-cmd, manifest
+guest g6
+timeout 60 "$V" record -o "$T/int" -s "$T/g6.sock" --out "$T/g6" > "$T/out" 2>&1 &
+rp=$!
+for i in $(seq 100); do
+	grep -q "Ctrl-C to stop" "$T/out" && break
+	sleep 0.1
+done
+sleep 0.5
+kill -INT $rp
+wait $rp
+rc=$?
+wait
+[ $rc -eq 0 ] && grep -qx "status complete" "$T/int/manifest" &&
+	[ "$(tail -1 "$T/tc.log")" = stopped ] && [ "$(cut -d' ' -f1 "$T/g6.log" | tail -1)" = 17 ]
+ok $? record_until_sigint "$(cat "$T/out")"
+
 # a guest that dies during the recording: marked, the other kept, exit 1
 rm -f "$FAKE_TC_LOG"
 guest g3
