@@ -328,7 +328,7 @@ static int write_manifest(struct record *r, uint64_t tsc_khz, bool has_offsets)
 		};
 		if (strcmp(g->status, "complete"))
 			n += snprintf(status + n, n < (int)sizeof(status) ? sizeof(status) - n : 0,
-				      "%s guest %s %.40s", n ? ";" : "partial:", g->name, g->status);
+				      "%s guest %s %s", n ? ";" : "partial:", g->name, g->status);
 	}
 	c.status = status;
 	ret = vtrace_capture_write(&c);
