@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vtrace-l1: --timeout 900
-# vtrace-l1-manual: two L2 boots and two recordings take 6 to 8 minutes in the nested bed, over make check's budget for a suite
+# vtrace-l1-manual: two L2 boots and two recordings: 168 s in the nested bed, over make check's 90 s budget for a new suite
 # "vtrace record" as a user runs it: two guests at once, each a QEMU with
 # vtrace ports whose control port is a socket (agent mode): g1 on a plain
 # command line (no -name ...,debug-threads=on: its vCPU threads keep QEMU's

@@ -8,6 +8,11 @@
  * the command it runs), not trace-cmd: the guests are stopped first, then
  * trace-cmd gets its SIGINT, and is waited for: it reads what its buffers
  * still hold before it exits.
+ *
+ * For tests without a VM (user/tests/test-record.sh) the environment points
+ * it elsewhere: VTRACE_TRACE_CMD (the trace-cmd program), VTRACE_SYS_MODULE
+ * (for /sys/module), VTRACE_TRACEFS, VTRACE_HOST_DEBUGFS (for
+ * /sys/kernel/debug/vtrace), VTRACE_RECORD_NOT_ROOT_OK (no root check).
  */
 #define _GNU_SOURCE
 #include <errno.h>

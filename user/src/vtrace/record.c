@@ -55,7 +55,8 @@ static const char record_usage[] =
 "  -s, --socket PATH    a guest: its vtrace.ctl socket; with --out GDIR, the folder of\n"
 "      --out GDIR       its data port files (cpu0, cpu1, ...; qemu.pid if there)\n"
 "                       no guest given: every running QEMU with vtrace ports\n"
-"  -e, --events EVENTS  guest events, set_event syntax (default: " "%s)\n"
+"  -e, --events EVENTS  guest events, set_event syntax; default:\n"
+"                       %s\n"
 "      --host-events LIST  more host events (comma-separated) beside vtrace-merge's\n"
 "  -b, --buffer KB      host per-CPU buffer (trace-cmd record -b; default 8192)\n"
 "  -q, --quiet          no progress line\n";
