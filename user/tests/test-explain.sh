@@ -327,7 +327,7 @@ The guest timer's path of 7 late wake-ups (0 others: no expiry of their vCPU's t
   segment                                                  total ms     max ms   share
   the host fired the vCPU's timer late                        1.130        0.300   50.6%
     of it, the host cpu idle until it fired                   0.930             41.7%
-  the timer fired, the vCPU not yet in guest mode             0.485        0.403   21.7%
+  the timer fired, to the vCPU's next entry                   0.485        0.403   21.7%
     of it, the vCPU thread off its host cpu                   0.471             21.1%
   in guest mode, to the guest's timer interrupt               0.262        0.250   11.7%
   the guest's handler, wake-up, scheduling                    0.354        0.306   15.9%

@@ -109,7 +109,7 @@ rec -o "$T/cap" -s "$T/g1.sock" --out "$T/g1" -s "$T/g2.sock" --out "$T/g2" -e "
 wait
 ok $rc record_two_guests_exit_0 "$(cat "$T/out")"
 # the host recorded with x86-tsc, every event the merge reads, and the extra ones; stopped
-tc="record -q -C x86-tsc -b 8192 -e vtrace_host -e sched:sched_switch -e sched:sched_wakeup -e kvm:kvm_entry -e kvm:kvm_exit -e irq_vectors:local_timer_entry -e irq:irq_handler_entry -e irq:irq_handler_exit -e irq:softirq_entry -e irq:softirq_exit -e irq:* -e workqueue:* -o $T/cap/host.dat"
+tc="record -q -C x86-tsc -b 8192 -e vtrace_host -e sched:sched_switch -e sched:sched_wakeup -e kvm:kvm_entry -e kvm:kvm_exit -e irq_vectors:local_timer_entry -e irq:irq_handler_entry -e irq:irq_handler_exit -e irq:softirq_entry -e irq:softirq_exit -e timer:hrtimer_start -e timer:hrtimer_expire_entry -e irq:* -e workqueue:* -o $T/cap/host.dat"
 [ "$(head -1 "$T/tc.log")" = "$tc" ] && [ "$(tail -1 "$T/tc.log")" = stopped ]
 ok $? record_trace_cmd_command_line "$(cat "$T/tc.log")"
 # each guest got HELLO, SET_EVENTS, START, then STATUS_REQs, STOP last

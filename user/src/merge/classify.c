@@ -259,7 +259,7 @@ static const char *const kind_text[] = {
 	[C_EVENTS_LOST] = "trace lost events here (%s): not told apart",
 	[C_OTHER] = "other causes (past 31 in one window)",
 	[C_PATH_HOST_TIMER] = "host fired the vCPU's timer late, %s",
-	[C_PATH_TO_ENTRY] = "timer fired, vCPU not yet in guest mode, %s",
+	[C_PATH_TO_ENTRY] = "timer fired, before the vCPU's entry, %s",
 	[C_PATH_GUEST_IRQ] = "guest's timer irq not yet taken, %s",
 	[C_PATH_GUEST] = "guest's timer handler, wake-up, scheduling",
 };

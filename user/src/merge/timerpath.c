@@ -429,7 +429,7 @@ void timerpath_wakeup(struct timerpath *t, int mi, int cpu, int vtid, int group,
 
 static const char *const seg_text[TP_SEGS] = {
 	[TP_HOST_TIMER]	= "the host fired the vCPU's timer late",
-	[TP_TO_ENTRY]	= "the timer fired, the vCPU not yet in guest mode",
+	[TP_TO_ENTRY]	= "the timer fired, to the vCPU's next entry",
 	[TP_GUEST_IRQ]	= "in guest mode, to the guest's timer interrupt",
 	[TP_GUEST]	= "the guest's handler, wake-up, scheduling",
 };

@@ -34,7 +34,8 @@
 /*
  * What the merge reads on the host: vtrace_host's offset history; the
  * vCPU threads' runs and guest mode (the self-check, --explain); wake-ups;
- * the host's interrupts, softirqs and tick (--explain's causes)
+ * the host's interrupts, softirqs and tick (--explain's causes); KVM's
+ * hrtimers of the vCPUs' APIC timers (--explain's timer path)
  */
 const char *const record_host_events[] = {
 	"vtrace_host",
@@ -47,6 +48,8 @@ const char *const record_host_events[] = {
 	"irq:irq_handler_exit",
 	"irq:softirq_entry",
 	"irq:softirq_exit",
+	"timer:hrtimer_start",
+	"timer:hrtimer_expire_entry",
 	NULL,
 };
 

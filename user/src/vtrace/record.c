@@ -62,7 +62,8 @@ static const char record_usage[] =
 "  -q, --quiet          no progress line\n";
 
 #define RECORD_GUEST_EVENTS	"sched:sched_switch sched:sched_wakeup sched:sched_waking " \
-				"timer:hrtimer_start timer:hrtimer_expire_entry timer:hrtimer_expire_exit"
+				"timer:hrtimer_start timer:hrtimer_expire_entry timer:hrtimer_expire_exit " \
+				"irq_vectors:local_timer_entry"
 #define RECORD_MAX_GUESTS	64
 #define STOP_MS			30000
 
