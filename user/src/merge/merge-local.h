@@ -4,7 +4,7 @@
  * The layers, each calling only those below it (scripts/check-layers.sh):
  *
  *   main.c         composes the passes of a run and calls merge_run()
- *   passes         check.c, ticks.c, explain.c (with classify.c), output.c
+ *   passes         check.c, ticks.c, explain.c (over classify*.c, timerpath.c), output.c
  *                  (out-perfetto.c, out-svg.c over out-sched.c): each a
  *                  struct merge_pass the engine feeds
  *   engine         merge.c (the k-way merge), machine.c (the sources),
