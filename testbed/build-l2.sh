@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the L2 ("guest") initramfs: busybox, vtrace_guest.ko, L2 scripts, static helpers,
-# the test-only fault injector vtrace_failinj.ko.
+# the test-only fault injector vtrace_failinj.ko and irqs-off injector vtrace_irqoff.ko.
 #
 #   build-l2.sh KVER [GUEST_KO]
 # Writes build/testbed/initramfs-l2-KVER.cpio.gz.  GUEST_KO defaults to the
@@ -21,9 +21,12 @@ done
 for f in "$proj"/build/helpers/*; do
 	extra+=("$f=bin/$(basename "$f")")
 done
-# the test-only fault injector, when this kernel's headers build it
-fi=$proj/build/failinj/$kver/vtrace_failinj.ko
-if "$proj/selftests/vtrace/build-failinj.sh" "$kver" "$(dirname "$fi")"; then
-	extra+=("$fi=lib/vtrace/vtrace_failinj.ko")
-fi
+# the test-only modules, when this kernel's headers build them (L1 of the
+# same kernel loads them from build/ too: l1/guest_failinj.sh, align-lib.sh)
+for m in failinj irqoff; do
+	tko=$proj/build/$m/$kver/vtrace_$m.ko
+	if "$proj/selftests/vtrace/build-testmod.sh" "$m" "$kver" "$(dirname "$tko")"; then
+		extra+=("$tko=lib/vtrace/vtrace_$m.ko")
+	fi
+done
 "$here/mkinitramfs.sh" "$kver" l2 "$proj/build/testbed/initramfs-l2-$kver.cpio.gz" "${extra[@]}"

@@ -32,10 +32,13 @@
 # of higher priority, lat_sirq, on its CPU 1, tracing scheduling and
 # timers): when its console says so, the host pins that vCPU's thread to
 # host CPU 1 and runs e2e_hog there (ALIGN_HOG: bursts, burst us, period
-# us), later e2e_sirq (softirq work on that CPU: align_sirq), then L0 stops
-# that CPU (L1's vCPU 1) in bursts (align_idle); their own counts go to
-# NAME/hog.txt.  The host also records its interrupt and
-# softirq events and its local timer interrupts (align_irq_events).
+# us), later e2e_sirq (softirq work on that CPU: align_sirq), then
+# vtrace_irqoff.ko keeps that CPU's interrupts off in sections (align_hirq),
+# then L0 stops that CPU (L1's vCPU 1) in bursts (align_idle); their own
+# counts go to NAME/hog.txt.  The host also records its interrupt and
+# softirq events, its local timer interrupts and its hrtimers' starts and
+# expiries (align_irq_events); the guest its local timer interrupts: the
+# guest timer's path through both.
 #
 # ALIGN_FULL_FIRST=1 (align_unstable, with ALIGN_HISTORY=events): the user of
 # the issue, who loaded vtrace_host at boot and records later: trace-cmd starts
@@ -116,16 +119,18 @@ align_case_env() {
 
 # align_irq_events: with ALIGN_LATENCY, the host also records its interrupt
 # and softirq events (the late wake-ups' host_irq and host_softirq:
-# align_sirq's phase) and its local timer interrupts (a host cpu that runs
+# align_sirq's phase), its local timer interrupts (a host cpu that runs
 # takes one every tick, so their silence tells the host not running:
-# align_idle's phase): trace-cmd's options in ALIGN_IRQ_OPTS, the events for
+# align_idle's phase) and the starts and expiries of its hrtimers (KVM's
+# timer of each vCPU: when the host fired the guest's timer, align_hirq's
+# phase): trace-cmd's options in ALIGN_IRQ_OPTS, the events for
 # l1_hold_events in ALIGN_IRQ_HOLD
 align_irq_events() {
 	local e
 	ALIGN_IRQ_OPTS=() ALIGN_IRQ_HOLD=()
 	[ -n "${ALIGN_LATENCY:-}" ] || return 0
 	for e in irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit \
-		irq_vectors/local_timer_entry; do
+		irq_vectors/local_timer_entry timer/hrtimer_start timer/hrtimer_expire_entry; do
 		ALIGN_IRQ_OPTS+=(-e "${e/\//:}")
 		ALIGN_IRQ_HOLD+=("$e")
 	done
@@ -185,6 +190,7 @@ align_hog() {
 	rc=$?
 	align_sirq "$g" "$fifo" || rc=1
 	rm -f "$fifo"
+	align_hirq "$g" || rc=1
 	align_idle "$g" || rc=1
 	return $rc
 }
@@ -200,6 +206,25 @@ align_sirq() {
 	sleep 1
 	echo go 1<> "$fifo"	# read-write: no wait for a reader that already died
 	wait $sirq
+}
+
+# ALIGN_HIRQ: the host's irqs-off sections on the vCPU's CPU: us each, every ms, for ms
+ALIGN_HIRQ=(3000 20 2000)
+
+# align_hirq GUESTDIR: once the guest's console says "vtg: # lat hirq",
+# vtrace_irqoff.ko (built for this kernel on L0: testbed/build-l2.sh) keeps
+# host CPU 1's interrupts off in ALIGN_HIRQ's sections (the guest's
+# lat_hirq runs 4 s); the module's count of them is printed
+align_hirq() {
+	local g=$1 ko=$VTRACE_PROJ/build/irqoff/$(uname -r)/vtrace_irqoff.ko n
+	align_wait_line "$g" "vtg: # lat hirq" || { echo "align_hirq: no 'lat hirq' from $g"; return 1; }
+	sleep 1
+	insmod "$ko" cpu=1 off_us="${ALIGN_HIRQ[0]}" period_ms="${ALIGN_HIRQ[1]}" \
+		duration_ms="${ALIGN_HIRQ[2]}" || { echo "align_hirq: insmod $ko failed"; return 1; }
+	sleep "$(((ALIGN_HIRQ[2] + 999) / 1000)).2"
+	n=$(cat /sys/module/vtrace_irqoff/parameters/sections)
+	rmmod vtrace_irqoff || return 1
+	echo "vtrace_irqoff: $n sections of ${ALIGN_HIRQ[0]} us every ${ALIGN_HIRQ[1]} ms on cpu 1"
 }
 
 # ALIGN_IDLE: L1's vCPU 1 stopped from L0 (align_idle): count, us each, period us

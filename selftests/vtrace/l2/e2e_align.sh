@@ -19,6 +19,12 @@
 # network softirq for 2 s (helpers/e2e_sirq.c), then lat_idle for 7 s
 # while L0, told by "vtg: # lat idle" (through L1), stops the L1 vCPU the
 # vCPU runs on in bursts (testbed/l0-freeze.py): the host not running.
+# Between lat_sirq and lat_idle: lat_hirq for 4 s while the host, told by
+# "vtg: # lat hirq", keeps the interrupts of the vCPU's host CPU off in
+# sections for 2 s (vtrace_irqoff.ko in L1: the host fires the guest's
+# timer late), then lat_girq for 3 s while vtrace_irqoff.ko in this guest
+# keeps its CPU 1's interrupts off in sections (GIRQ: the guest takes its
+# timer interrupt late).
 IFS=,
 set -- $1
 unset IFS
@@ -29,7 +35,7 @@ ncpu=$(grep -c ^processor /proc/cpuinfo)
 sleep "$delay"
 insmod /lib/vtrace/vtrace_guest.ko || { echo "vtg: not ok 1 load"; exit 1; }
 [ "$latency" = 1 ] && printf '%s\n' sched:sched_switch sched:sched_wakeup timer:hrtimer_start \
-	timer:hrtimer_expire_entry timer:hrtimer_expire_exit > $d/events
+	timer:hrtimer_expire_entry timer:hrtimer_expire_exit irq_vectors:local_timer_entry > $d/events
 echo 1 > $d/enable || { echo "vtg: not ok 1 enable"; exit 1; }
 marker=/sys/kernel/tracing/instances/vtrace/trace_marker
 
@@ -59,6 +65,14 @@ if [ "$latency" = 1 ]; then
 	/bin/e2e_lat lat_prio 1 2.5 1000 burst 5 40000 400000 2>&1 | sed 's/^/vtg: # /'
 	echo "vtg: # lat sirq"
 	/bin/e2e_lat lat_sirq 1 4 1000 2>&1 | sed 's/^/vtg: # /'
+	echo "vtg: # lat hirq"
+	/bin/e2e_lat lat_hirq 1 4 1000 2>&1 | sed 's/^/vtg: # /'
+	# GIRQ: irqs-off sections on this guest's CPU 1: us each, every ms, for ms
+	insmod /lib/vtrace/vtrace_irqoff.ko cpu=1 off_us=3000 period_ms=20 duration_ms=2500 ||
+		echo "vtg: # vtrace_irqoff: not loaded"
+	/bin/e2e_lat lat_girq 1 3 1000 2>&1 | sed 's/^/vtg: # /'
+	echo "vtg: # vtrace_irqoff: $(cat /sys/module/vtrace_irqoff/parameters/sections) sections of 3000 us on cpu 1"
+	rmmod vtrace_irqoff
 	echo "vtg: # lat idle"
 	/bin/e2e_lat lat_idle 1 7 1000 2>&1 | sed 's/^/vtg: # /'
 fi
