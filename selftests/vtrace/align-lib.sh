@@ -208,23 +208,23 @@ align_sirq() {
 	wait $sirq
 }
 
-# ALIGN_HIRQ: the host's irqs-off sections on the vCPU's CPU: us each, every ms, for ms
-ALIGN_HIRQ=(3000 20 2000)
+# ALIGN_HIRQ: the host's irqs-off sections on the vCPU's CPU: us each, every ms
+ALIGN_HIRQ=(3000 20)
 
-# align_hirq GUESTDIR: once the guest's console says "vtg: # lat hirq",
-# vtrace_irqoff.ko (built for this kernel on L0: testbed/build-l2.sh) keeps
-# host CPU 1's interrupts off in ALIGN_HIRQ's sections (the guest's
-# lat_hirq runs 4 s); the module's count of them is printed
+# align_hirq GUESTDIR: from the guest console's "vtg: # lat hirq" to its
+# "vtg: # lat idle" (lat_hirq runs 8 s), vtrace_irqoff.ko (built for this
+# kernel on L0: testbed/build-l2.sh) keeps host CPU 1's interrupts off in
+# ALIGN_HIRQ's sections (30 s at most); the module's count of them is printed
 align_hirq() {
-	local g=$1 ko=$VTRACE_PROJ/build/irqoff/$(uname -r)/vtrace_irqoff.ko n
+	local g=$1 ko=$VTRACE_PROJ/build/irqoff/$(uname -r)/vtrace_irqoff.ko n rc=0
 	align_wait_line "$g" "vtg: # lat hirq" || { echo "align_hirq: no 'lat hirq' from $g"; return 1; }
-	sleep 1
 	insmod "$ko" cpu=1 off_us="${ALIGN_HIRQ[0]}" period_ms="${ALIGN_HIRQ[1]}" \
-		duration_ms="${ALIGN_HIRQ[2]}" || { echo "align_hirq: insmod $ko failed"; return 1; }
-	sleep "$(((ALIGN_HIRQ[2] + 999) / 1000)).2"
+		duration_ms=30000 || { echo "align_hirq: insmod $ko failed"; return 1; }
+	align_wait_line "$g" "vtg: # lat idle" || { echo "align_hirq: no 'lat idle' from $g"; rc=1; }
 	n=$(cat /sys/module/vtrace_irqoff/parameters/sections)
 	rmmod vtrace_irqoff || return 1
 	echo "vtrace_irqoff: $n sections of ${ALIGN_HIRQ[0]} us every ${ALIGN_HIRQ[1]} ms on cpu 1"
+	return $rc
 }
 
 # ALIGN_IDLE: L1's vCPU 1 stopped from L0 (align_idle): count, us each, period us

@@ -13,11 +13,20 @@
  * priority, so that it starts each section when due) runs, every
  * @period_ms for @duration_ms from the load:
  *
- *   local_irq_disable(); udelay(@off_us); local_irq_enable();
+ *   local_irq_disable(); spin until @off_us have passed (ktime_get());
+ *   local_irq_enable();
  *
- * and sleeps between sections (an absolute hrtimer sleep, woken early by
- * rmmod).  Once the duration is over it logs the sections it ran and
+ * and sleeps between sections (an hrtimer sleep, woken early by rmmod).  Once the duration is over it logs the sections it ran and
  * sleeps until rmmod; @sections counts them meanwhile.
+ *
+ * The kthread never catches up on missed periods: after each section it
+ * sleeps until the period's next start, and at least for the period less
+ * the section, armed relative to the moment it sleeps (an absolute
+ * deadline already past does not sleep at all).  So the CPU is never held
+ * more than half the time.  A version that slept until absolute deadlines
+ * fell behind them in a nested guest on a loaded test bed (3,000 sections
+ * in 60 s), so never slept, and held the guest's CPU for 52 s on a kernel
+ * without forced preemption: a soft lockup and an RCU stall.
  *
  * @off_us is at most OFF_MAX_US (10 ms): far below the kernel's own
  * watchdogs of irqs-off stretches (the hard lockup detector's 10 s, the
@@ -26,7 +35,6 @@
  * interrupts half of the time.  Not for production kernels.
  */
 #include <linux/cpumask.h>
-#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/irqflags.h>
 #include <linux/kthread.h>
@@ -37,7 +45,6 @@
 #define OFF_MAX_US	10000		/* one irqs-off section, at most */
 #define PERIOD_MAX_MS	10000
 #define DURATION_MAX_MS	600000		/* ten minutes */
-#define UDELAY_STEP_US	1000		/* udelay()'s argument, at most (x86 limits it) */
 
 static int vtio_cpu = -1;
 module_param_named(cpu, vtio_cpu, int, 0444);
@@ -61,28 +68,27 @@ MODULE_PARM_DESC(sections, "irqs-off sections run so far");
 
 static struct task_struct *vtio_thread;
 
-/* keep this CPU's interrupts off for @us, in udelay()'s steps */
+/* keep this CPU's interrupts off for @us by the clock */
 static void vtio_section(uint us)
 {
-	local_irq_disable();
-	while (us) {
-		uint step = min_t(uint, us, UDELAY_STEP_US);
+	ktime_t end;
 
-		udelay(step);
-		us -= step;
-	}
+	local_irq_disable();
+	end = ktime_add_us(ktime_get(), us);
+	while (ktime_before(ktime_get(), end))
+		cpu_relax();
 	local_irq_enable();
 }
 
-/* sleep until @until (monotonic) or until rmmod; true when told to stop */
-static bool vtio_sleep_until(ktime_t until)
+/* sleep for @ns from now (KTIME_MAX: until woken) or until rmmod; true when told to stop */
+static bool vtio_sleep(ktime_t ns)
 {
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (kthread_should_stop()) {
 		__set_current_state(TASK_RUNNING);
 		return true;
 	}
-	schedule_hrtimeout_range(&until, 0, HRTIMER_MODE_ABS);
+	schedule_hrtimeout_range(&ns, 0, HRTIMER_MODE_REL);
 	return kthread_should_stop();
 }
 
@@ -90,20 +96,28 @@ static int vtio_fn(void *unused)
 {
 	ktime_t start = ktime_get(), next = start;
 	ktime_t end = ktime_add_ms(start, vtio_duration_ms);
+	ktime_t least = ktime_add_us(0, (u64)vtio_period_ms * 1000 - vtio_off_us);
 
 	sched_set_fifo_low(current);
 	while (!kthread_should_stop() && ktime_before(next, end)) {
+		ktime_t wait;
+
 		vtio_section(vtio_off_us);
 		WRITE_ONCE(vtio_sections, vtio_sections + 1);
 		next = ktime_add_ms(next, vtio_period_ms);
-		if (vtio_sleep_until(next))
+		wait = ktime_sub(next, ktime_get());
+		if (wait < least) {	/* late: no catching up */
+			wait = least;
+			next = ktime_add(ktime_get(), least);
+		}
+		if (vtio_sleep(wait))
 			return 0;
 	}
 	pr_info("vtrace_irqoff: cpu %d: %lu sections of %u us with irqs off, every %u ms, over %lld ms\n",
 		vtio_cpu, vtio_sections, vtio_off_us, vtio_period_ms,
 		ktime_ms_delta(ktime_get(), start));
 	/* done: wait for kthread_stop(), which must find the thread alive */
-	while (!vtio_sleep_until(KTIME_MAX))
+	while (!vtio_sleep(KTIME_MAX))
 		;
 	return 0;
 }
