@@ -35,7 +35,7 @@
 # ALIGN_FULL_FIRST=1: NAME-full-before-recording, every guest's VM had lost
 # records in the module's array before trace-cmd started (NAME/stats-before).
 #
-# ALIGN_LATENCY=G: seven results check what vtrace-merge --explain makes of
+# ALIGN_LATENCY=G: ten results check what vtrace-merge --explain makes of
 # guest gG's late wake-up phases (causes_check.py): NAME-cause-host-hog
 # (lat_hog's wake-ups the hog delayed, named with its count and delays),
 # NAME-cause-exit-io, NAME-cause-exit-cpuid and NAME-cause-exit-msr
@@ -50,7 +50,16 @@
 # testbed/l0-freeze.py, its answer in hog.txt: the stops found among the
 # host cpu's silences, host-lat_idle.jsonl, each with a late wake-up in it
 # held one with host_not_running for the stop; the host records its local
-# timer interrupts).  Each cause is judged by its own part of the
+# timer interrupts), and three the guest timer's path (the host recorded
+# its hrtimers, the guest its local timer interrupts):
+# NAME-cause-host-hog-path (lat_hog's wake-ups e2e_hog delayed: the vCPU
+# thread off its host cpu for e2e_hog's part, mostly after the timer fired
+# and before the vCPU entered guest mode), NAME-cause-host-timer (lat_hirq's
+# wake-ups whose timer fired as one of the host's irqs-off sections ended,
+# vtrace_irqoff.ko in L1: late mostly in the host timer segment; none in
+# lat_hog) and NAME-cause-guest-irq (lat_girq's wake-ups the guest's own
+# irqs-off sections delayed: late in the guest irq segment).  Each cause is
+# judged by its own part of the
 # wake-ups' delays, not by the cause a wake-up is counted under: on a
 # loaded bed L0 also stops L1 on its own, and those stops, host_not_running
 # too, take wake-ups the injected cause delayed as well.
@@ -69,7 +78,7 @@ align_analyse_plan() {
 		[ -z "$ALIGN_FULL_FIRST" ] || n=$((n + 1))
 		[ "$ALIGN_OLD_WAY" != file ] || [ "$ALIGN_GUESTS" -lt 2 ] || n=$((n + 1))
 	fi
-	[ -z "$ALIGN_LATENCY" ] || n=$((n + 7))
+	[ -z "$ALIGN_LATENCY" ] || n=$((n + 10))
 	[ -z "$ALIGN_PLAIN" ] || n=$((n + 1))
 	echo $n
 }
@@ -156,6 +165,9 @@ align_causes_not_run() {
 	ktap_result 1 "$1-cause-guest-task" "$2"
 	ktap_result 1 "$1-cause-host-softirq" "$2"
 	ktap_result 1 "$1-cause-host-not-running" "$2"
+	ktap_result 1 "$1-cause-host-hog-path" "$2"
+	ktap_result 1 "$1-cause-host-timer" "$2"
+	ktap_result 1 "$1-cause-guest-irq" "$2"
 }
 
 # align_causes NAME DIR HISTORYARGS...: vtrace-merge --explain of guest
@@ -169,7 +181,7 @@ align_causes() {
 	[ -n "${ALIGN_LATENCY:-}" ] || return 0
 	sed 's/^/# /' "$dir/hog.txt"
 	grep -a 'vtg: # e2e_lat' "$VTRACE_OUT/$g/console.log" | tr -d '\r' | sed 's/^vtg: //'
-	for t in lat_hog lat_io lat_cpuid lat_msr lat_prio lat_sirq lat_idle; do
+	for t in lat_hog lat_io lat_cpuid lat_msr lat_prio lat_sirq lat_hirq lat_girq lat_idle; do
 		"$ALIGN_MERGE" --host "$dir/host.dat" "$@" --guest "g$ALIGN_LATENCY=$VTRACE_OUT/$g" \
 			--explain --task $t --worst 100000 --format jsonl > "$dir/explain-$t.jsonl" \
 			2> "$dir/explain-$t.err" || {
@@ -185,7 +197,10 @@ align_causes() {
 		--burst "$dir/explain-lat_prio.jsonl" --sirq "$dir/explain-lat_sirq.jsonl" \
 		--sirq-done "$dir/hog.txt" --khz "$(cat "$dir/khz")" \
 		--idle "$dir/explain-lat_idle.jsonl" --idle-done "$dir/hog.txt" \
-		--idle-host "$dir/host-lat_idle.jsonl" "$dir/explain-lat_hog.jsonl" \
+		--idle-host "$dir/host-lat_idle.jsonl" --hirq "$dir/explain-lat_hirq.jsonl" \
+		--hirq-done "$dir/hog.txt" --girq "$dir/explain-lat_girq.jsonl" \
+		--girq-done "$VTRACE_OUT/$g/console.log" \
+		"$dir/explain-lat_hog.jsonl" \
 		> "$dir/causes.txt" 2>&1
 	sed 's/^/# /' "$dir/causes.txt"
 	grep -q '^host-hog: ok' "$dir/causes.txt"
@@ -206,6 +221,12 @@ align_causes() {
 		grep -q '^host-not-running: ok' "$dir/causes.txt"
 		ktap_result $? "$name-cause-host-not-running"
 	fi
+	grep -q '^host-hog-path: ok' "$dir/causes.txt"
+	ktap_result $? "$name-cause-host-hog-path"
+	grep -q '^host-timer: ok' "$dir/causes.txt"
+	ktap_result $? "$name-cause-host-timer"
+	grep -q '^guest-irq: ok' "$dir/causes.txt"
+	ktap_result $? "$name-cause-guest-irq"
 }
 
 # align_idle_host DIR: the host's events over lat_idle's late

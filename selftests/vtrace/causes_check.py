@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# causes_check.py --hog "N BURST_US PERIOD_US" --hog-done HOG.txt --exit REASON=JSONL... HOG.jsonl
+# causes_check.py --hog "N BURST_US PERIOD_US" --hog-done HOG.txt --exit REASON=JSONL... [...] HOG.jsonl
 #
 # Checks vtrace-merge --explain --format jsonl --worst 100000 (all) of a real capture
 # with known causes (align-lib.sh, ALIGN_LATENCY) against what was injected.
@@ -106,9 +106,39 @@
 #   wake-ups under host_not_running, more a second than lat_idle's 23 of
 #   427).  The host must have recorded irq_vectors:local_timer_entry.
 #
+# The guest timer's path (vtrace-merge's timer_path of each late wake-up:
+# host timer, to entry, guest irq, guest segments, each with the time the
+# vCPU thread was off its host cpu; the host recorded its hrtimers):
+# --hirq JSONL --hirq-done HOG.txt (--task lat_hirq): vtrace_irqoff.ko kept
+#   the interrupts of the vCPU's host cpu off in sections of 3 ms every 20
+#   ms while lat_hirq slept 1 ms at a time: at least HIRQ_LEAST_N late
+#   wake-ups whose timer fired in the module's kthread (the section's end:
+#   the hrtimer's interrupt taken at local_irq_enable), at least HIRQ_TOP of
+#   them with the host timer their largest segment and late in it by a
+#   section + HIRQ_TOL at most (L0's own stops of L1 add to some).
+#   Control: lat_hog, no wake-up whose timer fired in vtrace_irqoff.
+# --girq JSONL --girq-done CONSOLE (--task lat_girq): the same module in the
+#   guest on its CPU 1: the late wake-ups with GIRQ_LEAST or more of the
+#   module's kthread (the vCPU in guest mode running the section, the
+#   interrupt pending), at least GIRQ_LEAST_N, at least GIRQ_TOP of them late
+#   in the guest irq segment for that part (less GIRQ_TOL) and with it
+#   their largest segment; the share of lat_girq's late wake-ups late
+#   GIRQ_LEAST or more mostly in the guest irq at least SIRQ_SHARE times
+#   lat_hog's, the control.
+# With --hirq, lat_hog's wake-ups with HOG_PATH_LEAST or more of e2e_hog:
+#   at least HOG_PATH_SHARE of them with their path told, and of those at
+#   least HOG_PATH_SHARE with the vCPU thread off its host cpu before its
+#   entry (the timer fired, the halted vCPU's thread woken and waiting for
+#   e2e_hog's cpu) for half e2e_hog's part or more.  Not all: the timer
+#   may fire late under e2e_hog itself (13.7 ms of 40.9 in a run of a
+#   loaded bed), a burst may catch the vCPU after the guest took its
+#   interrupt, and a TSC deadline already past when written has no expiry
+#   of KVM's timer (1 of 6).
+#
 # Prints "host-hog: ok|FAIL ...", "exit-REASON: ok|FAIL ...",
-# "guest-burst: ok|FAIL ...", "host-softirq: ok|FAIL ..." and
-# "host-not-running: ok|FAIL ...", with the
+# "guest-burst: ok|FAIL ...", "host-softirq: ok|FAIL ...",
+# "host-not-running: ok|FAIL ...", "host-hog-path: ok|FAIL ...",
+# "host-timer: ok|FAIL ..." and "guest-irq: ok|FAIL ...", with the
 # figures they rest on; exits 1 on a failure.
 import argparse
 import json
@@ -120,6 +150,15 @@ PART_TOL = (-3e6, 40e6)  # ns: e2e_hog's part of one wake-up, about BURST_US (on
 CONTROL_TIME = 3        # REASON's exit time per late wake-up, at least, x lat_hog's
 SIRQ_SHARE = 3          # host softirqs in the flood: share of windows and wake-ups, x lat_hog's
 FIT_TOL = 2000000       # ns: L0's stops placed in L1's trace, and their host_not_running parts
+HIRQ_TOL = 1000000      # ns: a host timer late by a section and this much at most (most)
+HIRQ_LEAST_N = 3        # lat_hirq's wake-ups whose timer fired in vtrace_irqoff, at least
+HIRQ_TOP = 0.5          # of them, the host timer their largest segment, at least
+GIRQ_LEAST = 1000000    # ns: vtrace_irqoff's part of a wake-up of lat_girq, at least
+GIRQ_LEAST_N = 5        # such wake-ups, at least
+GIRQ_TOL = 1000000      # ns: their guest irq segment, at least the part less this
+GIRQ_TOP = 0.5          # of them, so and with the guest irq their largest segment, at least
+HOG_PATH_LEAST = 5000000  # ns: e2e_hog's part of a wake-up whose path is checked
+HOG_PATH_SHARE = 0.5    # of them, told; of those, off cpu before the entry, at least
 QUIET_NS = 12000000     # ns: the shortest silence host_not_running takes when vtrace-merge's
                         # jsonl gives none (its host_cpu line's quiet_ns: 3 of the cpu's ticks)
 
@@ -127,12 +166,14 @@ QUIET_NS = 12000000     # ns: the shortest silence host_not_running takes when v
 def load(path):
     out = [json.loads(line) for line in open(path)]
     summary = [o for o in out if o['type'] == 'summary']
+    tpath = [o for o in out if o['type'] == 'timer_path']
     causes = [o for o in out if o['type'] == 'cause']
     modes = [o for o in out if o['type'] == 'mode']
     late = [o for o in out if o['type'] == 'late']
     summary = dict(summary[0]) if summary else {}
     # the host cpus' ticks and silence thresholds vtrace-merge measured (ticks.c)
     summary['host_cpus'] = dict((o['cpu'], o) for o in out if o['type'] == 'host_cpu')
+    summary['timer_path'] = tpath[0] if tpath else {}
     return summary, causes, modes, late
 
 
@@ -164,6 +205,196 @@ def under(w, name, task=None):
     """wake-up W is counted under cause NAME (and TASK): its largest part"""
     return bool(w['parts']) and w['parts'][0]['cause'] == name and \
         (task is None or w['parts'][0]['task'] == task)
+
+
+SEGS = ('host_timer', 'to_entry', 'guest_irq', 'guest')
+
+
+def tpath(w):
+    """wake-up W's timer path (vtrace-merge's timer_path, told), or None"""
+    p = w.get('timer_path')
+    return p if p and p.get('told') else None
+
+
+def seg(w, name, off=False):
+    """segment NAME of wake-up W's timer path, ns (OFF: the vCPU thread off its cpu in it)"""
+    p = tpath(w)
+    return p[name + ('_off_cpu_ns' if off else '_ns')] if p else 0
+
+
+def top_seg(w):
+    """the segment of W's timer path that took the most time, or None"""
+    p = tpath(w)
+    return max(SEGS, key=lambda s: p[s + '_ns']) if p else None
+
+
+def path_line(tag, w):
+    p = tpath(w) or {}
+    return ('%s: wake-up at %.6f: delay %.3f ms; path ms: host timer %.3f (fired on cpu %s, %s), '
+            'to entry %.3f (off cpu %.3f), guest irq %.3f, guest %.3f; counted under %s %s' %
+            (tag, w['expected_ns'] / 1e9, w['delay_ns'] / 1e6, seg(w, 'host_timer') / 1e6,
+             p.get('fire_cpu'), p.get('fire_task'), seg(w, 'to_entry') / 1e6,
+             seg(w, 'to_entry', True) / 1e6, seg(w, 'guest_irq') / 1e6, seg(w, 'guest') / 1e6,
+             w['parts'][0]['cause'] if w['parts'] else '-',
+             w['parts'][0]['task'] if w['parts'] else ''))
+
+
+def path_recorded(tag, summary, fails):
+    """the capture tells the timer's path: the host recorded KVM's timers' expiries"""
+    tp = summary.get('timer_path', {})
+    print('%s: timer path told for %s late wake-ups, %s without an expiry of their timer, %s '
+          'without an entry; host timer %.3f ms, to entry %.3f ms (off cpu %.3f), guest irq '
+          '%.3f ms, guest %.3f ms' %
+          (tag, tp.get('on_path'), tp.get('no_fire'), tp.get('no_entry'),
+           tp.get('host_timer_ns', 0) / 1e6, tp.get('to_entry_ns', 0) / 1e6,
+           tp.get('to_entry_off_cpu_ns', 0) / 1e6, tp.get('guest_irq_ns', 0) / 1e6,
+           tp.get('guest_ns', 0) / 1e6))
+    if not tp.get('recorded'):
+        fails.append("the host recorded no expiry of KVM's timers (timer:hrtimer_start, "
+                     'timer:hrtimer_expire_entry)')
+
+
+def irqoff_task(w):
+    """W's timer fired in vtrace_irqoff's kthread on the host (its irqs-off section ended)"""
+    return (tpath(w) or {}).get('fire_task', '').startswith('vtrace_irqoff/')
+
+
+def check_host_timer(hog, hirq, done, off_us):
+    """lat_hirq: vtrace_irqoff.ko kept the interrupts of the vCPU's host cpu off in sections of
+    OFF_US (align_hirq; DONE: its line): wake-ups whose timer fired as a section ended (in
+    the module's kthread), most of them late mostly in the host timer segment; lat_hog, the
+    control, has none"""
+    summary, causes, _, late = hirq
+    fails = []
+    show('lat_hirq', summary, causes)
+    path_recorded('lat_hirq', summary, fails)
+    if not done:
+        fails.append("no 'vtrace_irqoff: N sections' line from the host")
+    off = off_us * 1000
+    mine = [w for w in late if irqoff_task(w)]
+    top = [w for w in mine if top_seg(w) == 'host_timer']
+    short = [w for w in mine if seg(w, 'host_timer') <= off + HIRQ_TOL]
+    for w in sorted(mine, key=lambda w: w['expected_ns']):
+        print(path_line('lat_hirq', w))
+    if len(mine) < HIRQ_LEAST_N:
+        fails.append('%d late wake-ups whose timer fired as a section ended: not %d' %
+                     (len(mine), HIRQ_LEAST_N))
+    if len(top) < HIRQ_TOP * len(mine):
+        fails.append('%d of %d with the host timer their largest segment: not %.0f%%' %
+                     (len(top), len(mine), 100 * HIRQ_TOP))
+    if len(short) < HIRQ_TOP * len(mine):
+        fails.append('%d of %d with the host timer late by a section (%.1f ms) +%.1f ms or '
+                     'less: not %.0f%%' % (len(short), len(mine), off / 1e6, HIRQ_TOL / 1e6,
+                                           100 * HIRQ_TOP))
+    _, _, _, hlate = hog
+    hmine = [w for w in hlate if irqoff_task(w)]
+    if hmine:
+        fails.append('lat_hog (no irqs-off sections) has %d wake-ups whose timer fired in '
+                     'vtrace_irqoff' % len(hmine))
+    print('host-timer: %s: %d late wake-ups of lat_hirq whose timer fired as an irqs-off section '
+          'ended (%s sections of %.1f ms on host cpu 1), %d of them with the host timer their '
+          'largest segment, %d late by a section +%.1f ms or less; host timer %.3f ms in all, '
+          'median %.3f ms, max %.3f ms; lat_hog (no sections) %d of %d so' %
+          ('FAIL ' + '; '.join(fails) if fails else 'ok', len(mine),
+           done.group(1) if done else '?', off / 1e6, len(top), len(short), HIRQ_TOL / 1e6,
+           sum(seg(w, 'host_timer') for w in mine) / 1e6, median(
+               [seg(w, 'host_timer') for w in mine]) / 1e6,
+           max([seg(w, 'host_timer') for w in mine] or [0]) / 1e6, len(hmine), len(hlate)))
+    return not fails
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if xs else 0
+
+
+def guest_irqoff(w):
+    """the part of W's window the guest's CPU ran vtrace_irqoff's kthread, ns"""
+    return sum(p['ns'] for p in w['parts']
+               if p['cause'] == 'guest_task' and p['task'].startswith('vtrace_irqoff/'))
+
+
+def check_guest_irq(hog, girq, done, off_us):
+    """lat_girq: vtrace_irqoff.ko kept the guest's CPU 1's interrupts off in sections of
+    OFF_US (DONE: the guest's line): the late wake-ups with a part of its kthread (a section
+    held the guest's timer interrupt) are late in the guest irq segment for that part at
+    least (less GIRQ_TOL), most with it their largest segment; lat_girq's share of wake-ups
+    whose largest segment is guest irq, GIRQ_LEAST or more, SIRQ_SHARE times lat_hog's"""
+    summary, causes, _, late = girq
+    fails = []
+    show('lat_girq', summary, causes)
+    path_recorded('lat_girq', summary, fails)
+    if not done:
+        fails.append("no 'vtrace_irqoff: N sections' line from the guest")
+    off = off_us * 1000
+    untold = sum(1 for w in late if tpath(w) and not tpath(w).get('guest_irq_told'))
+    mine = [w for w in late if guest_irqoff(w) >= GIRQ_LEAST and tpath(w)]
+    held = [w for w in mine if seg(w, 'guest_irq') >= guest_irqoff(w) - GIRQ_TOL]
+    top = [w for w in mine if top_seg(w) == 'guest_irq']
+    for w in sorted(mine, key=lambda w: w['expected_ns']):
+        print(path_line('lat_girq', w) + ', vtrace_irqoff %.3f ms' % (guest_irqoff(w) / 1e6))
+    if len(mine) < GIRQ_LEAST_N:
+        fails.append('%d late wake-ups with %.1f ms or more of vtrace_irqoff: not %d' %
+                     (len(mine), GIRQ_LEAST / 1e6, GIRQ_LEAST_N))
+    if len(held) < GIRQ_TOP * len(mine):
+        fails.append('%d of %d with their guest irq segment as long as the part of '
+                     'vtrace_irqoff: not %.0f%%' % (len(held), len(mine), 100 * GIRQ_TOP))
+    if len(top) < GIRQ_TOP * len(mine):
+        fails.append('%d of %d with the guest irq their largest segment: not %.0f%%' %
+                     (len(top), len(mine), 100 * GIRQ_TOP))
+    big = [w for w in late if top_seg(w) == 'guest_irq' and seg(w, 'guest_irq') >= GIRQ_LEAST]
+    _, _, _, hlate = hog
+    hbig = [w for w in hlate if top_seg(w) == 'guest_irq' and seg(w, 'guest_irq') >= GIRQ_LEAST]
+    frac, hfrac = len(big) / max(len(late), 1), len(hbig) / max(len(hlate), 1)
+    if frac < SIRQ_SHARE * hfrac:
+        fails.append('%.1f%% of the late wake-ups late %.1f ms or more mostly in the guest irq, '
+                     'lat_hog %.1f%%: not %dx' % (100 * frac, GIRQ_LEAST / 1e6, 100 * hfrac,
+                                                   SIRQ_SHARE))
+    print('guest-irq: %s: %d late wake-ups of lat_girq with a part of %.1f ms or more of '
+          "vtrace_irqoff (%s sections of %.1f ms on the guest's cpu 1), %d of them late in the "
+          'guest irq segment for it, %d with it their largest segment (guest irq %.3f ms in all, '
+          'median %.3f ms); %d of %d late wake-ups (%.1f%%) late %.1f ms or more mostly in the '
+          'guest irq, lat_hog (no sections) %d of %d (%.1f%%); %d without the guest\'s '
+          'local_timer_entry' %
+          ('FAIL ' + '; '.join(fails) if fails else 'ok', len(mine), GIRQ_LEAST / 1e6,
+           done.group(1) if done else '?', off / 1e6, len(held), len(top),
+           sum(seg(w, 'guest_irq') for w in mine) / 1e6,
+           median([seg(w, 'guest_irq') for w in mine]) / 1e6, len(big), len(late), 100 * frac,
+           GIRQ_LEAST / 1e6, len(hbig), len(hlate), 100 * hfrac, untold))
+    return not fails
+
+
+def check_hog_path(hog):
+    """lat_hog: the wake-ups e2e_hog delayed by HOG_PATH_LEAST or more: most with their timer's
+    path told, and of those most with the vCPU thread off its host cpu in the to entry segment
+    (the timer fired, the halted vCPU's thread woken and waiting for e2e_hog's cpu) for half
+    e2e_hog's part at least"""
+    summary, _, _, late = hog
+    fails = []
+    path_recorded('lat_hog', summary, fails)
+    mine = [w for w in late if part_of(w, 'host_task', 'e2e_hog') >= HOG_PATH_LEAST]
+    told = [w for w in mine if tpath(w)]
+    entry = [w for w in told
+             if seg(w, 'to_entry', True) >= part_of(w, 'host_task', 'e2e_hog') / 2]
+    for w in sorted(mine, key=lambda w: w['expected_ns']):
+        print(path_line('lat_hog', w) + ', e2e_hog %.3f ms' %
+              (part_of(w, 'host_task', 'e2e_hog') / 1e6))
+    if not mine:
+        fails.append('no wake-up with %.0f ms of e2e_hog or more' % (HOG_PATH_LEAST / 1e6))
+    if len(told) < HOG_PATH_SHARE * len(mine):
+        fails.append('%d of %d with their timer\'s path told: not %.0f%%' %
+                     (len(told), len(mine), 100 * HOG_PATH_SHARE))
+    if len(entry) < HOG_PATH_SHARE * len(told):
+        fails.append('%d of %d with the vCPU thread off its cpu before its entry for half '
+                     "e2e_hog's part: not %.0f%%" % (len(entry), len(told), 100 * HOG_PATH_SHARE))
+    print('host-hog-path: %s: %d wake-ups of lat_hog with %.0f ms or more of e2e_hog, %d with '
+          "their timer's path told, %d of them with the vCPU thread off its host cpu before its "
+          "entry for half e2e_hog's part or more: e2e_hog %s ms, off cpu before the entry %s ms" %
+          ('FAIL ' + '; '.join(fails) if fails else 'ok', len(mine), HOG_PATH_LEAST / 1e6,
+           len(told), len(entry),
+           ' '.join('%.1f' % (part_of(w, 'host_task', 'e2e_hog') / 1e6) for w in mine),
+           ' '.join('%.1f' % (seg(w, 'to_entry', True) / 1e6) for w in mine)))
+    return not fails
 
 
 def check_bursts(tag, kind, task, n, burst_ns, done, data, control, most=None):
@@ -510,6 +741,12 @@ def main():
     ap.add_argument('--idle-done', help="l0-freeze's answer (in HOG.txt)")
     ap.add_argument('--idle-host', metavar='JSONL', help="the host's events over lat_idle "
                     '(vtrace-merge --host host.dat --format jsonl --from --to)')
+    ap.add_argument('--hirq', metavar='JSONL', help='--explain of the task while the host kept '
+                    "the vCPU's host cpu's interrupts off in sections")
+    ap.add_argument('--hirq-done', help="align_hirq's output (HOG.txt)")
+    ap.add_argument('--girq', metavar='JSONL', help='--explain of the task while the guest kept '
+                    'its cpu\'s interrupts off in sections')
+    ap.add_argument('--girq-done', help="the guest's console (its 'vtrace_irqoff: N sections')")
     ap.add_argument('hog_jsonl')
     a = ap.parse_args()
     n, burst_us, _ = (int(x) for x in a.hog.split())
@@ -521,6 +758,8 @@ def main():
     first = load(exits[0][1])
     ok = check_hog(n, burst_us * 1000, int(m.group(1)) if m else None, hog,
                    ('lat_' + exits[0][0], first))
+    if a.hirq:
+        ok = check_hog_path(hog) and ok
     for reason, path in exits:
         ok = check_exit(reason, hog, first if path == exits[0][1] else load(path)) and ok
     for e in a.exit_count:
@@ -541,6 +780,13 @@ def main():
         m = re.search(r'l0-freeze: cpu (\d+) \(tid \d+\) stopped (\d+) times, ms: ([0-9. ]+)'
                       r'\(every \d+ us\), starting at ms: ([0-9. ]+)', open(a.idle_done).read())
         ok = check_not_running(hog, load(a.idle), m, a.idle_host) and ok
+    irqoff = r'vtrace_irqoff: (\d+) sections of (\d+) us'
+    if a.hirq:
+        m = re.search(irqoff, open(a.hirq_done, errors='replace').read())
+        ok = check_host_timer(hog, load(a.hirq), m, int(m.group(2)) if m else 0) and ok
+    if a.girq:
+        m = re.search(irqoff, open(a.girq_done, errors='replace').read())
+        ok = check_guest_irq(hog, load(a.girq), m, int(m.group(2)) if m else 0) and ok
     sys.exit(0 if ok else 1)
 
 
