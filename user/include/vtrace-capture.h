@@ -78,6 +78,7 @@ int vtrace_capture_is_dir(const char *path);
 char *vtrace_capture_guest_spec(const struct vtrace_capture *c, int i);
 char *vtrace_capture_path(const struct vtrace_capture *c, const char *rel);
 int vtrace_capture_guests(const struct vtrace_capture *c, char ***specs);
+int vtrace_capture_vcpu_tid(const struct vtrace_capture *c, const char *guest, uint32_t vcpu_id);
 
 /**
  * struct vtrace_qemu_ports - the vtrace ports of a QEMU command line

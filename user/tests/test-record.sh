@@ -186,9 +186,9 @@ C=$T/l2cap
 mkdir -p "$C/l2"
 cp "$R/host.dat" "$R/tsc_offsets" "$R/tsc_khz" "$C/"
 cp "$R/cpu0" "$R/cpu1" "$R/ctl" "$C/l2/"
-manifest() {	# manifest STATUS GUEST-STATUS
-	printf 'vtrace-capture 1\nvtrace 0.1.0\nhost host.dat\noffsets tsc_offsets\nguest l2\nguest-dir l2\nguest-pid %s\nguest-status %s\nstatus %s\nend\n' \
-		"$(cat "$R/qemu.pid")" "$2" "$1" > "$C/manifest"
+manifest() {	# manifest STATUS GUEST-STATUS [TID1]: the fixture's vCPU threads are 177 and 178
+	printf 'vtrace-capture 1\nvtrace 0.1.0\nhost host.dat\noffsets tsc_offsets\nguest l2\nguest-dir l2\nguest-pid %s\nguest-vcpu 0 idx 0 tid 177\nguest-vcpu 1 idx 1 tid %s\nguest-status %s\nstatus %s\nend\n' \
+		"$(cat "$R/qemu.pid")" "${3:-178}" "$2" "$1" > "$C/manifest"
 }
 manifest complete complete
 "$M" "$C" > "$T/a.out" 2> "$T/a.err"
@@ -208,6 +208,12 @@ ok $? merge_capture_explain "$(head -3 "$T/a.out")"
 "$V" dat "$C" > "$T/d.out" 2>&1
 [ $? -eq 0 ] && [ -s "$C/dat/l2.dat" ] && [ -s "$C/dat/host.dat" ]
 ok $? dat_capture "$(cat "$T/d.out")"
+# the manifest's vCPU threads, read while the VM ran, checked against the fit
+manifest complete complete 999
+"$M" "$C" > "$T/a.out" 2> "$T/a.err"
+[ $? -eq 0 ] && [ "$(grep -c "manifest names" "$T/a.err")" -eq 1 ] &&
+	grep -q "warning: self-check: guest l2 cpu 1: its events fit host tid 178, but the capture's manifest names tid 999" "$T/a.err"
+ok $? merge_capture_manifest_thread_checked "$(cat "$T/a.err")"
 manifest "partial: guest l2 died" "died: QEMU pid 131 ended during the recording"
 "$M" "$C" > "$T/a.out" 2> "$T/a.err"
 grep -q "warning: $C: guest l2 left out: died: QEMU pid 131 ended" "$T/a.err" &&

@@ -424,3 +424,16 @@ int vtrace_capture_guests(const struct vtrace_capture *c, char ***specs)
 	}
 	return n;
 }
+
+/* The host thread the manifest names for guest @guest's vCPU @vcpu_id, 0 when none */
+int vtrace_capture_vcpu_tid(const struct vtrace_capture *c, const char *guest, uint32_t vcpu_id)
+{
+	for (int i = 0; i < c->nr_guests; i++) {
+		if (strcmp(c->guests[i].name, guest))
+			continue;
+		for (int k = 0; k < c->guests[i].nr_vcpus; k++)
+			if (c->guests[i].vcpus[k].id == vcpu_id)
+				return c->guests[i].vcpus[k].tid;
+	}
+	return 0;
+}

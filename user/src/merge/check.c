@@ -44,6 +44,7 @@
 #include <trace-cmd.h>
 
 #include "merge-local.h"
+#include "vtrace-capture.h"
 #include "vtrace-check.h"
 #include "vtrace-util.h"
 #include "vtrace-vcpu.h"
@@ -67,6 +68,7 @@ struct check {
 	struct check_cpu	*cpus;
 	int			nr_cpus;
 	uint64_t		khz;
+	const struct vtrace_capture *capture;	/* vtrace-merge CAPTURE's manifest, or NULL */
 };
 
 /* ---- collecting the spans (src/lib/vcpu.c) */
@@ -139,6 +141,7 @@ struct check *check_open(struct machine **ms, int nr, const struct merge_opts *o
 	if (!c)
 		return NULL;
 	c->khz = opts->khz;
+	c->capture = opts->capture;
 	c->tol = vtrace_check_tolerance(opts->khz);
 	c->vt.lo = UINT64_MAX;
 	for (int i = 0; i < nr; i++)
@@ -362,6 +365,22 @@ struct totals {
 	int			verified, unverified;
 };
 
+/* A capture's manifest names the vCPU's host thread, read while the VM ran: the fit must agree */
+static void manifest_tid(const struct check *c, const struct check_cpu *cc, int tid)
+{
+	int want;
+
+	if (!c->capture || !cc->s->map.hist)
+		return;
+	want = vtrace_capture_vcpu_tid(c->capture, cc->s->m->name,
+				       cc->s->map.hist->vcpu_id);
+	if (want > 0 && want != tid)
+		vtrace_warn("self-check: guest %s cpu %d: its events fit host tid %d, but the"
+			    " capture's manifest names tid %d, read while the VM ran: a thread"
+			    " id reused, or the events of another VM", cc->s->m->name,
+			    cc->s->cpu, tid, want);
+}
+
 static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f, bool json,
 		     const char *prefix, struct totals *t)
 {
@@ -435,6 +454,7 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 		fprintf(f, "; offset history from %s",
 			vtrace_history_start(cc->s->map.hist, true, &key));
 	fprintf(f, ")\n");
+	manifest_tid(c, cc, k->t->tid);
 }
 
 static void hint(const struct check *c, FILE *f, const struct totals *t)

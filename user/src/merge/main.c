@@ -219,6 +219,7 @@ static int use_capture(struct cmdline *c, const char *dir)
 		fprintf(stderr, "vtrace-merge: error: %s\n", vtrace_last_error());
 		return 1;
 	}
+	c->opts.capture = c->capture;
 	nr = vtrace_capture_guests(c->capture, &c->capture_guests);
 	for (int i = 0; i < nr; i++)
 		add_one(&c->guests, &c->nr_guests, c->capture_guests[i]);

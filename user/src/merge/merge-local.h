@@ -74,10 +74,12 @@ struct merge_opts {
 	uint64_t		threshold_ns;	/* --explain: later than this is late */
 	int			worst;		/* --explain: stories of the worst N */
 	char			*explain_text;	/* --explain --format svg: its text; perfetto: jsonl */
+	const struct vtrace_capture *capture;	/* vtrace-merge CAPTURE: its manifest, or NULL */
 };
 
 struct machine;
 struct source;
+struct vtrace_capture;
 
 /**
  * struct source - one CPU of one machine: its head event, in the merge heap
