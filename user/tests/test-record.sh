@@ -179,6 +179,21 @@ wait
 	grep -q "no capture written" "$T/out" && [ ! -e "$T/tcfail/manifest" ]
 ok $? record_trace_cmd_failure_no_capture "$(cat "$T/out")"
 
+# a full disk while the guests' data is copied: no capture
+mkdir -p "$T/small"
+if mount -t tmpfs -o size=256k tmpfs "$T/small" 2> /dev/null; then
+	guest g7
+	rec -o "$T/small/cap" -s "$T/g7.sock" --out "$T/g7" -- \
+		sh -c "head -c 1000000 /dev/zero >> $T/g7/cpu0"
+	wait
+	[ $rc -eq 1 ] && grep -q "copying $T/g7/cpu0 to $T/small/cap/g7/cpu0: No space left on device; no capture written" "$T/out" &&
+		[ ! -e "$T/small/cap/manifest" ] && [ ! -e "$T/small/cap/manifest.tmp" ]
+	ok $? record_disk_full_no_capture "$(cat "$T/out")"
+	umount "$T/small"
+else
+	skip record_disk_full_no_capture "cannot mount a small tmpfs (not root?)"
+fi
+
 # vtrace-merge CAPTURE: the manifest's host trace, guests, offsets: the same
 # output as the long command line (the real L2 fixture)
 R=$here/fixtures/real-l2

@@ -21,6 +21,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,21 @@ static char *clean_name(const char *name)
 	return n;
 }
 
+/* The error set so far, after "@fmt: " (vtrace_set_error() may not read its own buffer) */
+static void prefix_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void prefix_error(const char *fmt, ...)
+{
+	char *why = strdup(vtrace_last_error()), head[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
+	vtrace_set_error("%s: %s", head, why ? why : "out of memory");
+	free(why);
+}
+
 static int guest_alloc(struct rec_guest *g, int nr_cpus)
 {
 	g->nr_cpus = nr_cpus;
@@ -79,7 +95,7 @@ int record_guest_from_pid(struct rec_guest *g, int pid, const char *name)
 	char buf[32];
 
 	if (vtrace_qemu_ports_of_pid(pid, &p)) {
-		vtrace_set_error("QEMU pid %d: %s", pid, vtrace_last_error());
+		prefix_error("QEMU pid %d", pid);
 		return -1;
 	}
 	if (!p.ctl) {
@@ -322,7 +338,7 @@ int record_guest_open(struct rec_guest *g, const char *dir, const char *events)
 	}
 	g->ctl = vtrace_ctl_open(g->ctl_path, g->ctl_fd, "vtrace record");
 	if (!g->ctl) {
-		vtrace_set_error("guest %s: control port %s", g->name, vtrace_last_error());
+		prefix_error("guest %s: control port", g->name);
 		return -1;
 	}
 	if (guest_send(g, VTRACE_MSG_HELLO, NULL) || guest_wait(g, g->seq, VTRACE_MSG_HELLO,
