@@ -8,7 +8,8 @@
 # testbed/build-l2.sh), which runs selftests/vtrace/l2/libvirt_agent.sh.
 # "vtrace agent --libvirt NAME --connect qemu:///embed?root=ROOT" starts a
 # session, the guest writes markers on each CPU, the agent stops the session,
-# the guest powers off, and vtrace-merge of what libvirt's channels collected
+# "vtrace record --libvirt NAME" records a second session (the host side a
+# stand-in), the guest powers off, and vtrace-merge of what libvirt's channels collected
 # must show every marker once and in order per CPU.  vtrace-merge finds the
 # guest's QEMU by the domain's name (--guest g=DIR,libvirt=NAME): while it
 # runs from libvirt's pid file, after it stopped from the pid "vtrace
@@ -26,8 +27,9 @@ name=vtrace-lv
 cpus=2
 marks=500
 tests=(domain_started libvirt_pid_kept agent_hello_by_name agent_start guest_markers_written
-       agent_stop merge_by_name_while_running domain_powered_off guest_script_passed
-       merge_markers_in_order merge_nothing_lost merge_by_name_after_stop no_kernel_splat)
+       agent_stop record_by_libvirt_name merge_by_name_while_running domain_powered_off
+       guest_script_passed merge_markers_in_order merge_nothing_lost merge_by_name_after_stop
+       no_kernel_splat)
 # the bed's KTAP helpers and guest command line (testbed/lib.sh), for this kernel
 kver=${L2_KVER:-${KVER:-$(testbed/default-kver.sh 2> /dev/null)}}
 KVER=$kver L2_KVER=$kver
@@ -198,6 +200,29 @@ awk -v cpus=$cpus -v m=$marks '
 	eos && $1 ~ /^[0-9]+$/ && NF == 9 { n++; if ($4 < m || $6 + $7 + $8 + $9) bad++ }
 	END { exit !(eos && n == cpus && !bad) }' "$T/stop.out"
 result $? agent_stop "$T/stop.out"
+
+# vtrace record drives the same domain by its name: its ports from the
+# command line libvirt gave QEMU (JSON -device, the control socket passed as
+# an fd), a second session into a capture folder of its own.  The host side
+# is a stand-in (a TCG domain: no KVM, no vtrace_host; user/tests'
+# fake-trace-cmd.sh).  The data ports' files in G get the second session's
+# pages: put back as they were for the checks below.
+cp -a "$G" "$T/g.before"
+mkdir -p "$T/fake/sys/vtrace_host" "$T/fake/tracefs" "$T/fake/dbg"
+VTRACE_TRACE_CMD=$proj/user/tests/fake-trace-cmd.sh FAKE_TC_LOG=$T/fake/tc.log \
+	VTRACE_TRACEFS=$T/fake/tracefs VTRACE_SYS_MODULE=$T/fake/sys \
+	VTRACE_HOST_DEBUGFS=$T/fake/dbg VTRACE_RECORD_NOT_ROOT_OK=1 \
+	timeout 120 "$VT" record -o "$T/rec" --libvirt $name --connect "$uri" -- sleep 2 \
+	> "$T/record.out" 2>&1
+rc=$?
+sed 's/^/# /' "$T/record.out"
+[ $rc -eq 0 ] && grep -qx "guest-pid $qpid" "$T/rec/manifest" &&
+	grep -qx "status complete" "$T/rec/manifest" && [ -s "$T/rec/$name/ctl" ] &&
+	[ -e "$T/rec/$name/cpu$((cpus - 1))" ]
+result $? record_by_libvirt_name "$T/record.out" "$T/rec/manifest"
+for f in "$T/g.before"/cpu*; do
+	cat "$f" > "$G/${f##*/}"
+done
 
 # vtrace-merge by the domain's name while it runs, on a copy of the capture
 # without the pid agent kept: libvirt's own pid file.  The domain is TCG (no

@@ -47,6 +47,7 @@ void vtrace_guest_spec_free(struct vtrace_guest_spec *g);
 char *vtrace_libvirt_pid_path(const char *domain, const char *uri);
 int vtrace_libvirt_pid(const char *domain, const char *uri);
 int vtrace_libvirt_keep_pid(const char *domain, const char *uri, const char *dir);
+char *vtrace_libvirt_channel_path(const char *domain, const char *uri, const char *port);
 
 void vtrace_json_chars(FILE *f, const char *str);
 void vtrace_json_string(FILE *f, const char *str);

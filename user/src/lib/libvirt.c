@@ -155,3 +155,57 @@ int vtrace_libvirt_keep_pid(const char *domain, const char *uri, const char *dir
 	}
 	return pid;
 }
+
+/*
+ * The file of the <channel> whose target is named @port in @xml: libvirt
+ * passes a channel's file to QEMU as an fd (path=/dev/fdset/N), the
+ * domain's status XML keeps its path.  NULL when not there.
+ */
+static char *channel_path(const char *xml, const char *port)
+{
+	char want[256];
+	const char *ch, *end, *name, *src;
+
+	snprintf(want, sizeof(want), "name='%s'", port);
+	for (ch = strstr(xml, "<channel"); ch; ch = strstr(end, "<channel")) {
+		end = strstr(ch, "</channel>");
+		if (!end)
+			return NULL;
+		name = strstr(ch, want);
+		src = strstr(ch, "<source path='");
+		if (!name || name > end || !src || src > end)
+			continue;
+		src += 14;
+		return strndup(src, strcspn(src, "'"));
+	}
+	return NULL;
+}
+
+/**
+ * vtrace_libvirt_channel_path - the host file of running domain @domain's channel @port
+ * @domain:	the domain's name
+ * @uri:	its connection, NULL for libvirt's default
+ * @port:	the channel's target name (vtrace.cpu0)
+ *
+ * From the status XML libvirt keeps beside the pid file while the domain
+ * runs.  Returns the path, malloc'ed, or NULL with the error set.
+ */
+char *vtrace_libvirt_channel_path(const char *domain, const char *uri, const char *port)
+{
+	char *run = libvirt_state_dir(uri), *path = NULL, *xml = NULL, *file = NULL;
+
+	if (!run || asprintf(&path, "%s/%s.xml", run, domain) < 0) {
+		path = NULL;
+		goto out;
+	}
+	xml = vtrace_read_file(path, 16 << 20, NULL);
+	if (xml)
+		file = channel_path(xml, port);
+	if (xml && !file)
+		vtrace_set_error("%s: no <channel> of a file named %s", path, port);
+out:
+	free(xml);
+	free(path);
+	free(run);
+	return file;
+}

@@ -43,6 +43,7 @@ void record_guest_free(struct rec_guest *g)
 	free(g->start_off);
 	free(g->cur_off);
 	free(g->name);
+	free(g->prefix);
 	free(g->ctl_path);
 	free(g->out);
 	free(g->vcpus);
@@ -110,8 +111,10 @@ int record_guest_from_pid(struct rec_guest *g, int pid, const char *name)
 	g->pid = pid;
 	g->ctl_path = p.ctl;
 	g->cpu = p.cpu;
+	g->prefix = p.prefix;
 	p.ctl = NULL;
 	p.cpu = NULL;
+	p.prefix = NULL;
 	if (guest_alloc(g, p.nr_cpus)) {
 		p.nr_cpus = 0;
 		vtrace_qemu_ports_free(&p);
@@ -126,10 +129,26 @@ int record_guest_from_pid(struct rec_guest *g, int pid, const char *name)
 int record_guest_from_libvirt(struct rec_guest *g, const char *domain, const char *uri)
 {
 	int pid = vtrace_libvirt_pid(domain, uri);
+	char port[300];
 
-	if (pid < 0)
+	if (pid < 0 || record_guest_from_pid(g, pid, domain))
 		return -1;
-	return record_guest_from_pid(g, pid, domain);
+	/* files libvirt opened and passed as fds: their paths from its status XML */
+	for (int k = 0; k < g->nr_cpus; k++) {
+		char *path;
+
+		if (!g->cpu[k] || strncmp(g->cpu[k], "/dev/fdset/", 11))
+			continue;
+		snprintf(port, sizeof(port), "%s.cpu%d", g->prefix, k);
+		path = vtrace_libvirt_channel_path(domain, uri, port);
+		if (!path) {
+			prefix_error("domain %s: port %s's file", domain, port);
+			return -1;
+		}
+		free(g->cpu[k]);
+		g->cpu[k] = path;
+	}
+	return 0;
 }
 
 /* Guest of socket @sock whose data port files are @gdir/cpuK (qemu.pid there: its pid) */

@@ -27,6 +27,7 @@ int record_host_copy_files(const char *dir, uint64_t *tsc_khz, bool *has_offsets
  * struct rec_guest - one guest of the recording
  * @name:	its name (folder DIR/NAME, machine name in the merge)
  * @pid:	its QEMU's pid, 0 unknown (--socket)
+ * @prefix:	its ports' name prefix (vtrace), NULL when not known (--socket)
  * @ctl_path:	the ctl port's unix socket
  * @cpu:	its data ports' files, @nr_cpus (NULL for a gap)
  * @start_off:	each file's size when the recording started
@@ -45,6 +46,7 @@ int record_host_copy_files(const char *dir, uint64_t *tsc_khz, bool *has_offsets
 struct rec_guest {
 	char				*name;
 	int				pid;
+	char				*prefix;
 	char				*ctl_path;
 	char				**cpu;
 	int				nr_cpus;
