@@ -4,8 +4,8 @@
 #
 # On the test bed (Documentation/testbed.rst): L2 runs cyclictest on vCPU 1
 # while L1 (the host) runs a CPU hog on the host CPU that vCPU's thread is
-# pinned to.  vtrace records both sides (the host's kvm_entry/kvm_exit and
-# its tick, local_timer_entry, too), vtrace-merge puts them on one
+# pinned to.  vtrace record records both sides (the host's kvm_entry/kvm_exit
+# and its tick, local_timer_entry, too), vtrace-merge puts them on one
 # timeline, classifies every late wake-up (a summary per cause, the vCPU's
 # time per exit reason) and explains the worst ones.  Takes 2-4 minutes
 # here.
@@ -37,8 +37,8 @@ if ! wait "$run"; then
 	exit 1
 fi
 
-# the offset history and the TSC frequency are in host.dat (trace-cmd record -e vtrace_host)
-merge=(user/vtrace-merge --host "$out/host.dat" --guest "guest=$out/guest")
+# the capture folder vtrace record wrote: host.dat, the offset history, the guest's ports
+merge=(user/vtrace-merge "$out/capture")
 # the first run's self-check is shown; the others say the same: kept in FILE.err, shown if one fails
 "${merge[@]}" > "$out/merged.txt"
 merge_to() {
@@ -72,10 +72,12 @@ echo "vtrace demo: cyclictest counted ${cyc:-nothing (no T: line in l1-script.ou
 echo "vtrace demo: vtrace-merge --explain --task cyclictest: ${wakeups:-0} wake-ups of tid ${tids:-none}, the worst $(awk -v n="${worst:-0}" 'BEGIN { printf "%d.%03d", int(n / 1000000), int(n % 1000000 / 1000) }') ms late"
 echo
 echo "vtrace demo: files in $out:"
-echo "  host.dat           the host's trace (trace-cmd record -C x86-tsc), kvm_entry/kvm_exit and"
-echo "                     the tick (local_timer_entry) too,"
-echo "                     and every TSC offset KVM wrote (-e vtrace_host)"
-echo "  guest/ctl, cpuK    what the guest's vtrace ports carried (vtrace_guest)"
+echo "  capture/           what vtrace record wrote (vtrace-merge takes the folder):"
+echo "    host.dat         the host's trace (trace-cmd record -C x86-tsc), kvm_entry/kvm_exit,"
+echo "                     the tick (local_timer_entry), timers and interrupts too"
+echo "    tsc_offsets, tsc_khz  every TSC offset KVM wrote (vtrace_host), the TSC's frequency"
+echo "    manifest         the guest, its QEMU pid and vCPU threads, how the recording ended"
+echo "    guest/ctl, cpuK  what the guest's vtrace ports carried (vtrace_guest, agent mode)"
 echo "  merged.txt         host and guest on one timeline (vtrace-merge)"
 echo "  stats.txt          events, losses and offset intervals per machine and CPU"
 echo "  explain.txt        the explanation above: late wake-ups per cause and exit reason, the worst"

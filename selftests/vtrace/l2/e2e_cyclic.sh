@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Demo guest: trace scheduling and timers with vtrace_guest while cyclictest
-# runs on CPU 1 for $1 seconds (default 20).
+# Demo guest: vtrace_guest in agent mode (the host's "vtrace record" starts and
+# stops its session, with the events it names) while cyclictest runs on CPU 1
+# for $1 seconds (default 20).
+. /tests/lib.sh
 secs=${1:-20}
-d=/sys/kernel/debug/vtrace
 insmod /lib/vtrace/vtrace_guest.ko || { echo "vtg: not ok 1 demo_guest load"; exit 1; }
-printf '%s\n' sched:sched_switch sched:sched_wakeup timer:hrtimer_start \
-	timer:hrtimer_expire_entry timer:hrtimer_expire_exit irq_vectors:local_timer_entry > $d/events
-echo 1 > $d/enable || { echo "vtg: not ok 1 demo_guest enable"; exit 1; }
+echo "vtg: # agent ready"
+waitfor 300 enabled 1 || { echo "vtg: not ok 1 demo_guest session started"; exit 1; }
 echo "vtg: # tracing"
 chroot /host /usr/bin/cyclictest -q -D "$secs" -i 1000 -t 1 -a 1 -p 80 -m &
 ct=$!
@@ -18,6 +18,8 @@ for i in $(seq 120); do
 done
 echo "vtg: # cyclictest running"
 wait $ct
-echo 0 > $d/enable
-cat $d/status
+echo "vtg: # cyclictest done"
+# the host's vtrace record stops the session once it sees the line above
+waitfor 120 enabled 0 || { echo "vtg: not ok 1 demo_guest session stopped"; exit 1; }
+cat $D/status
 rmmod vtrace_guest && echo "vtg: ok 1 demo_guest"
