@@ -62,10 +62,11 @@ step "host task e2e_hog takes host CPU 1 for 50 ms bursts, every 700 ms, for 5 s
 
 wait "$rec"
 rc=$?
-sed 's/^/demo: /' "$out/record.log"
 l2_wait
 rmmod vtrace_host
 cp -r "$cap" "$out/capture"
+# the capture's last line names the folder the demo merges: the copy in build/demo
+sed "s/^/demo: /; /merge it with/s|$cap|$out/capture|g" "$out/record.log"
 grep -a "T: 0" "$out/guest/console.log" | sed 's/^/demo: guest cyclictest: /'
 [ $rc -eq 0 ] || { echo "demo: vtrace record failed (exit $rc); see $out/record.log" >&2; exit 1; }
 step "capture done"
