@@ -298,6 +298,20 @@ run "${MIX[@]}" --format jsonl
 python3 explain-check.py "$T/out" "$T/mix-explain.jsonl" \
 	"host_task:e2e_hog=5,host_idle=4,guest_task:rt-hog=3,host_softirq:ksoftirqd/1=1"
 ok $? explain_mix_recomputed_from_the_events
+# a guest whose kallsyms name no function (vtrace_guest sends them without addresses to a
+# host it does not trust): the sleepers' hrtimer function is the one whose expiries wake
+# the task that armed the timer; the tick timer that cyclictest's context also arms, and
+# which expires in it 2 us after each run, is no wake-up (gen.py explain_hidden_syms).
+# Before: 200 wake-ups counted for 100, 101 of them late
+XH=$T/explain-hidden-syms
+$GEN make "$XH" explain_hidden_syms --events 100
+run --host "$XH/host" --guest g1="$XH/g1" --offsets "$XH/tsc_offsets" --explain --task cyclictest \
+	--worst 1
+[ $rc -eq 0 ] && head -3 "$T/out" | grep -q '^Late wake-ups of cyclictest (later than 0.100 ms): 1 of 100, 4\.747 ms' &&
+	grep -qE "^  host task e2e_hog on the vCPU's host cpu +1 +4\.747 +4\.747 +100\.0%$" "$T/out" &&
+	! grep -q 'the task itself' "$T/out"
+ok $? explain_hidden_syms_sleepers_learned "rc $rc $(head -4 "$T/out" | tr '\n' '|')"
+
 # a host that recorded no expiry of KVM's timers: the timer's path is not told, and says
 # which events to record
 run "${MIX[@]}" --explain --worst 0

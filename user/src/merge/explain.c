@@ -134,7 +134,7 @@ static void umap_free(struct umap *m)
 /* Event ids and fields of one machine, looked up once */
 struct ev_fields {
 	bool			native;		/* the trace's byte order is ours */
-	int			switch_id, wakeup_id, waking_id, start_id, entry_id;
+	int			switch_id, wakeup_id, waking_id, start_id, entry_id, exit_id;
 	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
 	struct tep_format_field	*next_prio;
 	struct tep_format_field	*wake_pid, *wake_comm, *waking_pid, *waking_comm;
@@ -145,6 +145,25 @@ struct ev_fields {
 struct timer_val {
 	int64_t		expires;
 	int		pid;
+	uint64_t	function;	/* its hrtimer_start's */
+};
+
+/*
+ * A machine whose kallsyms do not name hrtimer_wakeup (a guest that sends
+ * them without addresses): which hrtimer function is the sleepers', learned
+ * from the expiries that wake the task that armed the timer (an
+ * hrtimer_sleeper's does, the tick's does not).  Each CPU's expiry in
+ * progress, and the functions seen waking their timer's task.
+ */
+#define LEARN_FUNCS	8
+struct learn {
+	int		nr_cpus;
+	struct {
+		uint64_t	function;
+		int		pid;	/* the timer's task, 0: no expiry in progress */
+	}		*open;
+	uint64_t	function[LEARN_FUNCS];
+	uint64_t	wakes[LEARN_FUNCS];
 };
 
 struct pending {
@@ -205,6 +224,7 @@ struct explain {
 	/* pass 1 */
 	struct umap		comms;		/* (machine, pid) -> comm */
 	struct umap		timers;		/* (machine, hrtimer) -> struct timer_val */
+	struct learn		*learn;		/* per machine */
 	struct umap		pending;	/* (machine, pid) -> struct pending */
 	bool			found;
 	struct machine		*gm;		/* the worst: guest machine, its index */
@@ -293,6 +313,7 @@ static void lookup_fields(struct ev_fields *f, struct tep_handle *tep)
 	f->entry_id = event_id(tep, "timer", "hrtimer_expire_entry", &ev);
 	f->entry_timer = field(ev, "hrtimer");
 	f->entry_now = field(ev, "now");
+	f->exit_id = event_id(tep, "timer", "hrtimer_expire_exit", &ev);
 }
 
 static int64_t num(const struct ev_fields *f, struct tep_format_field *field,
@@ -311,16 +332,55 @@ static void str(struct tep_format_field *f, const struct tep_record *rec, char *
 	buf[f->size < COMM_LEN ? f->size : COMM_LEN] = '\0';
 }
 
+/* The function that woke its timer's task most often so far, 0: none yet */
+static uint64_t learned_sleeper(const struct learn *l)
+{
+	uint64_t best = 0, most = 0;
+
+	for (int i = 0; i < LEARN_FUNCS; i++) {
+		if (l->wakes[i] > most) {
+			most = l->wakes[i];
+			best = l->function[i];
+		}
+	}
+	return best;
+}
+
 /*
  * A task sleeping on a timer (nanosleep, clock_nanosleep: cyclictest) uses
  * an hrtimer_sleeper whose function is hrtimer_wakeup.  Without kallsyms
- * nothing can be told apart: every timer counts.
+ * that name it, the function learned from the expiries that woke their
+ * timer's task; until one did, every timer counts.
  */
-static bool sleeper_timer(struct tep_handle *tep, uint64_t function)
+static bool sleeper_timer(struct tep_handle *tep, const struct learn *l, uint64_t function)
 {
 	const char *name = tep_find_function(tep, function);
+	uint64_t learned;
 
-	return !name || !strcmp(name, "hrtimer_wakeup");
+	if (name && !strcmp(name, "hrtimer_wakeup"))
+		return true;
+	if (name && tep_find_function_address(tep, function) == function)
+		return false;		/* named, and not hrtimer_wakeup */
+	learned = learned_sleeper(l);
+	return !learned || learned == function;
+}
+
+/* A wake-up of @pid on @cpu: in an expiry of @pid's own timer, its function is a sleeper's */
+static void learn_wakeup(struct learn *l, int cpu, int pid)
+{
+	int i;
+
+	if (cpu < 0 || cpu >= l->nr_cpus || !l->open || !l->open[cpu].pid ||
+	    l->open[cpu].pid != pid)
+		return;
+	for (i = 0; i < LEARN_FUNCS; i++) {
+		if (l->function[i] == l->open[cpu].function || !l->wakes[i]) {
+			l->function[i] = l->open[cpu].function;
+			l->wakes[i]++;
+			break;
+		}
+	}
+	l->open[cpu].pid = 0;
 }
 
 static uint64_t key(int mi, uint64_t v)
@@ -472,6 +532,7 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 
 		str(wakeup ? f->wake_comm : f->waking_comm, rec, comm);
 		learn_comm(x, mi, pid, comm);
+		learn_wakeup(&x->learn[mi], s->cpu, pid);
 		/* a task woken in its own context is running: no sched_switch to it follows */
 		if (!task_wanted(x, mi, pid) || pid == tep_data_pid(s->m->tep, s->rec))
 			return;
@@ -485,7 +546,7 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		struct timer_val *t;
 
 		/* only sleepers' timers: the tick and others also start in a task's context */
-		if (!sleeper_timer(s->m->tep, num(f, f->start_function, rec))) {
+		if (!sleeper_timer(s->m->tep, &x->learn[mi], num(f, f->start_function, rec))) {
 			t = umap_get(&x->timers, key(mi, timer), false);
 			if (t)
 				t->pid = 0;
@@ -495,14 +556,20 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		if (t) {
 			t->expires = num(f, f->start_expires, rec);
 			t->pid = tep_data_pid(s->m->tep, s->rec);
+			t->function = num(f, f->start_function, rec);
 		}
 	} else if (id == f->entry_id) {
 		struct timer_val *t = umap_get(&x->timers, key(mi, num(f, f->entry_timer, rec)), false);
+		struct learn *l = &x->learn[mi];
 		struct pending *p;
 		uint64_t late;
 		int64_t now;
 
-		if (!t || !t->pid || !task_wanted(x, mi, t->pid))
+		if (t && t->pid && s->cpu >= 0 && s->cpu < l->nr_cpus && l->open)
+			l->open[s->cpu] = (typeof(*l->open)){ t->function, t->pid };
+		/* a timer armed before its function was learned not a sleeper's */
+		if (!t || !t->pid || !task_wanted(x, mi, t->pid) ||
+		    !sleeper_timer(s->m->tep, l, t->function))
 			return;
 		/* the guest's s64s: their difference may not fit one (signed overflow) */
 		now = num(f, f->entry_now, rec);
@@ -520,6 +587,11 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 		p->self = tep_data_pid(s->m->tep, s->rec) == t->pid;
 		if (p->self)
 			task_ran(x, s, mi, t->pid, ns, PRIO_NONE);	/* its last known */
+	} else if (id == f->exit_id) {
+		struct learn *l = &x->learn[mi];
+
+		if (s->cpu >= 0 && s->cpu < l->nr_cpus && l->open)
+			l->open[s->cpu].pid = 0;
 	}
 }
 
@@ -1239,11 +1311,18 @@ struct explain *explain_open(struct machine **machines, int nr, const struct mer
 	x->machines = machines;
 	x->nr = nr;
 	x->fields = calloc(nr, sizeof(*x->fields));
+	x->learn = calloc(nr, sizeof(*x->learn));
+	for (int i = 0; x->learn && i < nr; i++) {
+		x->learn[i].nr_cpus = machines[i]->nr_cpus;
+		x->learn[i].open = calloc(machines[i]->nr_cpus, sizeof(*x->learn[i].open));
+		if (!x->learn[i].open)
+			x->learn[i].nr_cpus = 0;
+	}
 	x->worst_of[0].l = calloc(opts->worst + 1, sizeof(struct late));
 	x->worst_of[1].l = calloc(opts->worst + 1, sizeof(struct late));
 	x->cl = classify_open(machines, nr, ticks);
 	x->tp = timerpath_open(machines, nr);
-	if (!x->fields || !x->worst_of[0].l || !x->worst_of[1].l || !x->cl || !x->tp ||
+	if (!x->fields || !x->learn || !x->worst_of[0].l || !x->worst_of[1].l || !x->cl || !x->tp ||
 	    (opts->task && !x->what)) {
 		explain_free(x);
 		return NULL;
@@ -1368,5 +1447,8 @@ void explain_free(struct explain *x)
 	free(x->worst_of[1].l);
 	free(x->what);
 	free(x->fields);
+	for (int i = 0; x->learn && i < x->nr; i++)
+		free(x->learn[i].open);
+	free(x->learn);
 	free(x);
 }
