@@ -554,9 +554,17 @@ def scenario(name, rng, nev):
         add_markers(rng, g, 0, base, t - 5_000_000, nev // 2)
         add_markers(rng, g, 0, t + 1, base + span, nev // 2)
         add_markers(rng, g, 1, base, base + span, nev)
-    elif name == 'explain':
+    elif name in ('explain', 'explain_hidden_syms'):
         # cyclictest (pid 500) on guest cpu 1 wakes every ms; one wake-up is 5 ms
-        # late because host task e2e_hog (pid 777) holds host cpu 1 under vCPU 1
+        # late because host task e2e_hog (pid 777) holds host cpu 1 under vCPU 1.
+        # explain_hidden_syms: the guest's kallsyms without addresses (no function named);
+        # the tick timer cyclictest's context arms also expires in it, 2 us after each
+        # run, which wakes nothing: only the timers whose expiry wakes their task are its
+        # sleeps
+        hidden = name == 'explain_hidden_syms'
+        if hidden:
+            global GUEST_SYMS_HIDDEN
+            GUEST_SYMS_HIDDEN = True
         g = explain_guest()
         tick = sym('tick_sched_timer')
         hog_from, hog_to = base + tsc(40_000_000), base + tsc(45_000_000)
@@ -566,36 +574,19 @@ def scenario(name, rng, nev):
         t = base + tsc(1_000_000)
         for i in range(nev):
             expires = mono(t) + 1_000_000
-            ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
-            ev.append((t + 1, ev_hrtimer_start(500, timer + 8, tick, expires + 5), '', 0))
+            if hidden:
+                ev.append((t, ev_hrtimer_start(500, timer + 8, tick, mono(t) - 500_000), '', 0))
+                ev.append((t + 1, ev_hrtimer_start(500, timer, wake, expires), '', 0))
+            else:
+                ev.append((t, ev_hrtimer_start(500, timer, wake, expires), '', 0))
+                ev.append((t + 1, ev_hrtimer_start(500, timer + 8, tick, expires + 5), '', 0))
             ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
             due = t + tsc(1_000_000)
             fire = due + tsc(20_000) if not hog_from <= due < hog_to else hog_to + tsc(30_000)
             run = timer_wake(ev, fire, timer, wake)
-            t = run + tsc(3_000)
-    elif name == 'explain_hidden_syms':
-        # as 'explain', the guest's kallsyms without addresses (no function named): the tick
-        # timer cyclictest's context arms also expires in it, 2 us after each run, which
-        # wakes nothing; only the timers whose expiry wakes their task are its sleeps
-        global GUEST_SYMS_HIDDEN
-        GUEST_SYMS_HIDDEN = True
-        g = explain_guest()
-        tick = sym('tick_sched_timer')
-        hog_from, hog_to = base + tsc(40_000_000), base + tsc(45_000_000)
-        host.events[1].append((hog_from, ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
-        host.events[1].append((hog_to, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
-        ev = g.events[1]
-        t = base + tsc(1_000_000)
-        for i in range(nev):
-            expires = mono(t) + 1_000_000
-            ev.append((t, ev_hrtimer_start(500, timer + 8, tick, mono(t) - 500_000), '', 0))
-            ev.append((t + 1, ev_hrtimer_start(500, timer, wake, expires), '', 0))
-            ev.append((t + 2, ev_switch(b'cyclictest', 500, b'swapper/1', 0), '', 0))
-            due = t + tsc(1_000_000)
-            fire = due + tsc(20_000) if not hog_from <= due < hog_to else hog_to + tsc(30_000)
-            run = timer_wake(ev, fire, timer, wake)
-            ev.append((run + tsc(2_000), ev_hrtimer_entry(500, timer + 8, mono(run + tsc(2_000)),
-                                                          tick), '', 0))
+            if hidden:
+                tick_at = run + tsc(2_000)
+                ev.append((tick_at, ev_hrtimer_entry(500, timer + 8, mono(tick_at), tick), '', 0))
             t = run + tsc(3_000)
     elif name in ('explain_two_vms', 'explain_two_vms_tie', 'explain_vms_20', 'explain_vms_70'):
         # as 'explain', with other VMs' "CPU 1/KVM" threads (tids 950.., not traced) on host
