@@ -8,6 +8,7 @@
 #include <linux/vtrace.h>
 
 struct tep_handle;
+struct tep_event;
 struct tep_format_field;
 struct tracecmd_input;
 struct tep_record;
@@ -81,6 +82,9 @@ struct vtrace_dat_cpustat {
 int vtrace_dat_cpustat(struct tracecmd_input *handle, int cpu, struct vtrace_dat_cpustat *st);
 int64_t vtrace_field_num(bool native, struct tep_format_field *field,
 			 const struct tep_record *rec);
+int vtrace_event_id(struct tep_handle *tep, const char *sys, const char *name,
+		    struct tep_event **evp);
+struct tep_format_field *vtrace_event_field(struct tep_event *ev, const char *name);
 
 /* dat-records.c: a host trace.dat's records, CPU by CPU (vtrace's page reader where it can) */
 struct vtrace_dat_records;

@@ -1024,6 +1024,26 @@ int vtrace_dat_unread(struct tracecmd_input *handle, char *msg, size_t len)
 	return nr;
 }
 
+/**
+ * vtrace_event_id - the id of event @sys:@name in @tep, -1 if the trace has none
+ * @evp:	if not NULL, set to the event (NULL if none)
+ */
+int vtrace_event_id(struct tep_handle *tep, const char *sys, const char *name,
+		    struct tep_event **evp)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, sys, name);
+
+	if (evp)
+		*evp = ev;
+	return ev ? ev->id : -1;
+}
+
+/* Field @name of @ev, NULL if @ev is (an event the trace does not have) or has no such field */
+struct tep_format_field *vtrace_event_field(struct tep_event *ev, const char *name)
+{
+	return ev ? tep_find_field(ev, name) : NULL;
+}
+
 /*
  * A number field of @rec, 0 when the field is missing or outside the
  * record.  @native: the trace's byte order is this machine's; the 4- and

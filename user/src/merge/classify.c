@@ -90,35 +90,25 @@
 #include "vtrace-util.h"
 #include "vtrace-vcpu.h"
 
-static int event_id(struct tep_handle *tep, const char *sys, const char *name,
-		    struct tep_event **evp)
-{
-	struct tep_event *ev = tep_find_event_by_name(tep, sys, name);
-
-	if (evp)
-		*evp = ev;
-	return ev ? ev->id : -1;
-}
-
 static void lookup(struct cl_fields *f, struct tep_handle *tep)
 {
 	struct tep_event *ev;
 
 	f->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
-	f->switch_id = event_id(tep, "sched", "sched_switch", &ev);
+	f->switch_id = vtrace_event_id(tep, "sched", "sched_switch", &ev);
 	f->prev_pid = ev ? tep_find_field(ev, "prev_pid") : NULL;
 	f->prev_state = ev ? tep_find_field(ev, "prev_state") : NULL;
 	f->next_pid = ev ? tep_find_field(ev, "next_pid") : NULL;
 	f->next_comm = ev ? tep_find_field(ev, "next_comm") : NULL;
-	f->irq_in = event_id(tep, "irq", "irq_handler_entry", NULL);
-	f->irq_out = event_id(tep, "irq", "irq_handler_exit", NULL);
-	f->sirq_in = event_id(tep, "irq", "softirq_entry", NULL);
-	f->sirq_out = event_id(tep, "irq", "softirq_exit", NULL);
-	f->exit_id = event_id(tep, "kvm", "kvm_exit", &ev);
+	f->irq_in = vtrace_event_id(tep, "irq", "irq_handler_entry", NULL);
+	f->irq_out = vtrace_event_id(tep, "irq", "irq_handler_exit", NULL);
+	f->sirq_in = vtrace_event_id(tep, "irq", "softirq_entry", NULL);
+	f->sirq_out = vtrace_event_id(tep, "irq", "softirq_exit", NULL);
+	f->exit_id = vtrace_event_id(tep, "kvm", "kvm_exit", &ev);
 	f->exit_reason = ev ? tep_find_field(ev, "exit_reason") : NULL;
 	f->exit_isa = ev ? tep_find_field(ev, "isa") : NULL;
-	f->entry_id = event_id(tep, "kvm", "kvm_entry", NULL);
-	f->tick_id = event_id(tep, "irq_vectors", "local_timer_entry", NULL);
+	f->entry_id = vtrace_event_id(tep, "kvm", "kvm_entry", NULL);
+	f->tick_id = vtrace_event_id(tep, "irq_vectors", "local_timer_entry", NULL);
 }
 
 static int64_t num(const struct cl_fields *f, struct tep_format_field *field,

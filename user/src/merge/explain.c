@@ -275,45 +275,31 @@ struct explain {
 	int			nr;
 };
 
-static struct tep_format_field *field(struct tep_event *ev, const char *name)
-{
-	return ev ? tep_find_field(ev, name) : NULL;
-}
-
-static int event_id(struct tep_handle *tep, const char *sys, const char *name,
-		    struct tep_event **evp)
-{
-	struct tep_event *ev = tep_find_event_by_name(tep, sys, name);
-
-	*evp = ev;
-	return ev ? ev->id : -1;
-}
-
 static void lookup_fields(struct ev_fields *f, struct tep_handle *tep)
 {
 	struct tep_event *ev;
 
 	f->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
-	f->switch_id = event_id(tep, "sched", "sched_switch", &ev);
-	f->prev_pid = field(ev, "prev_pid");
-	f->prev_comm = field(ev, "prev_comm");
-	f->next_pid = field(ev, "next_pid");
-	f->next_comm = field(ev, "next_comm");
-	f->next_prio = field(ev, "next_prio");
-	f->wakeup_id = event_id(tep, "sched", "sched_wakeup", &ev);
-	f->wake_pid = field(ev, "pid");
-	f->wake_comm = field(ev, "comm");
-	f->waking_id = event_id(tep, "sched", "sched_waking", &ev);
-	f->waking_pid = field(ev, "pid");
-	f->waking_comm = field(ev, "comm");
-	f->start_id = event_id(tep, "timer", "hrtimer_start", &ev);
-	f->start_timer = field(ev, "hrtimer");
-	f->start_expires = field(ev, "expires");
-	f->start_function = field(ev, "function");
-	f->entry_id = event_id(tep, "timer", "hrtimer_expire_entry", &ev);
-	f->entry_timer = field(ev, "hrtimer");
-	f->entry_now = field(ev, "now");
-	f->exit_id = event_id(tep, "timer", "hrtimer_expire_exit", &ev);
+	f->switch_id = vtrace_event_id(tep, "sched", "sched_switch", &ev);
+	f->prev_pid = vtrace_event_field(ev, "prev_pid");
+	f->prev_comm = vtrace_event_field(ev, "prev_comm");
+	f->next_pid = vtrace_event_field(ev, "next_pid");
+	f->next_comm = vtrace_event_field(ev, "next_comm");
+	f->next_prio = vtrace_event_field(ev, "next_prio");
+	f->wakeup_id = vtrace_event_id(tep, "sched", "sched_wakeup", &ev);
+	f->wake_pid = vtrace_event_field(ev, "pid");
+	f->wake_comm = vtrace_event_field(ev, "comm");
+	f->waking_id = vtrace_event_id(tep, "sched", "sched_waking", &ev);
+	f->waking_pid = vtrace_event_field(ev, "pid");
+	f->waking_comm = vtrace_event_field(ev, "comm");
+	f->start_id = vtrace_event_id(tep, "timer", "hrtimer_start", &ev);
+	f->start_timer = vtrace_event_field(ev, "hrtimer");
+	f->start_expires = vtrace_event_field(ev, "expires");
+	f->start_function = vtrace_event_field(ev, "function");
+	f->entry_id = vtrace_event_id(tep, "timer", "hrtimer_expire_entry", &ev);
+	f->entry_timer = vtrace_event_field(ev, "hrtimer");
+	f->entry_now = vtrace_event_field(ev, "now");
+	f->exit_id = vtrace_event_id(tep, "timer", "hrtimer_expire_exit", &ev);
 }
 
 static int64_t num(const struct ev_fields *f, struct tep_format_field *field,

@@ -94,11 +94,6 @@ void sched_tracker_free(struct sched_tracker *t)
 	free(t);
 }
 
-static struct tep_format_field *field(struct tep_event *ev, const char *name)
-{
-	return ev ? tep_find_field(ev, name) : NULL;
-}
-
 static int add_machine(struct sched_tracker *t, struct machine *m)
 {
 	struct sched_machine *n = realloc(t->ms, (t->nr + 1) * sizeof(*n));
@@ -115,10 +110,10 @@ static int add_machine(struct sched_tracker *t, struct machine *m)
 		return -1;
 	ev = tep_find_event_by_name(m->tep, "sched", "sched_switch");
 	n->switch_id = ev ? ev->id : -1;
-	n->prev_pid = field(ev, "prev_pid");
-	n->prev_comm = field(ev, "prev_comm");
-	n->next_pid = field(ev, "next_pid");
-	n->next_comm = field(ev, "next_comm");
+	n->prev_pid = vtrace_event_field(ev, "prev_pid");
+	n->prev_comm = vtrace_event_field(ev, "prev_comm");
+	n->next_pid = vtrace_event_field(ev, "next_pid");
+	n->next_comm = vtrace_event_field(ev, "next_comm");
 	return t->nr++;
 }
 

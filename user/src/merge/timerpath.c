@@ -110,36 +110,23 @@ struct timerpath {
 	int			sel;		/* the group timerpath_print() prints */
 };
 
-static int event_id(struct tep_handle *tep, const char *sys, const char *name)
-{
-	struct tep_event *e = tep_find_event_by_name(tep, sys, name);
-
-	return e ? e->id : -1;
-}
-
-static struct tep_format_field *field(struct tep_handle *tep, const char *sys,
-				      const char *name, const char *fname)
-{
-	struct tep_event *e = tep_find_event_by_name(tep, sys, name);
-
-	return e ? tep_find_field(e, fname) : NULL;
-}
-
 static void lookup(struct tp_fields *f, struct tep_handle *tep)
 {
+	struct tep_event *ev;
+
 	f->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
-	f->start_id = event_id(tep, "timer", "hrtimer_start");
-	f->expire_id = event_id(tep, "timer", "hrtimer_expire_entry");
-	f->switch_id = event_id(tep, "sched", "sched_switch");
-	f->entry_id = event_id(tep, "kvm", "kvm_entry");
-	f->tick_id = event_id(tep, "irq_vectors", "local_timer_entry");
-	f->start_timer = field(tep, "timer", "hrtimer_start", "hrtimer");
-	f->start_func = field(tep, "timer", "hrtimer_start", "function");
-	f->exp_timer = field(tep, "timer", "hrtimer_expire_entry", "hrtimer");
-	f->exp_func = field(tep, "timer", "hrtimer_expire_entry", "function");
-	f->prev_pid = field(tep, "sched", "sched_switch", "prev_pid");
-	f->next_pid = field(tep, "sched", "sched_switch", "next_pid");
-	f->next_comm = field(tep, "sched", "sched_switch", "next_comm");
+	f->start_id = vtrace_event_id(tep, "timer", "hrtimer_start", &ev);
+	f->start_timer = vtrace_event_field(ev, "hrtimer");
+	f->start_func = vtrace_event_field(ev, "function");
+	f->expire_id = vtrace_event_id(tep, "timer", "hrtimer_expire_entry", &ev);
+	f->exp_timer = vtrace_event_field(ev, "hrtimer");
+	f->exp_func = vtrace_event_field(ev, "function");
+	f->switch_id = vtrace_event_id(tep, "sched", "sched_switch", &ev);
+	f->prev_pid = vtrace_event_field(ev, "prev_pid");
+	f->next_pid = vtrace_event_field(ev, "next_pid");
+	f->next_comm = vtrace_event_field(ev, "next_comm");
+	f->entry_id = vtrace_event_id(tep, "kvm", "kvm_entry", NULL);
+	f->tick_id = vtrace_event_id(tep, "irq_vectors", "local_timer_entry", NULL);
 	if (!f->start_timer || !f->start_func)
 		f->start_id = -1;
 	if (!f->exp_timer || !f->exp_func)
