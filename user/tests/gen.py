@@ -333,6 +333,15 @@ def scenario(name, rng, nev):
         ev.append((run, ev_switch(b'swapper/%d' % cpu, 0, b'cyclictest', pid), '', 0))
         return run
 
+    def task_runs(ev, run, hog_from=None):
+        """cyclictest (pid 500) runs on guest cpu 1 at @run: from idle, or, with @hog_from,
+        after the guest task rt-hog (600) that ran from @hog_from"""
+        if hog_from is None:
+            ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+            return
+        ev.append((hog_from, ev_switch(b'swapper/1', 0, b'rt-hog', 600), '', 0))
+        ev.append((run, ev_switch(b'rt-hog', 600, b'cyclictest', 500), '', 0))
+
     # the late wake-up scenarios: the host's TSC from ns, the guest's CLOCK_MONOTONIC
     # from the host's TSC, cyclictest's timer
     khz = host.khz
@@ -651,13 +660,12 @@ def scenario(name, rng, nev):
                 fire = due + tsc(1_030_000)
             ev.append((fire, ev_hrtimer_entry(0, timer, mono(fire), wake), '', 0))
             ev.append((fire + tsc(5_000), ev_wakeup(500, b'cyclictest', 1), '', 0))
-            run = fire + tsc(12_000)
             if i in prio:
-                ev.append((fire + tsc(6_000), ev_switch(b'swapper/1', 0, b'rt-hog', 600), '', 0))
                 run = fire + tsc(1_506_000)
-                ev.append((run, ev_switch(b'rt-hog', 600, b'cyclictest', 500), '', 0))
+                task_runs(ev, run, fire + tsc(6_000))
             else:
-                ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+                run = fire + tsc(12_000)
+                task_runs(ev, run)
             t = run + tsc(3_000)
         # the host trace covers the whole guest capture
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
@@ -749,13 +757,12 @@ def scenario(name, rng, nev):
             expire = irq + us(2)
             ev.append((expire, ev_hrtimer_entry(0, timer, mono(expire), wake), '', 0))
             ev.append((expire + us(2), ev_wakeup(500, b'cyclictest', 1), '', 0))
-            run = expire + us(6)
             if i == grun:
-                ev.append((expire + us(4), ev_switch(b'swapper/1', 0, b'rt-hog', 600), '', 0))
                 run = expire + us(304)
-                ev.append((run, ev_switch(b'rt-hog', 600, b'cyclictest', 500), '', 0))
+                task_runs(ev, run, expire + us(4))
             else:
-                ev.append((run, ev_switch(b'swapper/1', 0, b'cyclictest', 500), '', 0))
+                run = expire + us(6)
+                task_runs(ev, run)
             t = run + us(3)
         host.events[0].append((t, ev_switch(b'CPU 0/KVM', 899, b'swapper/0', 0), '', 0))
     elif name == 'explain_lost':
