@@ -53,8 +53,8 @@
 # timer interrupts), and three the guest timer's path (the host recorded
 # its hrtimers, the guest its local timer interrupts):
 # NAME-cause-host-hog-path (lat_hog's wake-ups e2e_hog delayed: the vCPU
-# thread off its host cpu for e2e_hog's part, mostly after the timer fired
-# and before the vCPU entered guest mode), NAME-cause-host-timer (lat_hirq's
+# thread off its host cpu for e2e_hog's part after the timer fired: mostly
+# before the vCPU entered guest mode, now and then in it), NAME-cause-host-timer (lat_hirq's
 # wake-ups whose timer fired as one of the host's irqs-off sections ended,
 # vtrace_irqoff.ko in L1: late mostly in the host timer segment; none in
 # lat_hog) and NAME-cause-guest-irq (lat_girq's wake-ups the guest's own
