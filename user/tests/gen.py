@@ -563,13 +563,16 @@ def scenario(name, rng, nev):
         add_markers(rng, g, 0, base, t - 5_000_000, nev // 2)
         add_markers(rng, g, 0, t + 1, base + span, nev // 2)
         add_markers(rng, g, 1, base, base + span, nev)
-    elif name in ('explain', 'explain_hidden_syms'):
+    elif name in ('explain', 'explain_hidden_syms', 'explain_not_running'):
         # cyclictest (pid 500) on guest cpu 1 wakes every ms; one wake-up is 5 ms
         # late because host task e2e_hog (pid 777) holds host cpu 1 under vCPU 1.
         # explain_hidden_syms: the guest's kallsyms without addresses (no function named);
         # the tick timer cyclictest's context arms also expires in it, 2 us after each
         # run, which wakes nothing: only the timers whose expiry wakes their task are its
-        # sleeps
+        # sleeps.
+        # explain_not_running: e2e_hog holds the cpu for 10 ms, then kworker/1:1 (pid
+        # 778) for 0.5 ms; host cpu 1 takes its local timer interrupt every ms but none
+        # from 42 to 46 ms (4 ms: the host cpu not running under e2e_hog)
         hidden = name == 'explain_hidden_syms'
         if hidden:
             global GUEST_SYMS_HIDDEN
@@ -577,8 +580,16 @@ def scenario(name, rng, nev):
         g = explain_guest()
         tick = sym('tick_sched_timer')
         hog_from, hog_to = base + tsc(40_000_000), base + tsc(45_000_000)
+        if name == 'explain_not_running':
+            hog_to = base + tsc(50_500_000)
+            host.events[1].append((base + tsc(50_000_000),
+                                   ev_switch(b'e2e_hog', 777, b'kworker/1:1', 778), '', 0))
+            host.events[1] += [(base + tsc(k * 1_000_000 + 300_000), ev_tick(0), '', 0)
+                               for k in range(1, 100) if not 42 < k < 46]
         host.events[1].append((hog_from, ev_switch(b'CPU 1/KVM', 900, b'e2e_hog', 777), '', 0))
-        host.events[1].append((hog_to, ev_switch(b'e2e_hog', 777, b'CPU 1/KVM', 900), '', 0))
+        host.events[1].append((hog_to, ev_switch(b'kworker/1:1' if name == 'explain_not_running'
+                                                  else b'e2e_hog', 777, b'CPU 1/KVM', 900),
+                               '', 0))
         ev = g.events[1]
         t = base + tsc(1_000_000)
         for i in range(nev):

@@ -33,6 +33,18 @@ run --guest g1="$X/g1" --offsets "$X/tsc_offsets" --tsc-khz 2500000 --explain --
 [ $rc -eq 0 ] && grep -q "No wake-up of nosuchtask found" "$T/out"
 ok $? explain_nothing_found "rc $rc $(cat "$T/out" "$T/err" | head -c 300)"
 
+# ---- the verdict's "other host tasks" are the other host tasks' parts of the delay, not all
+# the time other tasks were current: e2e_hog is current for 9.705 ms of it, 4 ms of which the
+# host cpu was not running (no local timer interrupt), then kworker/1:1 for 0.5 ms.  Before:
+# "(other host tasks 4.500 ms more)", the host cpu's stop counted as a task.
+XN=$T/explain-not-running
+$GEN make "$XN" explain_not_running --events 100 > /dev/null
+run --host "$XN/host" --guest g1="$XN/g1" --offsets "$XN/tsc_offsets" --explain --task cyclictest
+[ $rc -eq 0 ] && grep -qx 'Of the delay, host cpu 1 ran other tasks 10.205 ms, the vCPU 0.042 ms, nothing 0.000 ms.' "$T/out" &&
+	grep -qx "Causes: host task e2e_hog on the vCPU's host cpu 5.705 ms; host cpu not running (stopped below the host) 4.000 ms; host task kworker/1:1 on the vCPU's host cpu 0.500 ms; vCPU thread running, guest idle (guest mode or exits) 0.042 ms." "$T/out" &&
+	grep -qx 'Verdict: host task e2e_hog (pid 777) took host cpu 1 from the vCPU for 5.705 ms (other host tasks 0.500 ms more).' "$T/out"
+ok $? explain_verdict_other_host_tasks_are_tasks "rc $rc $(grep -E '^Of the delay|^Causes|^Verdict' "$T/out" | tr '\n' '|')"
+
 # ---- a QEMU started without -name ...,debug-threads=on: its vCPU threads keep the process's
 # name ("qemu-system-x86"), and each one's kvm_entry events carry its vCPU id: the self-check
 # and --explain find them by that (gen.py --plain-qemu).  Before: "no thread "CPU 0/KVM" in

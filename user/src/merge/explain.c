@@ -745,8 +745,20 @@ static void print_causes(struct explain *x, FILE *out)
 	timerpath_print_late(x->tp, out, x->path);
 }
 
+/* Of @x's parts, those of host tasks other than the main cause's, ns */
+static uint64_t other_host_tasks(struct explain *x)
+{
+	uint64_t ns = 0;
+	const char *task;
+
+	for (int i = 1; i < x->parts->nr; i++)
+		if (!strcmp(classify_cause_key(x->cl, x->parts->part[i].cause, &task), "host_task"))
+			ns += x->parts->part[i].ns;
+	return ns;
+}
+
 /* The one-line answer: what took most of the delay (classify.c's main cause). */
-static void print_verdict(struct explain *x, FILE *out, uint64_t other)
+static void print_verdict(struct explain *x, FILE *out)
 {
 	const struct late_part *m = &x->parts->part[0];
 	const char *task;
@@ -777,9 +789,9 @@ static void print_verdict(struct explain *x, FILE *out, uint64_t other)
 		fprintf(out, "host task %s (pid %d) took host cpu %d from the vCPU for ", task, pid,
 			cpu);
 		print_ms(out, m->ns);
-		if (other > m->ns) {
+		if (other_host_tasks(x)) {
 			fputs(" (other host tasks ", out);
-			print_ms(out, other - m->ns);
+			print_ms(out, other_host_tasks(x));
 			fputs(" more)", out);
 		}
 		fputs(".\n\n", out);
@@ -815,7 +827,7 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 	if (!have_host) {
 		fputs("No host trace given (--host): what the host ran is unknown.\n", out);
 		print_causes(x, out);
-		print_verdict(x, out, 0);
+		print_verdict(x, out);
 		return;
 	}
 	fprintf(out, "Guest cpu %d is vCPU %d (APIC id %u) of QEMU pid %d, host thread \"%s\"",
@@ -826,14 +838,14 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 		      " guest's events as well: see the self-check's line of this guest cpu).\n",
 		      out);
 		print_causes(x, out);
-		print_verdict(x, out, 0);
+		print_verdict(x, out);
 		return;
 	}
 	if (x->host_cpu < 0) {
 		fprintf(out, " (tid %d): not seen in the host's sched_switch events before the"
 			" expected time.\n", x->vcpu_tid);
 		print_causes(x, out);
-		print_verdict(x, out, 0);
+		print_verdict(x, out);
 		return;
 	}
 	fprintf(out, " (tid %d), on host cpu %d.\n", x->vcpu_tid, x->first_cpu);
@@ -892,7 +904,7 @@ static void print_host_side(struct explain *x, FILE *out, bool have_host)
 	print_ms(out, idle);
 	fputs(".\n", out);
 	print_causes(x, out);
-	print_verdict(x, out, other);
+	print_verdict(x, out);
 }
 
 /**
