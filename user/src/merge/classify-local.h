@@ -14,7 +14,7 @@
 #include "merge-local.h"
 #include "vtrace-kvm.h"
 
-#define COMM_LEN	16
+#define COMM_LEN	SW_COMM_LEN
 #define RING		2048	/* slices kept per CPU: how far a late wake-up looks back */
 #define TASK_D		2	/* sched_switch prev_state: TASK_UNINTERRUPTIBLE */
 #define EXIT_RING	8192	/* changes of mode kept per vCPU thread */
@@ -44,9 +44,8 @@ struct ring {
 
 struct cl_fields {
 	bool			native;		/* the trace's byte order is ours */
-	int			switch_id, irq_in, irq_out, sirq_in, sirq_out, exit_id, entry_id;
+	int			irq_in, irq_out, sirq_in, sirq_out, exit_id, entry_id;
 	int			tick_id;	/* irq_vectors:local_timer_entry */
-	struct tep_format_field	*prev_pid, *prev_state, *next_pid, *next_comm;
 	struct tep_format_field	*exit_reason, *exit_isa;
 };
 

@@ -95,11 +95,6 @@ static void lookup(struct cl_fields *f, struct tep_handle *tep)
 	struct tep_event *ev;
 
 	f->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
-	f->switch_id = vtrace_event_id(tep, "sched", "sched_switch", &ev);
-	f->prev_pid = ev ? tep_find_field(ev, "prev_pid") : NULL;
-	f->prev_state = ev ? tep_find_field(ev, "prev_state") : NULL;
-	f->next_pid = ev ? tep_find_field(ev, "next_pid") : NULL;
-	f->next_comm = ev ? tep_find_field(ev, "next_comm") : NULL;
 	f->irq_in = vtrace_event_id(tep, "irq", "irq_handler_entry", NULL);
 	f->irq_out = vtrace_event_id(tep, "irq", "irq_handler_exit", NULL);
 	f->sirq_in = vtrace_event_id(tep, "irq", "softirq_entry", NULL);
@@ -385,7 +380,7 @@ void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns)
 	}
 	if (id == f->tick_id && mi == c->host)
 		c->ticks++;
-	if (id != f->switch_id && id != f->irq_in && id != f->irq_out &&
+	if (!s->sw && id != f->irq_in && id != f->irq_out &&
 	    id != f->sirq_in && id != f->sirq_out) {
 		if ((id == f->exit_id || id == f->entry_id) && mi == c->host)
 			vcpu_mode(c, f, s, ns, id == f->exit_id);
@@ -394,19 +389,14 @@ void classify_event(struct classify *c, struct source *s, int mi, uint64_t ns)
 	r = cl_ring_of(c, mi, s->cpu, true);
 	if (!r)
 		return;
-	if (id == f->switch_id) {
-		char comm[COMM_LEN + 1] = "";
-		int pid = num(f, f->next_pid, s->rec);
+	if (s->sw) {
+		const struct sched_switch *sw = s->sw;
 
-		if (f->next_comm && f->next_comm->offset + f->next_comm->size <= s->rec->size)
-			memcpy(comm, (const char *)s->rec->data + f->next_comm->offset,
-			       f->next_comm->size < COMM_LEN ? f->next_comm->size : COMM_LEN);
-		push(r, ns, SL_TASK, pid, comm, num(f, f->prev_pid, s->rec),
-		     num(f, f->prev_state, s->rec));
-		r->pid = pid;
-		memcpy(r->comm, comm, sizeof(comm));
+		push(r, ns, SL_TASK, sw->next_pid, sw->next_comm, sw->prev_pid, sw->prev_state);
+		r->pid = sw->next_pid;
+		memcpy(r->comm, sw->next_comm, sizeof(r->comm));
 		if (mi == c->host)
-			vcpu_seen(c, comm, pid, s->cpu, ns);
+			vcpu_seen(c, sw->next_comm, sw->next_pid, s->cpu, ns);
 	} else if (id == f->irq_in || id == f->sirq_in) {
 		push(r, ns, id == f->irq_in ? SL_IRQ : SL_SOFTIRQ, r->pid, r->comm, -1, 0);
 	} else {

@@ -60,7 +60,7 @@
 #include "vtrace-util.h"
 #include "vtrace-vcpu.h"
 
-#define COMM_LEN	16
+#define COMM_LEN	SW_COMM_LEN
 #define MAX_SLICES	64	/* host tasks listed in a story; the causes count them all */
 #define MAX_LINES	80
 
@@ -134,9 +134,7 @@ static void umap_free(struct umap *m)
 /* Event ids and fields of one machine, looked up once */
 struct ev_fields {
 	bool			native;		/* the trace's byte order is ours */
-	int			switch_id, wakeup_id, waking_id, start_id, entry_id, exit_id;
-	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
-	struct tep_format_field	*next_prio;
+	int			wakeup_id, waking_id, start_id, entry_id, exit_id;
 	struct tep_format_field	*wake_pid, *wake_comm, *waking_pid, *waking_comm;
 	struct tep_format_field	*start_timer, *start_expires, *start_function;
 	struct tep_format_field	*entry_timer, *entry_now;
@@ -180,7 +178,7 @@ struct pending {
  * Priorities are kept + PRIO_KNOWN, 0: not known (a deadline task's is -1).
  */
 #define PRIO_KNOWN	1000
-#define PRIO_NONE	INT_MIN		/* task_ran(): no priority in the event */
+#define PRIO_NONE	INT_MIN		/* task_ran(): no priority (as struct sched_switch says) */
 struct thread {
 	int		prio;		/* at its last wake-up */
 	int		at[2];		/* at its last wake-up of each group */
@@ -280,12 +278,6 @@ static void lookup_fields(struct ev_fields *f, struct tep_handle *tep)
 	struct tep_event *ev;
 
 	f->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
-	f->switch_id = vtrace_event_id(tep, "sched", "sched_switch", &ev);
-	f->prev_pid = vtrace_event_field(ev, "prev_pid");
-	f->prev_comm = vtrace_event_field(ev, "prev_comm");
-	f->next_pid = vtrace_event_field(ev, "next_pid");
-	f->next_comm = vtrace_event_field(ev, "next_comm");
-	f->next_prio = vtrace_event_field(ev, "next_prio");
 	f->wakeup_id = vtrace_event_id(tep, "sched", "sched_wakeup", &ev);
 	f->wake_pid = vtrace_event_field(ev, "pid");
 	f->wake_comm = vtrace_event_field(ev, "comm");
@@ -503,14 +495,11 @@ static void pass1_event(struct explain *x, struct source *s, int mi, uint64_t ns
 	int id = tep_data_type(s->m->tep, s->rec);
 	char comm[COMM_LEN + 1];
 
-	if (id == f->switch_id) {
-		str(f->prev_comm, rec, comm);
-		learn_comm(x, mi, num(f, f->prev_pid, rec), comm);
-		task_left(x, mi, num(f, f->prev_pid, rec));
-		str(f->next_comm, rec, comm);
-		learn_comm(x, mi, num(f, f->next_pid, rec), comm);
-		task_ran(x, s, mi, num(f, f->next_pid, rec), ns,
-			 f->next_prio ? (int)num(f, f->next_prio, rec) : PRIO_NONE);
+	if (s->sw) {
+		learn_comm(x, mi, s->sw->prev_pid, s->sw->prev_comm);
+		task_left(x, mi, s->sw->prev_pid);
+		learn_comm(x, mi, s->sw->next_pid, s->sw->next_comm);
+		task_ran(x, s, mi, s->sw->next_pid, ns, s->sw->next_prio);
 	} else if (id == f->wakeup_id || id == f->waking_id) {
 		bool wakeup = id == f->wakeup_id;
 		int pid = num(f, wakeup ? f->wake_pid : f->waking_pid, rec);
@@ -620,14 +609,11 @@ static void note_slice(struct explain *x, uint64_t from, int pid, const char *co
 
 static void host_switch(struct explain *x, struct source *s, int mi, uint64_t ns)
 {
-	struct ev_fields *f = &x->fields[mi];
-	char next[COMM_LEN + 1];
-	int cpu = s->cpu, pid;
+	const char *next = s->sw->next_comm;
+	int cpu = s->cpu, pid = s->sw->next_pid;
 
 	if (cpu < 0 || cpu >= 1024)
 		return;
-	str(f->next_comm, s->rec, next);
-	pid = num(f, f->next_pid, s->rec);
 	learn_comm(x, mi, pid, next);
 	if (pid == x->vcpu_tid && !x->crossed)
 		x->host_cpu = x->first_cpu = cpu;
@@ -664,7 +650,7 @@ static bool story_event(void *priv, struct source *s, uint64_t ns)
 			note_slice(x, x->cur_since[x->host_cpu], x->cur_pid[x->host_cpu],
 				   x->cur_comm[x->host_cpu]);
 	}
-	if (!s->m->guest && tep_data_type(s->m->tep, s->rec) == x->fields[mi].switch_id)
+	if (!s->m->guest && s->sw)
 		host_switch(x, s, mi, ns);
 	if (!x->crossed || ns > x->running + 200000)
 		return false;

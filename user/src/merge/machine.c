@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <trace-cmd.h>
 
 #include "merge-local.h"
+#include "vtrace-dump.h"
 #include "vtrace-util.h"
 
 static struct machine *machine_alloc(const char *name, const char *path)
@@ -527,6 +529,64 @@ static void note_lost(struct source *s, const struct tep_record *rec)
 		s->lost = -1;
 	else
 		s->lost += rec->missed_events;
+}
+
+static void switch_lookup(struct switch_fields *f, struct tep_handle *tep)
+{
+	struct tep_event *ev;
+
+	f->looked = true;
+	f->native = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
+	f->id = vtrace_event_id(tep, "sched", "sched_switch", &ev);
+	f->prev_pid = vtrace_event_field(ev, "prev_pid");
+	f->prev_comm = vtrace_event_field(ev, "prev_comm");
+	f->prev_state = vtrace_event_field(ev, "prev_state");
+	f->next_pid = vtrace_event_field(ev, "next_pid");
+	f->next_comm = vtrace_event_field(ev, "next_comm");
+	f->next_prio = vtrace_event_field(ev, "next_prio");
+	if (!f->prev_pid || !f->next_pid)
+		f->id = -1;
+}
+
+/* A comm field of @rec into @buf (SW_COMM_LEN + 1 bytes), "" when out of the record */
+static void switch_comm(struct tep_format_field *f, const struct tep_record *rec, char *buf)
+{
+	int n = f ? f->size : 0;
+
+	if (n > SW_COMM_LEN)
+		n = SW_COMM_LEN;
+	if (n <= 0 || f->offset + f->size > rec->size)
+		n = 0;
+	else
+		memcpy(buf, (const char *)rec->data + f->offset, n);
+	buf[n] = '\0';
+}
+
+/**
+ * source_decode - decode @s's head event for the passes it is fed to
+ *
+ * Sets s->sw when the event is a sched_switch (with its prev_pid and
+ * next_pid), else NULL.
+ */
+void source_decode(struct source *s)
+{
+	struct switch_fields *f = &s->m->sw;
+	struct sched_switch *sw = &s->sw_ev;
+	const struct tep_record *rec = s->rec;
+
+	if (!f->looked)
+		switch_lookup(f, s->m->tep);
+	s->sw = NULL;
+	if (f->id < 0 || tep_data_type(s->m->tep, s->rec) != f->id)
+		return;
+	sw->prev_pid = (int)vtrace_field_num(f->native, f->prev_pid, rec);
+	sw->next_pid = (int)vtrace_field_num(f->native, f->next_pid, rec);
+	sw->next_prio = f->next_prio ? (int)vtrace_field_num(f->native, f->next_prio, rec) :
+		INT_MIN;
+	sw->prev_state = f->prev_state ? vtrace_field_num(f->native, f->prev_state, rec) : 0;
+	switch_comm(f->prev_comm, rec, sw->prev_comm);
+	switch_comm(f->next_comm, rec, sw->next_comm);
+	s->sw = sw;
 }
 
 /**

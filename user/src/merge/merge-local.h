@@ -81,6 +81,35 @@ struct machine;
 struct source;
 struct vtrace_capture;
 
+#define SW_COMM_LEN	16	/* sched_switch's comms: TASK_COMM_LEN - 1 */
+
+/**
+ * struct sched_switch - a sched:sched_switch event, decoded once by the engine
+ * @next_prio:	INT_MIN when the event has no next_prio
+ * @prev_state:	0 when it has no prev_state
+ *
+ * Every pass that follows which task runs on which CPU (the classifier,
+ * explain, the tick measure, the timer path, the drawn outputs) reads it
+ * from source->sw rather than decoding the event itself.
+ */
+struct sched_switch {
+	int		prev_pid;
+	int		next_pid;
+	int		next_prio;
+	int64_t		prev_state;
+	char		prev_comm[SW_COMM_LEN + 1];
+	char		next_comm[SW_COMM_LEN + 1];
+};
+
+/* A machine's sched_switch fields (machine.c), looked up at its first event decoded */
+struct switch_fields {
+	bool			looked;
+	bool			native;
+	int			id;	/* -1: none, or without prev_pid/next_pid */
+	struct tep_format_field	*prev_pid, *prev_comm, *prev_state;
+	struct tep_format_field	*next_pid, *next_comm, *next_prio;
+};
+
 /**
  * struct source - one CPU of one machine: its head event, in the merge heap
  * @rec:	head event (raw ts: the machine's own TSC)
@@ -90,6 +119,8 @@ struct vtrace_capture;
  * @fit:	a guest CPU's fit to the host's vCPU threads, published by the self-check
  *		(check.c) for the passes that need the vCPU thread (vtrace_vcpu_fit_tid());
  *		NULL: no self-check
+ * @sw:		@rec decoded when it is a sched_switch (source_decode(), for the
+ *		events the passes are fed), else NULL
  */
 struct source {
 	struct machine			*m;
@@ -99,6 +130,8 @@ struct source {
 	struct vtrace_tsc_map		map;
 	struct vtrace_cpu_reader	*reader;
 	struct vtrace_vcpu_fit		*fit;
+	const struct sched_switch	*sw;
+	struct sched_switch		sw_ev;
 	/* counters for --stats */
 	uint64_t			read;
 	uint64_t			printed;
@@ -147,6 +180,7 @@ struct machine {
 	int64_t			offset;
 	struct vtrace_vcpu_history	*const_hist;
 	struct vtrace_tsc_interval	*const_iv;
+	struct switch_fields	sw;
 };
 
 /**
@@ -182,6 +216,7 @@ int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			 const struct merge_opts *opts);
 int machine_select(struct machine *m, const struct merge_opts *opts);
 int source_advance(struct source *s, const struct merge_pass *readers, int nr_readers);
+void source_decode(struct source *s);
 
 /* check.c: the self-check */
 struct check *check_open(struct machine **machines, int nr, const struct merge_opts *opts);

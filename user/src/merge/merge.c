@@ -210,6 +210,7 @@ int merge_run(struct machine **machines, int nr, const struct merge_opts *opts,
 		 */
 		if (ns >= opts->from_ns && ns <= opts->to_ns && s->m->selected) {
 			account(s, ns);
+			source_decode(s);
 			stop = feed(passes, nr_passes, s, ns);
 		}
 		progress_tick(&prog, s, opts);

@@ -51,8 +51,6 @@ struct sched_vthread {
 
 struct sched_machine {
 	struct machine		*m;
-	int			switch_id;
-	struct tep_format_field	*prev_pid, *prev_comm, *next_pid, *next_comm;
 	struct sched_cpu	*cpus;
 };
 
@@ -97,7 +95,6 @@ void sched_tracker_free(struct sched_tracker *t)
 static int add_machine(struct sched_tracker *t, struct machine *m)
 {
 	struct sched_machine *n = realloc(t->ms, (t->nr + 1) * sizeof(*n));
-	struct tep_event *ev;
 
 	if (!n)
 		return -1;
@@ -108,12 +105,6 @@ static int add_machine(struct sched_tracker *t, struct machine *m)
 	n->cpus = calloc(m->nr_cpus > 0 ? m->nr_cpus : 1, sizeof(*n->cpus));
 	if (!n->cpus)
 		return -1;
-	ev = tep_find_event_by_name(m->tep, "sched", "sched_switch");
-	n->switch_id = ev ? ev->id : -1;
-	n->prev_pid = vtrace_event_field(ev, "prev_pid");
-	n->prev_comm = vtrace_event_field(ev, "prev_comm");
-	n->next_pid = vtrace_event_field(ev, "next_pid");
-	n->next_comm = vtrace_event_field(ev, "next_comm");
 	return t->nr++;
 }
 
@@ -123,28 +114,6 @@ static int machine_index(struct sched_tracker *t, struct machine *m)
 		if (t->ms[i].m == m)
 			return i;
 	return add_machine(t, m);
-}
-
-static int num(struct tep_format_field *f, const struct tep_record *rec)
-{
-	unsigned long long v;
-
-	if (!f || f->offset + f->size > rec->size || tep_read_number_field(f, rec->data, &v))
-		return -1;
-	return (int)v;
-}
-
-static void str(struct tep_format_field *f, const struct tep_record *rec, char *buf)
-{
-	int len;
-
-	buf[0] = '\0';
-	if (!f || f->offset + f->size > rec->size)
-		return;
-	len = strnlen((const char *)rec->data + f->offset,
-		      f->size < SCHED_COMM_LEN ? f->size : SCHED_COMM_LEN);
-	memcpy(buf, (const char *)rec->data + f->offset, len);
-	buf[len] = '\0';
 }
 
 /* a host slice of @c's task: note it if it is a vCPU thread ("CPU N/KVM") not seen before */
@@ -187,17 +156,16 @@ static void emit(struct sched_tracker *t, int mi, int cpu, struct sched_cpu *c, 
 
 static void on_switch(struct sched_tracker *t, int mi, struct source *s, uint64_t ns)
 {
-	struct sched_machine *sm = &t->ms[mi];
-	struct sched_cpu *c = &sm->cpus[s->cpu];
+	struct sched_cpu *c = &t->ms[mi].cpus[s->cpu];
 
 	if (!c->known) {
-		c->pid = num(sm->prev_pid, s->rec);
-		str(sm->prev_comm, s->rec, c->comm);
+		c->pid = s->sw->prev_pid;
+		memcpy(c->comm, s->sw->prev_comm, sizeof(c->comm));
 	}
 	emit(t, mi, s->cpu, c, ns, s->ambiguous);
 	c->known = true;
-	c->pid = num(sm->next_pid, s->rec);
-	str(sm->next_comm, s->rec, c->comm);
+	c->pid = s->sw->next_pid;
+	memcpy(c->comm, s->sw->next_comm, sizeof(c->comm));
 	c->since = ns;
 	c->since_ambiguous = s->ambiguous;
 }
@@ -222,7 +190,7 @@ void sched_tracker_event(struct sched_tracker *t, struct source *s)
 		c->seen = true;
 		c->since = t->opts->from_ns ? t->opts->from_ns : ns;
 	}
-	if (tep_data_type(s->m->tep, s->rec) == t->ms[mi].switch_id)
+	if (s->sw)
 		on_switch(t, mi, s, ns);
 	else if (t->ops->instant)
 		t->ops->instant(t->priv, mi, s, ns);

@@ -9,7 +9,7 @@
 
 #include "merge-local.h"
 
-#define SCHED_COMM_LEN	16
+#define SCHED_COMM_LEN	SW_COMM_LEN
 
 /**
  * struct sched_slice - a task that ran on one CPU of one machine

@@ -63,9 +63,7 @@ struct ticks {
 	int			nr_cpus;
 	int			full;		/* cpus with TICK_SAMPLE intervals */
 	struct tick_cpu		*cpu;
-	int			tick_id, switch_id;
-	struct tep_format_field	*next_pid;
-	bool			native;
+	int			tick_id;
 	bool			started;
 	uint64_t		first;		/* the host trace's first event read */
 };
@@ -84,8 +82,8 @@ static bool tick_event(void *priv, struct source *s, uint64_t ns)
 	if (s->cpu < 0 || s->cpu >= t->nr_cpus)
 		return false;
 	tc = &t->cpu[s->cpu];
-	if (id == t->switch_id) {
-		tc->pid = vtrace_field_num(t->native, t->next_pid, s->rec);
+	if (s->sw) {
+		tc->pid = s->sw->next_pid;
 		if (!tc->pid)
 			tc->busy = false;
 	} else if (id == t->tick_id) {
@@ -159,7 +157,6 @@ static int ticks_end(void *priv, bool failed)
 struct ticks *ticks_open(struct machine **machines, int nr, bool *err)
 {
 	struct machine *host = NULL;
-	struct tep_event *ev;
 	struct ticks *t;
 
 	*err = false;
@@ -182,11 +179,7 @@ struct ticks *ticks_open(struct machine **machines, int nr, bool *err)
 		return NULL;
 	}
 	t->nr_cpus = t->res.nr_cpus = host->nr_cpus;
-	t->native = tep_is_file_bigendian(host->tep) == tep_is_local_bigendian(host->tep);
 	t->tick_id = tep_find_event_by_name(host->tep, "irq_vectors", "local_timer_entry")->id;
-	ev = tep_find_event_by_name(host->tep, "sched", "sched_switch");
-	t->switch_id = ev ? ev->id : -1;
-	t->next_pid = ev ? tep_find_field(ev, "next_pid") : NULL;
 	for (int i = 0; i < t->nr_cpus; i++)
 		t->cpu[i].pid = -1;
 	return t;

@@ -56,7 +56,7 @@
 #define MAX_FUNCS	64	/* hrtimer functions seen, apic_timer_fn or not */
 #define EARLY_NS	50000	/* a fire this much before the expected time is the wake-up's */
 #define MAX_CPUS	1024	/* host cpus whose task is followed */
-#define COMM_LEN	16
+#define COMM_LEN	SW_COMM_LEN
 
 struct tring {
 	uint64_t	t[RING];
@@ -73,9 +73,8 @@ struct vthread {
 
 struct tp_fields {
 	bool			native;
-	int			start_id, expire_id, switch_id, entry_id, tick_id;
+	int			start_id, expire_id, entry_id, tick_id;
 	struct tep_format_field	*start_timer, *start_func, *exp_timer, *exp_func;
-	struct tep_format_field	*prev_pid, *next_pid, *next_comm;
 };
 
 struct timerpath {
@@ -121,18 +120,12 @@ static void lookup(struct tp_fields *f, struct tep_handle *tep)
 	f->expire_id = vtrace_event_id(tep, "timer", "hrtimer_expire_entry", &ev);
 	f->exp_timer = vtrace_event_field(ev, "hrtimer");
 	f->exp_func = vtrace_event_field(ev, "function");
-	f->switch_id = vtrace_event_id(tep, "sched", "sched_switch", &ev);
-	f->prev_pid = vtrace_event_field(ev, "prev_pid");
-	f->next_pid = vtrace_event_field(ev, "next_pid");
-	f->next_comm = vtrace_event_field(ev, "next_comm");
 	f->entry_id = vtrace_event_id(tep, "kvm", "kvm_entry", NULL);
 	f->tick_id = vtrace_event_id(tep, "irq_vectors", "local_timer_entry", NULL);
 	if (!f->start_timer || !f->start_func)
 		f->start_id = -1;
 	if (!f->exp_timer || !f->exp_func)
 		f->expire_id = -1;
-	if (!f->prev_pid || !f->next_pid)
-		f->switch_id = -1;
 }
 
 struct timerpath *timerpath_open(struct machine **machines, int nr)
@@ -247,20 +240,6 @@ static void timer_note(struct timerpath *t, uint64_t timer, int tid)
 		t->timers[t->nr_timers++] = (typeof(t->timers[0])){ timer, tid };
 }
 
-/* sched_switch's next_comm into @comm (COMM_LEN + 1 bytes), "" when out of the record */
-static void comm_copy(char *comm, const struct tp_fields *f, const struct tep_record *rec)
-{
-	int n = f->next_comm ? f->next_comm->size : 0;
-
-	if (n > COMM_LEN)
-		n = COMM_LEN;
-	if (!n || f->next_comm->offset + n > rec->size)
-		n = 0;
-	else
-		memcpy(comm, (const char *)rec->data + f->next_comm->offset, n);
-	comm[n] = 0;
-}
-
 static void host_event(struct timerpath *t, const struct tp_fields *f, struct source *s,
 		       uint64_t ns, int id)
 {
@@ -285,15 +264,15 @@ static void host_event(struct timerpath *t, const struct tp_fields *f, struct so
 		if (pid && s->cpu >= 0 && s->cpu < MAX_CPUS && t->cur[s->cpu].pid == pid)
 			memcpy(th->fire_comm[th->fire.n % RING], t->cur[s->cpu].comm, COMM_LEN + 1);
 		push(&th->fire, ns, (uint32_t)pid, s->cpu);
-	} else if (id == f->switch_id) {
+	} else if (s->sw) {
 		if (s->cpu >= 0 && s->cpu < MAX_CPUS) {
-			t->cur[s->cpu].pid = (int)vtrace_field_num(f->native, f->next_pid, s->rec);
-			comm_copy(t->cur[s->cpu].comm, f, s->rec);
+			t->cur[s->cpu].pid = s->sw->next_pid;
+			memcpy(t->cur[s->cpu].comm, s->sw->next_comm, COMM_LEN + 1);
 		}
-		th = thread_of(t, (int)vtrace_field_num(f->native, f->prev_pid, s->rec), false);
+		th = thread_of(t, s->sw->prev_pid, false);
 		if (th)
 			push(&th->run, ns, 0, s->cpu);
-		th = thread_of(t, (int)vtrace_field_num(f->native, f->next_pid, s->rec), false);
+		th = thread_of(t, s->sw->next_pid, false);
 		if (th)
 			push(&th->run, ns, 1, s->cpu);
 	} else if (id == f->entry_id) {
