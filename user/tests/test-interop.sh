@@ -721,9 +721,11 @@ ks_shot() {	# ks_shot SESSION PPM: kernelshark -s SESSION on $disp, a screenshot
 	kpid=$!
 	sleep 3
 	rm -f "$T/ks.prev"
-	# still: three screenshots in a row the same (the loading dialog moves every 0.3 s),
-	# and not the empty screen (a loaded machine may take longer to map the window)
-	for ((i = 0; i < 60 && same < 2; i++)); do
+	# still: five screenshots in a row the same (the loading dialog moves every 0.3 s;
+	# with three, a run on a machine at load 5 once shot the session without the combo
+	# plot drawn: 1.2M pixels differed), and not the empty screen (a loaded machine may
+	# take longer to map the window)
+	for ((i = 0; i < 60 && same < 4; i++)); do
 		sleep 1
 		xwd -root -display "$disp" -out "$T/ks.xwd" 2> /dev/null || continue
 		if cmp -s "$T/ks.xwd" "$T/ks.empty"; then
