@@ -366,6 +366,64 @@ static void test_probe_refuses_crashing_format(void)
 	free(buf);
 }
 
+/* This process's children, as "PID PID ... ", in @buf: how many */
+static int children(char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", getpid());
+	f = fopen(path, "r");
+	snprintf(buf, len, "?");
+	if (!f)
+		return -1;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	fclose(f);
+	for (char *p = buf; *p; p++)
+		n += *p == ' ';
+	return n;
+}
+
+static bool opens(const char *dir)
+{
+	struct vtrace_dump *d = vtrace_dump_open(dir, 0);
+
+	vtrace_dump_close(d);
+	return d != NULL;
+}
+
+/*
+ * The probe's child is forked once and kept: twenty dumps opened, the same
+ * children; after a dump that kills it, the next dump opens with a new one.
+ */
+static void test_probe_kept(void)
+{
+	char first[256], after[256], again[256];
+	uint64_t len;
+	char *buf = vtrace_read_file(PROCESS_OP_CRASH, 1 << 20, &len);
+	int n = 0, nr_first, nr_again;
+	bool ok = opens("fixtures/real-l2");
+
+	nr_first = children(first, sizeof(first));
+	for (int i = 0; i < 20; i++)
+		n += opens("fixtures/real-l2");
+	ktap_check(ok && n == 20 && nr_first > 0 && children(after, sizeof(after)) == nr_first &&
+		   !strcmp(first, after), "probe_child_kept_across_dumps",
+		   "children after one dump \"%s\", after 20 more \"%s\", %d of 20 opened",
+		   first, after, n);
+	if (buf && len >= 4)
+		fuzz_dump_one((const uint8_t *)buf, len);
+	ok = strstr(vtrace_last_error(), " parsing it (in a child process)") &&
+	     opens("fixtures/real-l2");
+	nr_again = children(again, sizeof(again));
+	ktap_check(ok && nr_again == nr_first && strcmp(again, first),
+		   "probe_child_restarted_after_death", "children \"%s\", before the input that"
+		   " killed the probe \"%s\"; %s", again, first, ok ? "" : vtrace_last_error());
+	free(buf);
+}
+
 /* What fuzz-meta makes of a seed: fuzz_sink grows with every event it printed */
 static uint64_t meta_seed_printed(const char *name)
 {
@@ -732,7 +790,7 @@ int main(int argc, char **argv)
 	fuzz_merge_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 38);
+	printf("KTAP version 1\n1..%d\n", n + 40);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -741,6 +799,7 @@ int main(int argc, char **argv)
 	test_fields_past_record();
 	test_division_by_zero();
 	test_probe_refuses_crashing_format();
+	test_probe_kept();
 	test_header_page();
 	test_offsets_without_records();
 	test_merge_target();

@@ -17,8 +17,9 @@
  * it while it parses them (process_op() dereferences a NULL operand, and
  * more of that family), and no check short of a parser of print formats
  * catches them all.  So the control stream's metadata is read twice:
- * first in a child process (probe_ctl()), which notes in shared memory
- * which META_FILE it is handing to libtraceevent, then, if the child came
+ * first in a child process (probe_ctl(): probe.c's, one child kept for
+ * every dump the process opens), which notes in shared memory which
+ * META_FILE it is handing to libtraceevent, then, if the child came
  * through, here.  A child killed by a signal (or hung) gets the dump
  * refused with the name and offset of the META_FILE it died on, instead of
  * killing the tool.  The second reading is safe: same library, same input,
@@ -48,11 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -71,15 +68,10 @@
 
 /* How long the probe child may take over the metadata (a real guest's: ~10 ms) */
 #define PROBE_SECONDS		60
-/*
- * Shared with the probe child: the META_FILE it is parsing, and how
- * read_ctl() ended (set just before it exits 0).  An exit status alone would
- * not do: the sanitizers exit 1 by default on what would be a SIGSEGV.
- */
+/* Shared with the probe child (probe.c): the META_FILE it is parsing */
 struct meta_probe {
 	uint64_t			offset;
 	int				in_file;
-	enum { PROBE_RUNNING, PROBE_PARSED, PROBE_REFUSED } result;
 	char				name[256];
 };
 
@@ -711,37 +703,47 @@ static int read_ctl(struct vtrace_dump *d)
 	return err;
 }
 
-/* In the probe child: read the control stream, say how it went, never return */
-static void __attribute__((noreturn)) probe_child(struct vtrace_dump *d, struct meta_probe *probe)
+/* In the probe child: read the control stream @req names (its path), as vtrace_dump_open() will */
+static int probe_work(const void *req, size_t len, void *shared)
 {
-	struct rlimit no_core = { 0, 0 };
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	struct vtrace_dump *d = calloc(1, sizeof(*d));
+	int ret = -1;
 
-	setrlimit(RLIMIT_CORE, &no_core);
-	/* libtraceevent's warnings and ours are printed once, by the parent */
-	if (null >= 0) {
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-	}
-	vtrace_set_quiet(true);
-	signal(SIGALRM, SIG_DFL);
-	alarm(PROBE_SECONDS);
-	d->probe = probe;
-	probe->result = read_ctl(d) ? PROBE_REFUSED : PROBE_PARSED;
-	_exit(0);
+	if (!d || !memchr(req, '\0', len))
+		goto out;
+	d->probe = shared;
+	d->ctl_path = strdup(req);
+	d->tep = tep_alloc();
+	if (d->ctl_path && d->tep)
+		ret = read_ctl(d);
+out:
+	/* freed before the answer: a tep_free() that dies of the input is the probe's too */
+	vtrace_dump_close(d);
+	return ret;
 }
 
-static void probe_death(struct vtrace_dump *d, const struct meta_probe *probe, int status)
+static struct probe ctl_probe = {
+	.work		= probe_work,
+	.seconds	= PROBE_SECONDS,
+	.shared_size	= sizeof(struct meta_probe),
+};
+
+/*
+ * Read the control stream in the probe's child first: 0 if it came through
+ * (the stream may still be refused, by read_ctl() here, with its reason),
+ * -1 if it died, naming the META_FILE it died on.
+ */
+static int probe_ctl(struct vtrace_dump *d)
 {
+	const struct meta_probe *probe;
+	int answer, status, ret;
 	char how[64];
 
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-		snprintf(how, sizeof(how), "took over %d s", PROBE_SECONDS);
-	else if (WIFSIGNALED(status))
-		snprintf(how, sizeof(how), "died of SIG%s", sigabbrev_np(WTERMSIG(status)) ?
-			 sigabbrev_np(WTERMSIG(status)) : "?");
-	else
-		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
+	ret = probe_run(&ctl_probe, d->ctl_path, strlen(d->ctl_path) + 1, &answer, &status);
+	if (ret <= 0)
+		return ret;
+	probe = ctl_probe.shared;
+	probe_how(&ctl_probe, status, how, sizeof(how));
 	if (probe->in_file)
 		vtrace_set_error("%s: byte %llu: META_FILE \"%s\": refused: libtraceevent %s"
 				 " parsing it (in a child process)", d->ctl_path,
@@ -749,47 +751,7 @@ static void probe_death(struct vtrace_dump *d, const struct meta_probe *probe, i
 	else
 		vtrace_set_error("%s: refused: reading its metadata %s (in a child process)",
 				 d->ctl_path, how);
-}
-
-/*
- * Read the control stream in a child process first: 0 if it came through
- * (the stream may still be refused, by read_ctl() here, with its reason),
- * -1 if it died, naming the META_FILE it died on.
- */
-static int probe_ctl(struct vtrace_dump *d)
-{
-	struct meta_probe *probe;
-	int status, ret = -1;
-	pid_t pid;
-
-	probe = mmap(NULL, sizeof(*probe), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		     -1, 0);
-	if (probe == MAP_FAILED) {
-		vtrace_set_error("%s: mmap: %s", d->ctl_path, strerror(errno));
-		return -1;
-	}
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		vtrace_set_error("%s: fork: %s", d->ctl_path, strerror(errno));
-		goto out;
-	}
-	if (!pid)
-		probe_child(d, probe);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			vtrace_set_error("%s: waitpid: %s", d->ctl_path, strerror(errno));
-			goto out;
-		}
-	}
-	if (WIFEXITED(status) && !WEXITSTATUS(status) && probe->result != PROBE_RUNNING)
-		ret = 0;
-	else
-		probe_death(d, probe, status);
-out:
-	munmap(probe, sizeof(*probe));
-	return ret;
+	return -1;
 }
 
 static int read_qemu_pid(struct vtrace_dump *d)

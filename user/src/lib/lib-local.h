@@ -72,4 +72,37 @@ int dat_gaps_cut(const char *path, const struct dat_gap *gaps, size_t nr_gaps,
 		 const struct vtrace_offset_record *recs, size_t nr,
 		 struct vtrace_offsets_cut **cuts, size_t *nr_cuts);
 
+/**
+ * struct probe - a child process that reads input first for a library that may die of it
+ * @work:	run in the child on each request; its return value is the answer
+ * @seconds:	how long one request may take (SIGALRM ends the child then)
+ * @shared_size: bytes of @shared
+ * @shared:	mapped shared with the child, zeroed before each request: where
+ *		work() is, for the caller's message if the child dies
+ * @pid:	the child (0: none running)
+ * @fd:		the caller's end of the socket to it
+ * @served:	requests the running child has had
+ * @next:	the probes started, ended at exit
+ *
+ * One per caller, static, with @work, @seconds and @shared_size set and the
+ * rest zero (probe.c).
+ */
+struct probe {
+	int		(*work)(const void *req, size_t len, void *shared);
+	unsigned int	seconds;
+	size_t		shared_size;
+	void		*shared;
+	int		pid;
+	int		fd;
+	unsigned long	served;
+	struct probe	*next;
+};
+
+/* A request's size, at most: a path and a few flags */
+#define PROBE_MAX_REQUEST	4200
+
+/* probe.c */
+int probe_run(struct probe *p, const void *req, size_t len, int *answer, int *status);
+void probe_how(const struct probe *p, int status, char *buf, size_t len);
+
 #endif /* _LIB_LOCAL_H */

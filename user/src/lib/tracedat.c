@@ -24,7 +24,8 @@
  * damaged header (a printk_formats section without its end, a CPU table
  * that tracecmd_close() then trips on) kills it.  So, as the guests'
  * metadata (dump.c), a trace.dat's headers are read twice: first in a
- * child process (probe_dat()), then, if the child came through, here.  A
+ * child process (probe_dat(): probe.c's, one child kept for every file the
+ * process opens), then, if the child came through, here.  A
  * child that dies or hangs gets the file refused, naming it, instead of
  * killing the tool.  The options sections of v7 are checked before
  * libtracecmd follows them (check_options_v7()).
@@ -32,13 +33,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -796,80 +793,55 @@ static struct tracecmd_input *open_headers(const char *path, bool data)
 	return h;
 }
 
-/* In the probe child: libtracecmd reads the headers and closes the file, never returns */
-static void __attribute__((noreturn)) probe_child(const char *path, bool data, int *done)
+/*
+ * In the probe child: libtracecmd reads the headers of the file @req names
+ * (a flag byte, '1' for its CPUs' first pages too, then the path) and closes it
+ */
+static int probe_work(const void *req, size_t len, void *shared)
 {
-	struct rlimit no_core = { 0, 0 };
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	const char *r = req;
 	struct tracecmd_input *h;
 
-	setrlimit(RLIMIT_CORE, &no_core);
-	/* libtracecmd's warnings and ours are printed once, by the parent */
-	if (null >= 0) {
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-	}
-	vtrace_set_quiet(true);
-	signal(SIGALRM, SIG_DFL);
-	alarm(DAT_PROBE_SECONDS);
-	h = open_headers(path, data);
-	if (h)
-		tracecmd_close(h);
-	*done = 1;	/* the sanitizers exit 1 on what would be a SIGSEGV: not an exit 0 */
-	_exit(0);
+	(void)shared;
+	if (len < 2 || r[len - 1])
+		return -1;
+	h = open_headers(r + 1, r[0] == '1');
+	if (!h)
+		return -1;
+	tracecmd_close(h);
+	return 0;
 }
 
+static struct probe dat_probe = {
+	.work		= probe_work,
+	.seconds	= DAT_PROBE_SECONDS,
+	.shared_size	= sizeof(int),
+};
+
 /*
- * @path's headers read by libtracecmd in a child process first: 0 if it
+ * @path's headers read by libtracecmd in the probe's child first: 0 if it
  * came through (the file may still be refused, here, with its reason), -1
  * if it died or hung.
  */
 static int probe_dat(const char *path, bool data)
 {
-	int *done, status, ret = -1;
-	char how[64];
-	pid_t pid;
+	char req[PROBE_MAX_REQUEST], how[64];
+	int answer, status, ret, n;
 
 	if (vtrace_dat_no_probe)
 		return 0;
-	done = mmap(NULL, sizeof(*done), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
-		    0);
-	if (done == MAP_FAILED) {
-		vtrace_set_error("%s: mmap: %s", path, strerror(errno));
+	n = snprintf(req, sizeof(req), "%c%s", data ? '1' : '0', path);
+	if (n < 0 || n >= (int)sizeof(req)) {
+		vtrace_set_error("%s: path too long", path);
 		return -1;
 	}
-	*done = 0;
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		vtrace_set_error("%s: fork: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!pid)
-		probe_child(path, data, done);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			vtrace_set_error("%s: waitpid: %s", path, strerror(errno));
-			goto out;
-		}
-	}
-	if (WIFEXITED(status) && !WEXITSTATUS(status) && *done) {
-		ret = 0;
-		goto out;
-	}
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-		snprintf(how, sizeof(how), "took over %d s", DAT_PROBE_SECONDS);
-	else if (WIFSIGNALED(status))
-		snprintf(how, sizeof(how), "died of SIG%s", sigabbrev_np(WTERMSIG(status)) ?
-			 sigabbrev_np(WTERMSIG(status)) : "?");
-	else
-		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
+	ret = probe_run(&dat_probe, req, n + 1, &answer, &status);
+	if (ret <= 0)
+		return ret;
+	probe_how(&dat_probe, status, how, sizeof(how));
 	vtrace_set_error("%s: refused: libtracecmd %s reading its headers (in a child process):"
 			 " a damaged trace.dat (trace-cmd report fails on it too?)", path, how);
-out:
-	munmap(done, sizeof(*done));
-	return ret;
+	return -1;
 }
 
 /*
