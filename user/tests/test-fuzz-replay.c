@@ -413,6 +413,19 @@ static void test_probe_kept(void)
 		   !strcmp(first, after), "probe_child_kept_across_dumps",
 		   "children after one dump \"%s\", after 20 more \"%s\", %d of 20 opened",
 		   first, after, n);
+	/* a Ctrl-C reaches the whole process group: the tool may go on, its probe must too */
+	for (char *p = first, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		kill(pid, SIGINT);
+	}
+	usleep(100000);
+	ok = opens("fixtures/real-l2") && children(after, sizeof(after)) == nr_first &&
+	     !strcmp(first, after);
+	ktap_check(ok, "probe_child_ignores_sigint", "children \"%s\" after a SIGINT to \"%s\"",
+		   after, first);
 	if (buf && len >= 4)
 		fuzz_dump_one((const uint8_t *)buf, len);
 	ok = strstr(vtrace_last_error(), " parsing it (in a child process)") &&
@@ -790,7 +803,7 @@ int main(int argc, char **argv)
 	fuzz_merge_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 40);
+	printf("KTAP version 1\n1..%d\n", n + 41);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();

@@ -23,7 +23,8 @@
  * /dev/null: the caller prints the libraries' warnings once, when it reads
  * the input itself), dies of the fatal signals instead of running the
  * caller's handlers (a sanitizer's or libFuzzer's would report a crash of
- * the caller), and ends when the caller closes the socket: at its exit, or
+ * the caller), ignores those sent to the process group (SIGINT, SIGTERM,
+ * ...), and ends when the caller closes the socket: at its exit, or
  * after PROBE_MAX_REQUESTS requests, which bounds what the libraries leak
  * on input they refuse.
  *
@@ -72,15 +73,25 @@ static int child_files(int fd)
 	return fd;
 }
 
+/*
+ * In the child: the signals of a crash kill it (no handler of the caller's
+ * runs), and those a terminal or a supervisor sends the whole process group
+ * are ignored: a caller that goes on after a Ctrl-C (vtrace record stops
+ * and then reads its dumps) must not find its probe dead of it.  The child
+ * ends with the caller all the same, when the socket closes.
+ */
 static void child_signals(void)
 {
-	static const int fatal[] = { SIGALRM, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT,
-				     SIGTERM };
+	static const int fatal[] = { SIGALRM, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP,
+				     SIGSYS };
+	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 	struct rlimit no_core = { 0, 0 };
 
 	setrlimit(RLIMIT_CORE, &no_core);
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		signal(fatal[i], SIG_DFL);
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		signal(ignored[i], SIG_IGN);
 	if (__sanitizer_set_death_callback)
 		__sanitizer_set_death_callback(NULL);
 	vtrace_set_quiet(true);
