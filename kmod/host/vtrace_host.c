@@ -12,7 +12,7 @@
  *     trace_kvm_write_tsc_offset()          tsc_offsets  vms  stats  tsc_khz
  *       vth_probe()                               |
  *         vm = vth_vm_of(kvm)                      | walk slots 0, 1, ...
- *         vm->kept == vm_share ? dropped++         | stop at the first
+ *         vm->kept == vm->share ? dropped++        | stop at the first
  *         slot = atomic64_inc(next) - 1            | slot not yet ready,
  *         slot >= capacity ? dropped++             | then the trailer:
  *         fill vth_records[slot]                   | "# vm_dropped" per VM
@@ -26,9 +26,28 @@
  * release store, and the VM table (vth_vms, one entry per VM seen, its
  * identity and its kept/dropped counts) takes a raw spinlock for a few
  * instructions.  Readers never block writers.  A record is never
- * overwritten.  Fairness: each VM keeps at most vm_share records (a
- * quarter of the capacity by default), so a VM that writes offsets in a
- * loop fills its own share and no other VM's.
+ * overwritten.  Fairness: each VM keeps at most its share of records, so
+ * a VM that writes offsets in a loop fills its own share and no other
+ * VM's.  The shares divide what is left of the array among the VMs alive:
+ *
+ *   participants: every live VM, and one bucket for the VMs with no entry
+ *   free:         capacity - slots claimed
+ *   level L:      free + the records the participants hold, spread so
+ *                 that each can reach L:  sum(max(L - kept_i, 0)) = free
+ *   share_i:      max(L, kept_i)    (a VM never loses what it holds)
+ *
+ *   e.g. capacity 4096, 10 live VMs + the bucket holding nothing: L = 372;
+ *        8 of them go away, holding 16 records: L = (4096 - 16) / 3 = 1360
+ *        (if the 2 left and the bucket hold fewer than that)
+ *
+ * So the shares of the participants never add up to more than the array
+ * holds: a quiet VM always has the room of its share.  The level is
+ * recomputed (vth_shares_update()) when a VM comes (its first record) and
+ * when VMs are found gone: by the sweep, which walks KVM's debugfs and runs
+ * when a VM comes and, at most once every VTH_SWEEP_INTERVAL, when a share
+ * is full, or by an offset write of the VM's teardown (unstable TSC).  A
+ * VM found gone keeps its records; what its share had left goes back to
+ * the others.  With vm_share=N each VM's share is N instead.
  *
  * Identity: every call site of kvm_vcpu_write_tsc_offset() runs with the
  * vCPU loaded on this CPU (vcpu_load() in the vCPU ioctls, in
@@ -120,7 +139,7 @@ extern struct tracepoint __tracepoint_kvm_write_tsc_offset;
 #define VTH_VM_NAME_LEN		24	/* KVM's dir_name[ITOA_MAX_LEN * 2] */
 #define VTH_CAPACITY_MAX	(1U << 22)
 #define VTH_MAX_VMS		256	/* VMs with their own share at once */
-#define VTH_SWEEP_MARGIN	16	/* free entries below which gone VMs are retired */
+#define VTH_SWEEP_INTERVAL	HZ	/* between two sweeps asked for by a full share */
 
 /* Header line of the vms file (documented in Documentation/vtrace_host.rst) */
 #define VTH_VMS_HEADER	"# pid vm vcpus first_host_tsc last_host_tsc records flags dropped serial"
@@ -131,7 +150,7 @@ MODULE_PARM_DESC(capacity, "records kept before new ones are dropped (default 65
 
 static unsigned int vm_share;
 module_param(vm_share, uint, 0444);
-MODULE_PARM_DESC(vm_share, "records kept per VM at most (default 0: capacity / 4)");
+MODULE_PARM_DESC(vm_share, "records kept per VM at most (default 0: the free records divided among the live VMs)");
 
 static bool snapshot = true;
 module_param(snapshot, bool, 0444);
@@ -187,19 +206,22 @@ struct vth_record {
 
 /**
  * struct vth_vm - a VM the module has seen (vth_vms, in order of first record)
- * @kvm:	the VM while it may write; NULL once retired (its VM is gone)
+ * @kvm:	the VM while it may write; NULL once retired (a new VM took its address)
  * @ino:	inode number of its directory under KVM's debugfs, 0 if none
  * @pid:	tgid of its userspace
  * @serial:	its number among the VMs seen since the load, from 1
  * @name:	name of its directory under KVM's debugfs
- * @kept:	records of this VM in the array (at most vm_share)
+ * @kept:	records of this VM in the array (at most @share)
  * @dropped:	records of this VM dropped (its share or the array full)
+ * @share:	records it may keep (vth_shares_update()), never below @kept
+ * @gone:	its VM left KVM's debugfs (vth_sweep_fn()): no part in the shares
  *
  * Two VMs can have one name ("PID-FD": a process that closes its VM and
  * makes another, which gets the same descriptor) and one address: the
  * directory's inode number tells them apart, and each gets its own serial.
- * A retired entry with no drop to report is reused by the next new VM; an
- * entry with drops stays, for the "# vm_dropped" line of its VM.
+ * A retired or gone entry with no drop to report is reused by the next new
+ * VM; an entry with drops stays, for the "# vm_dropped" line of its VM.  A
+ * gone entry keeps @kvm: the offset writes of its VM's teardown find it.
  */
 struct vth_vm {
 	struct kvm *kvm;
@@ -209,6 +231,8 @@ struct vth_vm {
 	char name[VTH_VM_NAME_LEN];
 	atomic64_t kept;
 	atomic64_t dropped;
+	s64 share;
+	bool gone;
 };
 
 static struct vth_vm vth_vms[VTH_MAX_VMS];
@@ -220,7 +244,12 @@ static struct vth_vm vth_untracked;
 static void vth_sweep_fn(struct work_struct *work);
 static DECLARE_WORK(vth_sweep_work, vth_sweep_fn);
 static bool vth_sweep_live;			/* cleared at unload, under vth_vms_lock */
-static s64 vth_share;				/* records kept per VM at most */
+static unsigned long vth_sweep_next;		/* jiffies before which a full share asks no sweep */
+static s64 vth_share_fixed;			/* vm_share, 0: the fair share */
+static s64 vth_share;				/* the level of the shares (or vm_share) */
+static unsigned int vth_live_vms;		/* VMs with a part in the shares */
+/* Scratch of vth_shares_update(), under vth_vms_lock: too big for a probe's stack */
+static s64 vth_held[VTH_MAX_VMS + 1];
 
 static struct vth_record *vth_records;
 static atomic64_t vth_next = ATOMIC64_INIT(0);	/* slots claimed so far */
@@ -240,7 +269,17 @@ static unsigned long vth_kvm_ino(struct kvm *kvm)
 	return !IS_ERR_OR_NULL(dent) && d_inode(dent) ? d_inode(dent)->i_ino : 0;
 }
 
-/* A free entry for a new VM: a never used one, or a retired one with no drop. vth_vms_lock held. */
+/* A VM with a part in the shares: neither retired nor gone. vth_vms_lock held. */
+static bool vth_vm_live(const struct vth_vm *vm)
+{
+	return vm->kvm && !vm->gone;
+}
+
+/*
+ * A free entry for a new VM: a never used one, else a retired one with no
+ * drop, else a gone one with no drop (the teardown writes of its VM then
+ * find no entry).  vth_vms_lock held.
+ */
 static struct vth_vm *vth_vm_free_entry(void)
 {
 	unsigned int i;
@@ -250,7 +289,88 @@ static struct vth_vm *vth_vm_free_entry(void)
 	for (i = 0; i < VTH_MAX_VMS; i++)
 		if (!vth_vms[i].kvm && !atomic64_read(&vth_vms[i].dropped))
 			return &vth_vms[i];
+	for (i = 0; i < VTH_MAX_VMS; i++)
+		if (vth_vms[i].gone && !atomic64_read(&vth_vms[i].dropped))
+			return &vth_vms[i];
 	return NULL;
+}
+
+static int vth_s64_cmp(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The level of the shares: the largest L with sum(max(L - held[i], 0)) <=
+ * @free over the @n participants (@n >= 1).  The largest holders leave the
+ * sum while they hold more than the level.  A holder at the level stays:
+ * records kept below the level then leave it unchanged (free goes down as
+ * much as the held records go up), so the level only moves when VMs come
+ * and go.  Sorts @held.  Any context.
+ */
+static s64 vth_fair_level(s64 *held, unsigned int n, s64 free)
+{
+	s64 sum = free;
+	unsigned int i;
+
+	sort(held, n, sizeof(*held), vth_s64_cmp, NULL);
+	for (i = 0; i < n; i++)
+		sum += held[i];
+	while (n > 1 && held[n - 1] > div_s64(sum, n))
+		sum -= held[--n];
+	return div_s64(sum, n);
+}
+
+/*
+ * Give each live VM, and the bucket of the VMs with no entry, its share of
+ * what is left of the array (see the top of this file).  vth_vms_lock held,
+ * in the probes too (IRQs or preemption off): no allocation, at most
+ * VTH_MAX_VMS + 1 values sorted in place.
+ */
+static void vth_shares_update(void)
+{
+	s64 free = capacity - min_t(s64, atomic64_read(&vth_next), capacity);
+	unsigned int i, n = 0;
+	s64 level;
+
+	for (i = 0; i < vth_nr_vms; i++)
+		if (vth_vm_live(&vth_vms[i]))
+			vth_held[n++] = atomic64_read(&vth_vms[i].kept);
+	vth_held[n++] = atomic64_read(&vth_untracked.kept);
+	vth_live_vms = n - 1;
+	level = vth_share_fixed ?: vth_fair_level(vth_held, n, free);
+	WRITE_ONCE(vth_share, level);
+	for (i = 0; i < vth_nr_vms; i++)
+		if (vth_vm_live(&vth_vms[i]))
+			WRITE_ONCE(vth_vms[i].share,
+				   max_t(s64, level, atomic64_read(&vth_vms[i].kept)));
+	WRITE_ONCE(vth_untracked.share, max_t(s64, level, atomic64_read(&vth_untracked.kept)));
+}
+
+/* Queue the sweep of the entries of VMs gone. vth_vms_lock held. */
+static void vth_sweep_queue(void)
+{
+	if (!vth_sweep_live)
+		return;
+	WRITE_ONCE(vth_sweep_next, jiffies + VTH_SWEEP_INTERVAL);
+	queue_work(system_unbound_wq, &vth_sweep_work);
+}
+
+/*
+ * A share is full: sweep, so that the shares of VMs gone go to the others,
+ * at most once every VTH_SWEEP_INTERVAL.  Runs in the probes.
+ */
+static void vth_sweep_soon(void)
+{
+	unsigned long flags;
+
+	if (time_before(jiffies, READ_ONCE(vth_sweep_next)))
+		return;
+	raw_spin_lock_irqsave(&vth_vms_lock, flags);
+	vth_sweep_queue();
+	raw_spin_unlock_irqrestore(&vth_vms_lock, flags);
 }
 
 /*
@@ -268,7 +388,8 @@ static struct vth_vm *vth_vm_free_entry(void)
  * address, so the live entry of that address is its own.  A live VM whose
  * directory differs from the entry of its address is a new VM at a freed
  * VM's address: the old entry is retired.  Entries of VMs that are gone
- * otherwise are retired by vth_sweep_fn(), queued when a new VM comes.
+ * otherwise are marked gone by vth_sweep_fn(), queued when a new VM comes.
+ * A new VM takes part in the shares from its first record on.
  */
 static struct vth_vm *vth_vm_of(struct kvm *kvm, s32 pid)
 {
@@ -286,6 +407,10 @@ static struct vth_vm *vth_vm_of(struct kvm *kvm, s32 pid)
 			continue;
 		if (!alive || (vth_vms[i].ino == ino && !strcmp(vth_vms[i].name, name))) {
 			vm = &vth_vms[i];
+			if (!alive && !vm->gone) {	/* its teardown: its share goes */
+				vm->gone = true;
+				vth_shares_update();
+			}
 			goto out_unlock;
 		}
 		WRITE_ONCE(vth_vms[i].kvm, NULL);	/* retired: its VM was freed */
@@ -298,18 +423,16 @@ static struct vth_vm *vth_vm_of(struct kvm *kvm, s32 pid)
 		vm->pid = pid;
 		vm->ino = ino;
 		vm->serial = ++vth_serial;
+		vm->gone = false;
 		strscpy(vm->name, name, sizeof(vm->name));
 		WRITE_ONCE(vm->kvm, kvm);
 		if (vm == &vth_vms[vth_nr_vms])
 			smp_store_release(&vth_nr_vms, vth_nr_vms + 1);	/* readers take no lock */
+		vth_shares_update();
+		vth_sweep_queue();	/* a VM came: find those gone, whose shares go */
+	} else if (time_after_eq(jiffies, vth_sweep_next)) {
+		vth_sweep_queue();	/* the table is full: free the entries of VMs gone */
 	}
-	/*
-	 * Near the end of the table, keep entries free for the next VMs:
-	 * retire those of VMs gone.  Not before: the writes of a VM's
-	 * teardown, after its directory went, still find its entry.
-	 */
-	if (vth_sweep_live && vth_nr_vms >= VTH_MAX_VMS - VTH_SWEEP_MARGIN)
-		queue_work(system_unbound_wq, &vth_sweep_work);
 out_unlock:
 	raw_spin_unlock_irqrestore(&vth_vms_lock, flags);
 	return vm;
@@ -317,19 +440,34 @@ out_unlock:
 
 /* ---- writers ---------------------------------------------------------- */
 
+/* Count one more record of @vm if its share has room. Any context: atomics only. */
+static bool vth_vm_take(struct vth_vm *vm)
+{
+	s64 kept = atomic64_read(&vm->kept);
+
+	do {
+		if (kept >= READ_ONCE(vm->share))
+			return false;
+	} while (!atomic64_try_cmpxchg(&vm->kept, &kept, kept + 1));
+	return true;
+}
+
 /*
  * Claim the next free slot for a record of @vm (vth_untracked: a VM with
- * no entry; NULL: an unknown VM), or count a drop.  A VM keeps at most
- * vm_share records, so that a VM writing offsets in a loop cannot take the
- * slots of the others; the VMs with no entry share one vm_share.  Runs in
- * the tracepoint probe and the kprobe (IRQs or preemption off): atomics only.
+ * no entry; NULL: an unknown VM), or count a drop.  A VM keeps at most its
+ * share of records, so that a VM writing offsets in a loop cannot take the
+ * slots of the others; the VMs with no entry share one share.  Runs in
+ * the tracepoint probe and the kprobe (IRQs or preemption off): atomics,
+ * and vth_vms_lock when a full share asks for a sweep.
  */
 static struct vth_record *vth_claim(struct vth_vm *vm)
 {
 	s64 slot;
 
-	if (vm && atomic64_fetch_add_unless(&vm->kept, 1, vth_share) == vth_share)
+	if (vm && !vth_vm_take(vm)) {
+		vth_sweep_soon();
 		goto out_drop;
+	}
 	slot = atomic64_inc_return(&vth_next) - 1;
 	if (slot < capacity)
 		return &vth_records[slot];
@@ -795,12 +933,13 @@ static int vth_live_cmp(const void *a, const void *b)
 }
 
 /*
- * Retire the entries of VMs that are gone, so that new VMs find a free
- * entry (vth_vm_free_entry()).  An entry whose VM had its debugfs
- * directory when the walk began and is not in it now is retired: a VM
- * removes its directory first thing when it is destroyed.  Entries made
- * after the walk began, and those of VMs with no directory (ino 0: KVM
- * could not make it), are left.  Process context (system_unbound_wq).
+ * Mark gone the entries of VMs that are gone, so that their shares go to
+ * the VMs alive and new VMs find a free entry (vth_vm_free_entry()).  An
+ * entry whose VM had its debugfs directory when the walk began and is not
+ * in it now is gone: a VM removes its directory first thing when it is
+ * destroyed.  Entries made after the walk began, and those of VMs with no
+ * directory (ino 0: KVM could not make it), are left.  Process context
+ * (system_unbound_wq).
  */
 static void vth_sweep_fn(struct work_struct *work)
 {
@@ -825,11 +964,12 @@ static void vth_sweep_fn(struct work_struct *work)
 
 		vm = &vth_vms[i];
 		key = (struct vth_live_vm){ vm->kvm, vm->ino };
-		if (!vm->kvm || !vm->ino || vm->serial > bound ||
+		if (!vth_vm_live(vm) || !vm->ino || vm->serial > bound ||
 		    bsearch(&key, live.vm, live.nr, sizeof(key), vth_live_cmp))
 			continue;
-		WRITE_ONCE(vm->kvm, NULL);
+		WRITE_ONCE(vm->gone, true);
 	}
+	vth_shares_update();
 	raw_spin_unlock_irqrestore(&vth_vms_lock, flags);
 out_free:
 	kvfree(live.vm);
@@ -1490,8 +1630,9 @@ static int vth_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "kept %llu\n", min_t(u64, claimed, capacity));
 	seq_printf(m, "dropped %lld\n", atomic64_read(&vth_dropped));
 	seq_printf(m, "capacity %u\n", capacity);
-	seq_printf(m, "vm_share %lld\n", vth_share);
+	seq_printf(m, "vm_share %lld\n", READ_ONCE(vth_share));
 	seq_printf(m, "vms %u\n", READ_ONCE(vth_serial));
+	seq_printf(m, "live_vms %u\n", READ_ONCE(vth_live_vms));
 	seq_printf(m, "anomalies %lld\n", atomic64_read(&vth_anomalies));
 	seq_printf(m, "snapshots %lld\n", atomic64_read(&vth_snapshots));
 	seq_printf(m, "enable_snapshots %lld\n", atomic64_read(&vth_enable_events));
@@ -1502,12 +1643,14 @@ static int vth_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "multiplier_hook %d\n", vth_mult_hooked);
 	nr = smp_load_acquire(&vth_nr_vms);
 	for (i = 0; i < nr; i++)
-		seq_printf(m, "vm %d %s kept %lld dropped %lld serial %u%s\n", vth_vms[i].pid,
-			   vth_vms[i].name, atomic64_read(&vth_vms[i].kept),
+		seq_printf(m, "vm %d %s kept %lld dropped %lld serial %u share %lld%s\n",
+			   vth_vms[i].pid, vth_vms[i].name, atomic64_read(&vth_vms[i].kept),
 			   atomic64_read(&vth_vms[i].dropped), vth_vms[i].serial,
-			   READ_ONCE(vth_vms[i].kvm) ? "" : " retired");
-	seq_printf(m, "untracked kept %lld dropped %lld\n", atomic64_read(&vth_untracked.kept),
-		   atomic64_read(&vth_untracked.dropped));
+			   READ_ONCE(vth_vms[i].share),
+			   READ_ONCE(vth_vms[i].kvm) && !READ_ONCE(vth_vms[i].gone) ? "" : " retired");
+	seq_printf(m, "untracked kept %lld dropped %lld share %lld\n",
+		   atomic64_read(&vth_untracked.kept), atomic64_read(&vth_untracked.dropped),
+		   READ_ONCE(vth_untracked.share));
 	return 0;
 }
 
@@ -1561,8 +1704,12 @@ static int __init vtrace_host_init(void)
 	if (!vth_records)
 		return -ENOMEM;
 
-	vth_share = vm_share ? min(vm_share, capacity) : max(capacity / 4, 1U);
+	vth_share_fixed = vm_share ? min(vm_share, capacity) : 0;
+	raw_spin_lock_irq(&vth_vms_lock);
+	vth_shares_update();
+	vth_sweep_next = jiffies;
 	vth_sweep_live = true;
+	raw_spin_unlock_irq(&vth_vms_lock);
 	vth_dir = vtrace_debugfs_dir_get();
 	if (IS_ERR(vth_dir)) {
 		ret = PTR_ERR(vth_dir);

@@ -7,10 +7,14 @@
  *				"PID-FD" name under KVM's debugfs
  *   host_vms hold WRITES MS	make a VM and write its vCPU's IA32_TSC
  *				(KVM_SET_MSRS) WRITES times, MS ms apart
+ *   host_vms steps N...	make a VM and write its IA32_TSC N times per
+ *				step, as fast as it can; after each step
+ *				print "wrote N" and, but after the last, wait
+ *				for a line on stdin (the caller's go)
  *
  * Each VM's vCPU creation makes KVM write its TSC offset, and each
  * IA32_TSC write from userspace another: the records vtrace_host keeps.
- * Prints "vm PID-FD" for each VM made by remake and hold, and exits 0
+ * Prints "vm PID-FD" for each VM made by remake, hold and steps, and exits 0
  * when every ioctl succeeded.
  */
 #include <fcntl.h>
@@ -80,6 +84,26 @@ static int write_tsc(const struct vm *vm, unsigned long long value)
 	return 0;
 }
 
+/* steps: the writes of each step, a line on stdin between two */
+static int steps(const struct vm *vm, int argc, char **argv)
+{
+	char line[64];
+	long i, n;
+	int s;
+
+	for (s = 0; s < argc; s++) {
+		n = atol(argv[s]);
+		for (i = 0; i < n; i++)
+			if (write_tsc(vm, 1000000ULL * (i + 1)))
+				return 1;
+		printf("wrote %ld\n", n);
+		fflush(stdout);
+		if (s + 1 < argc && !fgets(line, sizeof(line), stdin))
+			return 1;
+	}
+	return 0;
+}
+
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -95,7 +119,7 @@ int main(int argc, char **argv)
 	int kvm;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: host_vms churn N | remake | hold WRITES MS\n");
+		fprintf(stderr, "usage: host_vms churn N | remake | hold WRITES MS | steps N...\n");
 		return 2;
 	}
 	kvm = open("/dev/kvm", O_RDWR);
@@ -138,6 +162,16 @@ int main(int argc, char **argv)
 		close_vm(&vm);
 		return 0;
 	}
-	fprintf(stderr, "usage: host_vms churn N | remake | hold WRITES MS\n");
+	if (!strcmp(argv[1], "steps") && argc > 2) {
+		if (make_vm(kvm, &vm))
+			return 1;
+		printf("vm %d-%d\n", getpid(), vm.fd);
+		fflush(stdout);
+		if (steps(&vm, argc - 2, argv + 2))
+			return 1;
+		close_vm(&vm);
+		return 0;
+	}
+	fprintf(stderr, "usage: host_vms churn N | remake | hold WRITES MS | steps N...\n");
 	return 2;
 }

@@ -375,6 +375,10 @@ serial_of() {	# serial_of PID: the serial of the (last) VM of that pid in the st
 	awk -v p="$1" '$1 == "vm" && $2 == p { s = $9 } END { print s }' "$D/stats"
 }
 
+share_of() {	# share_of PID: the share of the (last) VM of that pid in the stats file
+	awk -v p="$1" '$1 == "vm" && $2 == p { s = $11 } END { print s }' "$D/stats"
+}
+
 # t_fair: capacity 64, 16 per VM; VM f writes IA32_TSC 2,200 times, then VM
 # g 5 times (plus creation), under trace-cmd record -e vtrace_host: f keeps
 # 16 and the rest of f is dropped and said so in the trailer, while the
@@ -492,10 +496,47 @@ t_remake() {
 		[ "$(records "$name" | awk '{ print $13 }' | sort | uniq -c | awk '$1 < 2' | wc -l)" = 0 ]
 }
 
+# share_level: the level of the shares the stats file's numbers give (the
+# free records, capacity - kept, spread over the live VMs and the untracked
+# bucket so that each can reach it; those holding more keep theirs), the
+# same rule as vth_fair_level()
+share_level() {
+	awk '$1 == "capacity" { c = $2 } $1 == "kept" { k = $2 }
+	     $1 == "vm" && $NF != "retired" { h[n++] = $5 }
+	     $1 == "untracked" { h[n++] = $3 }
+	     END {
+		for (i = 1; i < n; i++)		# insertion sort: mawk has no asort
+			for (j = i; j > 0 && h[j - 1] > h[j]; j--) { t = h[j]; h[j] = h[j - 1]; h[j - 1] = t }
+		s = c - k
+		for (i = 0; i < n; i++)
+			s += h[i]
+		while (n > 1 && h[n - 1] > int(s / n))
+			s -= h[--n]
+		print int(s / n)
+	     }' "$D/stats"
+}
+
+# shares_fair: vm_share is the level the numbers give, each live VM's and
+# the bucket's share is max(level, kept), and the shares of the live VMs
+# and the records of the others add up to the capacity at most
+shares_fair() {
+	local level
+	level=$(share_level)
+	ktap_diag "level of the shares from the stats: $level, vm_share $(stat_of vm_share)," \
+		"live_vms $(stat_of live_vms)"
+	[ "$level" = "$(stat_of vm_share)" ] &&
+		awk -v l="$level" '$1 == "capacity" { c = $2 }
+		     $1 == "vm" && $NF == "retired" { sum += $5; next }
+		     $1 == "vm" { sum += $11; if ($11 != ($5 > l ? $5 : l)) bad = 1 }
+		     $1 == "untracked" { sum += $7; if ($7 != ($3 > l ? $3 : l)) bad = 1 }
+		     END { exit bad || sum > c }' "$D/stats"
+}
+
 # t_churn: 300 VMs made and closed since the load (more than the module's
 # table of 256), then a quiet VM (20 writes) next to one that writes
 # IA32_TSC 3,300 times: the quiet VM has its own share and its history is
-# whole, the loud one loses what is beyond its share, and says so
+# whole, the loud one loses what is beyond its share, and says so; the
+# shares are what is left of the array divided among the live VMs
 t_churn() {
 	local q l qpid lpid qvm lvm qn
 	rmmod vtrace_host && insmod "$KO" capacity=4096 || return 1
@@ -516,10 +557,73 @@ t_churn() {
 	grep '^#' "$D/tsc_offsets" | tail -n +3 | while read -r l; do ktap_diag "$l"; done
 	[ "$qn" -ge 21 ] && [ "$(vm_line "$qpid")" = "$qn 0" ] &&
 		[ "$(serial_of "$qpid")" -gt 256 ] &&
-		[ "$(vm_line "$lpid" | cut -d' ' -f1)" = 1024 ] &&
+		[ "$(vm_line "$lpid" | cut -d' ' -f1)" = "$(share_of "$lpid")" ] &&
+		[ "$(vm_line "$lpid" | cut -d' ' -f2)" -gt 0 ] && shares_fair &&
 		grep -qx "# vm_dropped $lpid $lvm [0-9]* $(serial_of "$lpid")" "$D/tsc_offsets" &&
 		! grep -q "^# vm_dropped $qpid " "$D/tsc_offsets" &&
 		! grep -q "^# dropped\|^# untracked_dropped" "$D/tsc_offsets"
+}
+
+# wait_line FILE LINE: until FILE has LINE (300 s at most)
+wait_line() {
+	local i
+	for ((i = 0; i < 3000; i++)); do
+		grep -qx "$2" "$1" 2> /dev/null && return 0
+		sleep 0.1
+	done
+	ktap_diag "no \"$2\" in $1 after 300 s"
+	return 1
+}
+
+# t_shares_grow: capacity 2048; 8 idle VMs (one IA32_TSC write each) and a
+# loud one next to A and B: 11 live VMs and the untracked bucket, so each
+# share is 2048 / 12 = 170 and the loud VM, writing 1,500 times, keeps 170.
+# The 8 idle VMs end: 3 live VMs, and the loud VM, writing 3,000 times
+# more, keeps its share of what is left, which the stats' numbers give;
+# the idle VMs keep their records, which vms and tsc_offsets still show
+t_shares_grow() {
+	local i pids=() idle loud k1 k2 bad=0 name go fin=/tmp/vth-loud.in out=$VTRACE_OUT/loud.out
+	rmmod vtrace_host && insmod "$KO" capacity=2048 || return 1
+	for ((i = 0; i < 8; i++)); do
+		"$VMS" hold 1 600000 > "$VTRACE_OUT/idle$i.out" & pids+=($!)
+	done
+	for ((i = 0; i < 8; i++)); do	# each idle VM made (its first records) before the loud one
+		wait_line "$VTRACE_OUT/idle$i.out" "vm [0-9]*-[0-9]*" || bad=1
+	done
+	rm -f "$fin" && mkfifo "$fin" || return 1
+	"$VMS" steps 1500 3000 < "$fin" > "$out" & loud=$!
+	exec {go}> "$fin"
+	wait_line "$out" "wrote 1500" || bad=1
+	name=$(awk '$1 == "vm" { print $2 }' "$out")
+	k1=$(vm_line $loud | cut -d' ' -f1)
+	ktap_diag "11 live: $(grep -v '^vm \|^enable\|^has_\|^multi\|^snapshots\|^anom' "$D/stats" |
+		tr '\n' ' ')" "loud $name: $(vm_line $loud) kept/dropped, share $(share_of $loud)"
+	[ $bad = 0 ] && [ "$(stat_of live_vms)" = 11 ] && [ "$(stat_of vm_share)" = 170 ] &&
+		[ "$k1" = 170 ] && [ "$(share_of $loud)" = 170 ] && shares_fair || bad=1
+	kill "${pids[@]}"
+	wait "${pids[@]}" 2> /dev/null
+	sleep 1.2	# past the interval between two sweeps a full share asks for
+	echo go >&$go
+	exec {go}>&-
+	wait_line "$out" "wrote 3000" || bad=1
+	k2=$(vm_line $loud | cut -d' ' -f1)
+	ktap_diag "3 live: $(grep -v '^vm \|^enable\|^has_\|^multi\|^snapshots\|^anom' "$D/stats" |
+		tr '\n' ' ')" "loud $name: $(vm_line $loud) kept/dropped, share $(share_of $loud)"
+	grep '^vm ' "$D/stats" | while read -r l; do ktap_diag "$l"; done
+	wait $loud || bad=1
+	[ $bad = 0 ] && [ "$(stat_of live_vms)" = 3 ] && [ "$k2" = "$(share_of $loud)" ] &&
+		[ "$k2" -gt "$k1" ] && shares_fair || return 1
+	! grep -q "^# dropped" "$D/tsc_offsets" || return 1
+	# each idle VM: retired, nothing dropped, its records (creation, write) all there
+	for ((i = 0; i < 8; i++)); do
+		idle=$(awk '{ print $2 }' "$VTRACE_OUT/idle$i.out")
+		[ "$(records "$idle" | wc -l)" -ge 2 ] &&
+			[ "$(grep "^vm ${idle%-*} $idle " "$D/stats" | awk '{ print $5, $7, $NF }')" = \
+			  "$(records "$idle" | wc -l) 0 retired" ] &&
+			[ "$(awk -v v="$idle" '$2 == v { print $6, $8 }' "$D/vms")" = \
+			  "$(records "$idle" | wc -l) 0" ] ||
+			{ ktap_diag "idle $idle: $(grep " $idle " "$D/stats")"; return 1; }
+	done
 }
 
 # t_unload_loop: unload/reload 20 times while VM d is being created and
@@ -550,7 +654,7 @@ t_unload_loop() {
 
 # ---- main ----------------------------------------------------------------
 
-ktap_header 24
+ktap_header 25
 modprobe kvm_amd
 ktap_diag "kvm_amd tsc_scaling=$(cat /sys/module/kvm_amd/parameters/tsc_scaling)" \
 	"kallsyms: $(grep -c ' kvm_vcpu_write_tsc_multiplier' /proc/kallsyms) kvm_vcpu_write_tsc_multiplier"
@@ -622,6 +726,8 @@ t_remake
 ktap_result $? "vm_remade_on_same_fd_has_its_own_serial"
 t_churn
 ktap_result $? "after_300_vms_a_quiet_vm_keeps_its_share"
+t_shares_grow
+ktap_result $? "shares_grow_when_vms_go_away"
 
 stop_guest a
 stop_guest b
