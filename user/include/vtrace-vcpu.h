@@ -98,6 +98,8 @@ struct vtrace_vcpu_cand {
  * @others:	threads of that name or vCPU id left out: they wrote another VM's offsets
  * @least:	the fewest events outside of a candidate so far
  * @unchecked:	events outside the host trace
+ * @named_tid:	the thread a capture's manifest names for this vCPU (read from KVM
+ *		while the VM ran), 0 none: it breaks a tie of the fit, never the fit
  */
 struct vtrace_vcpu_fit {
 	const struct vtrace_vthreads	*vt;
@@ -108,6 +110,7 @@ struct vtrace_vcpu_fit {
 	int				others;
 	uint64_t			least;
 	uint64_t			unchecked;
+	int				named_tid;
 };
 
 /* Reading the host trace: per host CPU, begin, every record in order, end; then finish */
@@ -124,6 +127,7 @@ const char *vtrace_vthread_name(const struct vtrace_vthread *t, char *buf, size_
 int vtrace_vcpu_fit_init(struct vtrace_vcpu_fit *fit, const struct vtrace_vthreads *vt,
 			 const struct vtrace_vcpu_history *h, uint64_t tol);
 void vtrace_vcpu_fit_free(struct vtrace_vcpu_fit *fit);
+bool vtrace_vcpu_fit_by_name(const struct vtrace_vcpu_fit *fit);
 int vtrace_vcpu_fit_in_guest(void *fit, uint64_t host_tsc);
 bool vtrace_vcpu_fit_has_windows(const struct vtrace_vcpu_fit *fit);
 int vtrace_vcpu_fit_event(struct vtrace_vcpu_fit *fit, uint64_t host_tsc);

@@ -145,6 +145,37 @@ run --host "$X2/host" --guest g1="$X2/g1" --offsets "$X2/tsc_offsets" --explain 
 	grep -q '^{"type":"late",.*"delay_ns":4747000,"host_cpu":-1,"parts":\[{"cause":"vcpu_thread_unknown","task":"","ns":4747000}\]}$' "$T/out"
 ok $? explain_two_vms_tie_jsonl "rc $rc $(grep -E 'vcpu_thread|"late"' "$T/out" | head -c 400)"
 
+# ---- the same two VMs recorded by vtrace record: the capture's manifest names each vCPU's
+# host thread (read from KVM while the VM ran), and a tie of the fit goes to that thread,
+# said in the self-check (text and --stats jsonl); the evidence still decides when it can
+tie_manifest() {	# tie_manifest TID: $X2 as a capture folder whose manifest names TID for vCPU 1
+	printf 'vtrace-capture 1\nvtrace 0.1.0\nhost host\noffsets tsc_offsets\ntsc-khz 2500000\nguest g1\nguest-dir g1\nguest-pid 4252\nguest-vcpu 0 idx 0 tid 899\nguest-vcpu 1 idx 1 tid %s\nguest-status complete\nstatus complete\nend\n' \
+		"$1" > "$X2/manifest"
+}
+tie_manifest 900
+run "$X2" --explain --task cyclictest
+[ $rc -eq 0 ] && grep -qE "^  host task e2e_hog on the vCPU's host cpu +1 +4\.747 +4\.747 +100\.0%$" "$T/out" &&
+	grep -qx 'Guest cpu 1 is vCPU 1 (APIC id 1) of QEMU pid 4252, host thread "CPU 1/KVM" (tid 900), on host cpu 1.' "$T/out" &&
+	grep -qx 'vtrace-merge: self-check: guest g1 cpu 1: 187 checked, 0 outside, worst 0 ns outside, bound 1000000 ns (sched_switch spans of host tid 900 "CPU 1/KVM", the best fit of 2 threads of that name, another fits as well: the one the capture'"'"'s manifest names; 315 events outside the host trace not checked)' "$T/err" &&
+	! grep -q "ambiguous\|not told apart\|warning" "$T/out" "$T/err"
+ok $? explain_two_vms_tie_manifest_names_the_thread "rc $rc $(grep -E '^  [a-z]|host thread|cpu 1' "$T/out" "$T/err" | tr '\n' '|' | head -c 900)"
+run "$X2" --stats --format jsonl
+[ $rc -eq 0 ] && grep -q '^{"self_check": {"machine": "g1", "cpu": 1, .*"tid": 900, "threads": 2, "by_manifest": true}}$' "$T/out"
+ok $? explain_two_vms_tie_manifest_stats_jsonl "rc $rc $(grep '"cpu": 1' "$T/out" | head -c 400)"
+tie_manifest 950
+run "$X2" --explain --task cyclictest
+[ $rc -eq 0 ] && grep -qx 'Guest cpu 1 is vCPU 1 (APIC id 1) of QEMU pid 4252, host thread "CPU 1/KVM" (tid 950), on host cpu 0.' "$T/out" &&
+	grep -q "host tid 950 \"CPU 1/KVM\", the best fit of 2 threads of that name, another fits as well: the one the capture's manifest names" "$T/err"
+ok $? explain_two_vms_tie_manifest_other_thread "rc $rc $(grep -E 'host thread|cpu 1' "$T/out" "$T/err" | tr '\n' '|' | head -c 600)"
+# a manifest thread the events do not fit best (a thread id reused): not taken, and said
+tie_manifest 12345
+run "$X2" --explain --task cyclictest
+[ $rc -eq 0 ] && grep -q 'guest g1 cpu 1: .*another fits as well: ambiguous' "$T/err" &&
+	grep -q "self-check: guest g1 cpu 1: its events fit host tid 9[05]0, but the capture's manifest names tid 12345, read while the VM ran" "$T/err" &&
+	grep -q "^Causes: vCPU.s host thread not told apart 4.747 ms.$" "$T/out"
+ok $? explain_two_vms_tie_manifest_not_fitting_said "rc $rc $(grep -E 'cpu 1|Causes' "$T/out" "$T/err" | tr '\n' '|' | head -c 700)"
+rm "$X2/manifest"
+
 # ---- the drawn outputs' vCPU tracks with two VMs: a guest CPU's vCPU is the thread the
 # self-check fits (check_vcpu_tid()), not every thread of its name ("CPU 1/KVM": g1's tid
 # 900 on host cpu 1, and another VM's tid 950 on host cpu 0, which were drawn as g1's

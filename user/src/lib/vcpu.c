@@ -656,16 +656,11 @@ int vtrace_vcpu_fit_event(struct vtrace_vcpu_fit *fit, uint64_t host_tsc)
 	return 0;
 }
 
-/**
- * vtrace_vcpu_fit_best - the candidate that fits: fewest outside, then most spans
- * @ambiguous:	set when another candidate fits as well (or none was checked)
- *
- * Returns NULL when the vCPU has no thread in the host trace.
- */
-const struct vtrace_vcpu_cand *vtrace_vcpu_fit_best(const struct vtrace_vcpu_fit *fit,
-						    bool *ambiguous)
+/* The best candidate (fewest outside, then most spans); a tie to @named if it is one */
+static const struct vtrace_vcpu_cand *best(const struct vtrace_vcpu_fit *fit, int named,
+					   bool *ambiguous)
 {
-	const struct vtrace_vcpu_cand *b = NULL;
+	const struct vtrace_vcpu_cand *b = NULL, *n = NULL;
 	int ties = 0;
 
 	for (int i = 0; i < fit->nr_cand; i++) {
@@ -679,9 +674,46 @@ const struct vtrace_vcpu_cand *vtrace_vcpu_fit_best(const struct vtrace_vcpu_fit
 			ties = 0;
 		}
 	}
-	if (ambiguous)
-		*ambiguous = b && fit->nr_cand > 1 && (ties || !b->checked);
-	return b;
+	*ambiguous = b && fit->nr_cand > 1 && (ties || !b->checked);
+	if (!*ambiguous || named <= 0)
+		return b;
+	for (int i = 0; i < fit->nr_cand && !n; i++)
+		if (fit->cand[i].t->tid == named && fit->cand[i].outside == b->outside &&
+		    fit->cand[i].sp->nr == b->sp->nr)
+			n = &fit->cand[i];
+	if (n)
+		*ambiguous = false;
+	return n ? n : b;
+}
+
+/**
+ * vtrace_vcpu_fit_best - the candidate that fits: fewest outside, then most spans
+ * @ambiguous:	set when another candidate fits as well (or none was checked), and
+ *		the capture's manifest names none of those that fit best
+ *
+ * Returns NULL when the vCPU has no thread in the host trace.
+ */
+const struct vtrace_vcpu_cand *vtrace_vcpu_fit_best(const struct vtrace_vcpu_fit *fit,
+						    bool *ambiguous)
+{
+	bool amb;
+
+	return best(fit, fit->named_tid, ambiguous ? ambiguous : &amb);
+}
+
+/**
+ * vtrace_vcpu_fit_by_name - whether the fit's best thread is the manifest's choice
+ *
+ * True when other threads fit the guest CPU's events as well, and the
+ * capture's manifest (@fit->named_tid) told which of them is its vCPU's.
+ */
+bool vtrace_vcpu_fit_by_name(const struct vtrace_vcpu_fit *fit)
+{
+	bool amb, amb_named;
+
+	best(fit, 0, &amb);
+	best(fit, fit->named_tid, &amb_named);
+	return amb && !amb_named;
 }
 
 /**

@@ -121,6 +121,9 @@ static int bind_cpu(struct check *c, struct check_cpu *cc, struct source *s)
 		return 0;
 	if (vtrace_check_cpu_init(&cc->core, &c->vt, h, c->khz))
 		return -1;
+	if (c->capture)
+		cc->core.fit.named_tid = vtrace_capture_vcpu_tid(c->capture, s->m->name,
+								  h->vcpu_id);
 	/* its guest windows tell apart events two offset intervals map (src/lib/tsc.c) */
 	vtrace_check_cpu_windows(&cc->core, &s->map);
 	return 0;
@@ -409,11 +412,12 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 		fprintf(f, "\"verified\": %s, \"checked\": %" PRIu64 ", \"outside\": %" PRIu64
 			", \"worst_ns\": %" PRIu64 ", \"bound_ns\": %s, \"unchecked\": %"
 			PRIu64 ", \"in_host_loss\": %" PRIu64 ", \"basis\": \"%s\", \"tid\": %d,"
-			" \"threads\": %d}}\n",
+			" \"threads\": %d%s}}\n",
 			k->outside ? "false" : "true", k->checked, k->outside, to_ns(c, k->worst),
 			bound, cc->core.fit.unchecked, k->in_loss,
 			k->sp == &k->t->guest ? "kvm_entry/kvm_exit" : "sched_switch",
-			k->t->tid, cc->core.fit.nr_cand);
+			k->t->tid, cc->core.fit.nr_cand,
+			vtrace_vcpu_fit_by_name(&cc->core.fit) ? ", \"by_manifest\": true" : "");
 		return;
 	}
 	if (why) {
@@ -444,6 +448,8 @@ static void cpu_line(const struct check *c, const struct check_cpu *cc, FILE *f,
 			cc->core.fit.others);
 	if (amb)
 		fprintf(f, ", but another fits as well: ambiguous");
+	else if (vtrace_vcpu_fit_by_name(&cc->core.fit))
+		fprintf(f, ", another fits as well: the one the capture's manifest names");
 	if (cc->core.fit.unchecked)
 		fprintf(f, "; %" PRIu64 " events outside the host trace not checked",
 			cc->core.fit.unchecked);
