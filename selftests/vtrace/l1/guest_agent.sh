@@ -18,7 +18,7 @@ l2_start_sock() {
 	local args=(-enable-kvm -cpu "${L2_CPU:-host,xsave=off}" -smp "$cpus" -m 512
 		-display none -no-reboot -monitor none
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid"
-		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD"
+		-kernel "/boot/vmlinuz-$L2_KVER" -initrd "$L2_INITRD"
 		-append "$L2_CMDLINE vtrace_run=$script vtrace_arg=$arg"
 		-device "virtio-serial-pci,id=vser0,max_ports=$((cpus + 2))"
 		-chardev "socket,id=vtctl,path=$sock,server=on,wait=off"

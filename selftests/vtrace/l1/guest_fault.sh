@@ -14,7 +14,7 @@ l2_start_noconn() {
 	l2_exec 200 "$dir" -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
 		-smp 2 -m 512 -display none -no-reboot -monitor none \
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
-		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
+		-kernel "/boot/vmlinuz-$L2_KVER" -initrd "$L2_INITRD" \
 		-append "$L2_CMDLINE vtrace_run=$script vtrace_arg=300" \
 		-device virtio-serial-pci,id=vser0,max_ports=4 \
 		-chardev "socket,id=vtctl,path=/run/vtrace-$name-ctl.sock,server=on,wait=off" \
@@ -35,7 +35,7 @@ l2_start_unplug() {
 		-smp 2 -m 512 -display none -no-reboot \
 		-monitor "unix:/run/vtrace-$name.mon,server=on,wait=off" \
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
-		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
+		-kernel "/boot/vmlinuz-$L2_KVER" -initrd "$L2_INITRD" \
 		-append "$L2_CMDLINE vtrace_run=$script" \
 		-device virtio-serial-pci,id=vser0,max_ports=4 \
 		-chardev "file,id=vtctl,path=$dir/ctl" \

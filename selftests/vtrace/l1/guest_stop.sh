@@ -16,7 +16,7 @@ l2_start_trickle() {
 	l2_exec 240 "$dir" -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
 		-smp 2 -m 512 -display none -no-reboot -monitor none \
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
-		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
+		-kernel "/boot/vmlinuz-$L2_KVER" -initrd "$L2_INITRD" \
 		-append "$L2_CMDLINE vtrace_run=$script" \
 		-device virtio-serial-pci,id=vser0,max_ports=4,indirect_desc=off \
 		-chardev "file,id=vtctl,path=$dir/ctl" \
@@ -40,7 +40,7 @@ l2_start_maxcpus() {
 	l2_exec 240 "$dir" -enable-kvm -cpu "${L2_CPU:-host,xsave=off}" \
 		-smp 2,maxcpus=64 -m 512 -display none -no-reboot -monitor none \
 		-serial "file:$dir/console.log" -pidfile "$dir/qemu.pid" \
-		-kernel "/boot/vmlinuz-$KVER" -initrd "$L2_INITRD" \
+		-kernel "/boot/vmlinuz-$L2_KVER" -initrd "$L2_INITRD" \
 		-append "$L2_CMDLINE vtrace_run=$script" \
 		-device virtio-serial-pci,id=vser0,max_ports=5 "${args[@]}"
 }
