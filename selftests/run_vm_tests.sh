@@ -63,6 +63,15 @@ fi
 [ -z "$kmod" ] || guest_ko=$kmod/vtrace_guest.ko
 [ -z "${VTRACE_L2_KMOD_DIR:-}" ] || guest_ko=$VTRACE_L2_KMOD_DIR/vtrace_guest.ko
 "$tb/build-l2.sh" "$l2kver" "$guest_ko" || exit 1
+# the test-only modules L1 loads from build/ (l1/guest_failinj.sh's
+# vtrace_failinj.ko): build-l2.sh built them for the guests' kernel, which
+# is L1's only when both run one kernel
+if [ "$l2kver" != "$KVER" ]; then
+	for m in failinj irqoff; do
+		"$here/vtrace/build-testmod.sh" "$m" "$KVER" "$proj/build/$m/$KVER" ||
+			echo "# vtrace_$m.ko not built for $KVER: the tests that load it in L1 skip" >&2
+	done
+fi
 [ "$l2kver" = "$KVER" ] || export L2_KVER="$l2kver"
 
 . "$tb/bed-retry.sh"
