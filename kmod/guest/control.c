@@ -293,8 +293,12 @@ int vtg_ctl_thread(void *unused)
 		vtg_wait_for_stop();
 		return 0;
 	}
-	/* after insmod returned: a host that does not listen must not delay it */
-	if (vtg_port_present(&vtg.ctl))
+	/*
+	 * after insmod returned: a host that does not listen must not delay it;
+	 * one not connected yet (agent mode: vtrace record connects later) sends
+	 * its HELLO itself, and ours would only time out (a warning at every load)
+	 */
+	if (vtg_port_present(&vtg.ctl) && vtg_port_connected(&vtg.ctl))
 		vtg_send_hello();
 	while (!kthread_should_stop()) {
 		vtg_run_requests(false);

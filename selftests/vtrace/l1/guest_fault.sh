@@ -46,7 +46,7 @@ l2_start_unplug() {
 		-device virtserialport,bus=vser0.0,chardev=vtc1,name=vtrace.cpu1,id=vtp1
 }
 
-ktap_header 63
+ktap_header 64
 modprobe kvm_amd
 
 l2_start_noconn gnoconn /tests/guest_noconn.sh

@@ -5,6 +5,10 @@
 
 insmod /lib/vtrace/vtrace_guest.ko port_timeout_ms=500
 t $? load
+# no HELLO to a host not connected yet: it sends its own when it comes (agent mode)
+sleep 1
+! dmesg | grep -q "message type 1 seq [0-9]* not delivered"
+t $? no_hello_to_an_unconnected_host
 t0=$(date +%s)
 echo 1 > $D/enable
 t $? enable
