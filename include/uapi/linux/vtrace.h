@@ -31,7 +31,8 @@
  *
  * Conversation on vtrace.ctl:
  *
- *   guest -> host  HELLO          when the port opens, and as reply to HELLO
+ *   guest -> host  HELLO          when the port opens (its host end connected),
+ *                                 and as reply to HELLO
  *   host  -> guest HELLO          optional; selects the version both speak
  *   host  -> guest START/STOP/SET_EVENTS/SET_BUFFER_SIZE/STATUS_REQ
  *   guest -> host  ACK or ERROR   one per command, carrying its seq
