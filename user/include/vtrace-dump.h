@@ -82,6 +82,12 @@ struct vtrace_dat_cpustat {
 int vtrace_dat_cpustat(struct tracecmd_input *handle, int cpu, struct vtrace_dat_cpustat *st);
 int64_t vtrace_field_num(bool native, struct tep_format_field *field,
 			 const struct tep_record *rec);
+/*
+ * A ring-buffer event's type is 16 bits (common_type): a format with a
+ * larger ID (a damaged or hostile format file) names no event a page can
+ * hold, and tables by event id stop there
+ */
+#define VTRACE_EVENT_ID_MAX	0xffff
 int vtrace_event_id(struct tep_handle *tep, const char *sys, const char *name,
 		    struct tep_event **evp);
 struct tep_format_field *vtrace_event_field(struct tep_event *ev, const char *name);

@@ -1128,7 +1128,7 @@ static int build_extents(struct vtrace_dump *d)
 	int n = tep_get_events_count(d->tep), max = -1;
 
 	for (int i = 0; evs && i < n; i++)
-		if (evs[i]->id > max)
+		if (evs[i]->id > max && evs[i]->id <= VTRACE_EVENT_ID_MAX)
 			max = evs[i]->id;
 	d->extents = calloc(max + 2, sizeof(*d->extents));
 	if (!d->extents) {
@@ -1137,10 +1137,11 @@ static int build_extents(struct vtrace_dump *d)
 	}
 	d->nr_extents = max + 1;
 	for (int i = 0; evs && i < n; i++) {
-		struct event_extent *e = &d->extents[evs[i]->id];
+		struct event_extent *e;
 
-		if (evs[i]->id < 0)
+		if (evs[i]->id < 0 || evs[i]->id > max)
 			continue;
+		e = &d->extents[evs[i]->id];
 		e->need = fields_extent(evs[i], &e->rest);
 		e->known = true;
 	}

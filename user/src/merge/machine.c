@@ -460,14 +460,14 @@ int machine_select(struct machine *m, const struct merge_opts *opts)
 	evs = tep_list_events(m->tep, TEP_EVENT_SORT_ID);
 	n = tep_get_events_count(m->tep);
 	for (int i = 0; i < n; i++)
-		if (evs[i]->id > m->max_id)
+		if (evs[i]->id > m->max_id && evs[i]->id <= VTRACE_EVENT_ID_MAX)
 			m->max_id = evs[i]->id;
 	m->event_ok = calloc(m->max_id + 1, 1);
 	if (!m->event_ok)
 		return -1;
 	for (int i = 0; i < n; i++)
 		for (char **p = opts->events; *p; p++)
-			if (spec_matches(*p, evs[i]))
+			if (evs[i]->id >= 0 && evs[i]->id <= m->max_id && spec_matches(*p, evs[i]))
 				m->event_ok[evs[i]->id] = 1;
 	return 0;
 }

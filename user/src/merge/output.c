@@ -93,7 +93,7 @@ static struct text_cache *cache_new(struct tep_handle *tep)
 	if (!c)
 		return NULL;
 	for (int i = 0; evs && i < n; i++)
-		if (evs[i]->id > max)
+		if (evs[i]->id > max && evs[i]->id <= VTRACE_EVENT_ID_MAX)
 			max = evs[i]->id;
 	c->tep = tep;
 	if (evs && n > 0)
