@@ -15,6 +15,7 @@
 void vtrace_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *vtrace_last_error(void);
 void vtrace_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vtrace_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool vtrace_set_quiet(bool quiet);
 /* The name vtrace_warn() starts its lines with (default "vtrace-merge") */
 void vtrace_set_progname(const char *name);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct vtrace_dump;
 struct vtrace_vcpu_history;
 
 struct tep_handle;
@@ -121,6 +122,8 @@ int vtrace_vthreads_record(struct vtrace_vthreads *vt, struct tep_handle *tep,
 int vtrace_vthreads_cpu_end(struct vtrace_vthreads *vt, struct tep_handle *tep);
 void vtrace_vthreads_finish(struct vtrace_vthreads *vt, struct tep_handle *tep);
 int vtrace_vthreads_read_dat(struct vtrace_vthreads *vt, const char *path);
+int vtrace_vthreads_read_pages(struct vtrace_vthreads *vt, struct vtrace_dump *d,
+			       uint64_t *bad_pages);
 void vtrace_vthreads_free(struct vtrace_vthreads *vt);
 const char *vtrace_vthread_name(const struct vtrace_vthread *t, char *buf, size_t len);
 

@@ -1176,16 +1176,20 @@ def scenario(name, rng, nev):
         add_markers(rng, g, 0, base + ms // 10, base + 49 * ms // 10, nev // 2)
         g.events[0].append((base + 31 * ms, ev_print(1000, b'g1-after-w3'), 'g1-after-w3', 0))
         add_markers(rng, g, 0, base + 31 * ms + 1, base + 349 * ms // 10, nev - nev // 2 - 1)
-    elif name in ('two_vms', 'two_vms_tie'):
+    elif name in ('two_vms', 'two_vms_tie', 'two_vms_offsets'):
         # two VMs whose vCPU threads share their names ("CPU 0/KVM": g1's tid 900, g2's
         # 950; "CPU 1/KVM": 901 and 951), all four in the host's saved cmdlines.
         # two_vms: on host cpu c the threads of vCPU c of g1 and g2 take turns, each
         # guest's events inside its own thread's kvm_entry..kvm_exit.  two_vms_tie: two
-        # 1-CPU guests whose vCPU threads run all along, on host cpus 0 and 1: both fit
+        # 1-CPU guests whose vCPU threads run all along, on host cpus 0 and 1: both fit.
+        # two_vms_offsets: two_vms, g2's TSC offsets 30000 larger (12 us): g1's events
+        # put on the host's TSC with g2's offsets fall between the windows
         host.events = [[] for _ in range(2)]
         tie = name == 'two_vms_tie'
         gs = [guest('g1', 1 if tie else 2, [0] if tie else [0, 1], 5101),
               guest('g2', 1 if tie else 2, [0] if tie else [0, 1], 5102)]
+        for v in gs[1].vcpus if name == 'two_vms_offsets' else ():
+            v.iv[0]['offset'] = (v.iv[0]['offset'] + 30_000) & M64
         host.cmdlines = ''.join('%d CPU %d/KVM\n' % (900 + 50 * k + c, c)
                                 for k in range(2) for c in range(2))
         for c in range(2):

@@ -1103,6 +1103,99 @@ ok $? no_qemu_pid_matched_by_apic_ids "rc $rc $(head -c 300 "$T/err")"
 cat <(grep -v '^# end ' "$B/tsc_offsets") <(sed -n 's/ 4242 4242-11 / 4343 4343-11 /p' "$B/tsc_offsets") > "$T/offs-2vms"
 expect_error no_qemu_pid_ambiguous "more than one VM of the offsets file matches its APIC ids" \
 	--guest g1="$T/nopid" --offsets "$T/offs-2vms"
+# ---- no qemu.pid, with a host trace: the VM whose vCPU threads the guest's events fit
+# (src/merge/guest-vm.c).  Two VMs of one shape (2 vCPUs, APIC ids 0 and 1), each with its
+# own vCPU threads, g2's TSC offsets 12 us past g1's: each guest fits its own VM only, and
+# the merge is the one pid=PID gives, byte for byte
+V2=$T/vm-fit
+$GEN make "$V2" two_vms_offsets --events 50 > /dev/null || ok 1 gen_two_vms_offsets
+mkdir -p "$V2/nopid"
+for g in g1 g2; do
+	cp -r "$V2/$g" "$V2/nopid/"
+	rm "$V2/nopid/$g/qemu.pid"
+done
+for g in "g1 5101" "g2 5102"; do
+	set -- $g
+	run --host "$V2/host" --guest "$1=$V2/$1,pid=$2" --offsets "$V2/tsc_offsets" --format jsonl
+	cp "$T/out" "$T/vm-want"
+	cp "$T/out" "$T/vm-want-$1"
+	grep 'self-check' "$T/err" > "$T/vm-want-err"
+	run --host "$V2/host" --guest "$1=$V2/nopid/$1" --offsets "$V2/tsc_offsets" --format jsonl
+	if [ "$1" = g1 ]; then
+		figs="pid 5101: 104 of 104 events checked, 0 outside; pid 5102: 102 of 104 events checked, 102 outside"
+	else
+		figs="pid 5101: 98 of 104 events checked, 98 outside; pid 5102: 104 of 104 events checked, 0 outside"
+	fi
+	[ $rc -eq 0 ] && cmp -s "$T/out" "$T/vm-want" &&
+		[ "$(grep -v 'self-check' "$T/err")" = "vtrace-merge: guest $1: no $V2/nopid/$1/qemu.pid: using pid $2, the only VM of the offsets file whose vCPU threads in the host trace its events fit ($figs); pid=PID to choose" ] &&
+		grep 'self-check' "$T/err" | cmp -s - "$T/vm-want-err" &&
+		[ "$(tail -1 "$T/out")" = '{"type":"self_check","verdict":"104 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 1600 ns: verified"}' ]
+	ok $? "no_qemu_pid_${1}_vm_by_fit" "rc $rc $(head -c 600 "$T/err")"
+done
+# both guests at once, each its own VM; --explain says it once, not once per pass
+run --host "$V2/host" --guest g1="$V2/nopid/g1" --guest g2="$V2/nopid/g2" \
+	--offsets "$V2/tsc_offsets"
+[ $rc -eq 0 ] && [ "$(grep -c 'using pid 5101, the only VM' "$T/err")" -eq 1 ] &&
+	[ "$(grep -c 'using pid 5102, the only VM' "$T/err")" -eq 1 ] &&
+	grep -qx 'vtrace-merge: self-check: 208 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 1600 ns: verified' "$T/err"
+ok $? no_qemu_pid_two_guests_each_its_vm "rc $rc $(head -c 600 "$T/err")"
+run --host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$V2/tsc_offsets" --explain
+[ $rc -eq 0 ] && [ "$(grep -c 'using pid 5101, the only VM' "$T/err")" -eq 1 ]
+ok $? no_qemu_pid_explain_says_the_vm_once "rc $rc $(head -c 600 "$T/err")"
+# shift_offsets OUT PID:TICKS|PID:drop...: $V2/tsc_offsets with those VMs' offsets moved, or
+# their records left out
+shift_offsets() {
+	local out=$1
+	shift
+	python3 - "$V2/tsc_offsets" "$out" "$@" <<'EOF2'
+import re, sys
+how = dict(a.split(':') for a in sys.argv[3:])
+lines, nr = [], 0
+for l in open(sys.argv[1]):
+    f = l.split()
+    if not l.startswith('#') and how.get(f[2]) == 'drop':
+        continue
+    if not l.startswith('#') and f[2] in how:
+        f[7] = str(int(f[7]) + int(how[f[2]]))
+        l = ' '.join(f) + '\n'
+    nr += not l.startswith('#')
+    lines.append(re.sub(r'records=\d+', 'records=%d' % nr, l) if l.startswith('# end') else l)
+open(sys.argv[2], 'w').write(''.join(lines))
+EOF2
+}
+# g2's offsets 1 s away (a VM started a second later): g1's events fall outside the host
+# trace with them, inside g1's windows with its own
+shift_offsets "$T/offs-far" 5102:2500000000
+run --host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$T/offs-far" --format jsonl
+[ $rc -eq 0 ] && cmp -s "$T/out" "$T/vm-want-g1" &&
+	grep -qF "using pid 5101, the only VM of the offsets file whose vCPU threads in the host trace its events fit (pid 5101: 104 of 104 events checked, 0 outside; pid 5102: 0 of 104 events checked, 0 outside); pid=PID to choose" "$T/err"
+ok $? no_qemu_pid_other_vm_outside_the_host_trace "rc $rc $(head -c 600 "$T/err")"
+# the same shape, the same offsets (two_vms): both VMs fit, nothing is picked
+$GEN make "$T/vm-tie" two_vms --events 50 > /dev/null || ok 1 gen_two_vms
+rm "$T/vm-tie/g1/qemu.pid"
+expect_error no_qemu_pid_two_vms_fit "guest g1: no $T/vm-tie/g1/qemu.pid and no pid=PID: its events fit the vCPU threads in the host trace of more than one VM of the offsets file (of those whose vCPUs match its APIC ids: pid 5101: 104 of 104 events checked, 0 outside; pid 5102: 104 of 104 events checked, 0 outside): give pid=PID (the recording's QEMU)" \
+	--host "$T/vm-tie/host" --guest g1="$T/vm-tie/g1" --offsets "$T/vm-tie/tsc_offsets"
+[ ! -s "$T/out" ]
+ok $? no_qemu_pid_two_vms_fit_nothing_printed
+# both VMs' offsets 4 us (10000 ticks) off g1's: its events fall between the windows with
+# either (g2's were 30000 past g1's)
+shift_offsets "$T/offs-none" 5101:10000 5102:-20000
+expect_error no_qemu_pid_no_vm_fits "guest g1: no $V2/nopid/g1/qemu.pid and no pid=PID: its events fit the vCPU threads in the host trace of no VM of the offsets file (of those whose vCPUs match its APIC ids: pid 5101: 102 of 104 events checked, 102 outside; pid 5102: 102 of 104 events checked, 102 outside): give pid=PID (the recording's QEMU)" \
+	--host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$T/offs-none"
+# with both 1 s away, no event falls within the host trace: it cannot tell them apart
+shift_offsets "$T/offs-far2" 5101:2500000000 5102:2500000000
+expect_error no_qemu_pid_host_trace_cannot_tell "guest g1: no $V2/nopid/g1/qemu.pid and no pid=PID: more than one VM of the offsets file matches its APIC ids (pids 5101 5102), and the host trace cannot tell them apart (none of the guest's events falls within it): give pid=PID (the recording's QEMU)" \
+	--host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$T/offs-far2"
+# a host trace without sched_switch or kvm_entry events knows no vCPU thread
+expect_error no_qemu_pid_host_without_vcpu_threads "guest g1: no $V2/nopid/g1/qemu.pid and no pid=PID: more than one VM of the offsets file matches its APIC ids (pids 5101 5102), and the host trace cannot tell them apart (it holds no vCPU thread: record sched:sched_switch, kvm:kvm_entry and kvm:kvm_exit): give pid=PID (the recording's QEMU)" \
+	--host "$T/basic/host" --guest g1="$V2/nopid/g1" --offsets "$V2/tsc_offsets"
+# one VM matches and the host trace cannot tell: taken by its APIC ids, as without a host
+# trace, and said
+shift_offsets "$T/offs-far1" 5101:2500000000 5102:drop
+run --host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$T/offs-far1" \
+	--assume-constant-offset --force
+[ $rc -eq 0 ] && grep -qxF "vtrace-merge: warning: guest g1: no $V2/nopid/g1/qemu.pid: using pid 5101, the only VM of the offsets file whose vCPUs match its APIC ids; the host trace cannot confirm it (none of the guest's events falls within it) (pid=PID to choose)" "$T/err"
+ok $? no_qemu_pid_one_vm_host_cannot_confirm "rc $rc $(head -c 600 "$T/err")"
 # libvirt=DOMAIN (src/lib/libvirt.c, vtrace agent's resolver): a running domain's pid file
 # (here an embedded connection's folder), unless the dump folder kept a pid; errors say what to do
 lv="qemu:///embed?root=$T/lv"

@@ -21,6 +21,7 @@
 #include "vtrace-check.h"
 #include "vtrace-dump.h"
 #include "vtrace-tsc.h"
+#include "vtrace-util.h"
 
 /* VTRACE_VCPU_TOLERANCE_NS in TSC ticks: in ns as they are without @khz (0) */
 uint64_t vtrace_check_tolerance(uint64_t khz)
@@ -32,7 +33,7 @@ uint64_t vtrace_check_tolerance(uint64_t khz)
 int vtrace_check_cpu_init(struct vtrace_check_cpu *cc, const struct vtrace_vthreads *vt,
 			  const struct vtrace_vcpu_history *h, uint64_t khz)
 {
-	cc->seen = cc->first = cc->last = 0;
+	cc->seen = cc->first = cc->last = cc->within = 0;
 	return vtrace_vcpu_fit_init(&cc->fit, vt, h, vtrace_check_tolerance(khz));
 }
 
@@ -59,6 +60,8 @@ void vtrace_check_cpu_event(struct vtrace_check_cpu *cc, uint64_t t, bool fit)
 		cc->first = t;
 	if (t > cc->last)
 		cc->last = t;
+	if (cc->fit.vt && t >= cc->fit.vt->lo && t <= cc->fit.vt->hi)
+		cc->within++;
 	if (!cc->fit.nr_cand || !fit)
 		return;
 	vtrace_vcpu_fit_event(&cc->fit, t);
@@ -91,13 +94,36 @@ int vtrace_dump_cpu_host(struct vtrace_dump *d, int cpu, struct vtrace_tsc_map *
 	return ret;
 }
 
+struct counted {
+	struct vtrace_check_cpu	*cc;
+	uint64_t		events;
+};
+
 /* An event read for the check: those the offset history does not convert are left out */
 static int check_host(void *priv, const struct tep_record *rec, const uint64_t *host)
 {
+	struct counted *c = priv;
+
 	(void)rec;
+	c->events++;
 	if (host)
-		vtrace_check_cpu_event(priv, *host, true);
+		vtrace_check_cpu_event(c->cc, *host, true);
 	return 0;
+}
+
+/* vtrace_check_cpu_read_dump(), @events set to the CPU's events, converted or not */
+static int read_dump(struct vtrace_check_cpu *cc, struct vtrace_dump *d, int cpu,
+		     const struct vtrace_vcpu_history *h, bool assume_constant, uint64_t *events)
+{
+	struct counted c = { cc, 0 };
+	struct vtrace_tsc_map map;
+	int ret;
+
+	vtrace_tsc_map_init(&map, h, assume_constant);
+	vtrace_check_cpu_windows(cc, &map);
+	ret = vtrace_dump_cpu_host(d, cpu, &map, check_host, &c);
+	*events = c.events;
+	return ret;
 }
 
 /**
@@ -110,11 +136,54 @@ static int check_host(void *priv, const struct tep_record *rec, const uint64_t *
 int vtrace_check_cpu_read_dump(struct vtrace_check_cpu *cc, struct vtrace_dump *d, int cpu,
 			       const struct vtrace_vcpu_history *h, bool assume_constant)
 {
-	struct vtrace_tsc_map map;
+	uint64_t events;
 
-	vtrace_tsc_map_init(&map, h, assume_constant);
-	vtrace_check_cpu_windows(cc, &map);
-	return vtrace_dump_cpu_host(d, cpu, &map, check_host, cc);
+	return read_dump(cc, d, cpu, h, assume_constant, &events);
+}
+
+/**
+ * vtrace_check_vm_fit - the guest dump @d's events put on the host's TSC with
+ * the offsets of VM @pid, and fitted to that VM's vCPU threads in @vt
+ *
+ * What the self-check would find with that VM's offsets, before the merge:
+ * vtrace-merge weighs the VMs a guest may be by it.  Every guest CPU with a
+ * data port is read; each must have a vCPU of @pid in @o (APIC id).  Returns
+ * 0 with @r filled, or -1 with an error set.
+ */
+int vtrace_check_vm_fit(struct vtrace_check_vm *r, const struct vtrace_vthreads *vt,
+			struct vtrace_dump *d, struct vtrace_offsets *o, int pid, uint64_t khz,
+			bool assume_constant)
+{
+	*r = (struct vtrace_check_vm){ .sum = VTRACE_CHECK_SUM_INIT };
+	for (uint32_t cpu = 0; cpu < vtrace_dump_info(d)->nr_cpus; cpu++) {
+		const struct vtrace_cpu_info *ci = vtrace_dump_cpu(d, cpu);
+		const struct vtrace_vcpu_history *h;
+		const struct vtrace_vcpu_cand *k;
+		struct vtrace_check_cpu cc;
+		uint64_t events;
+		int ret;
+
+		if (!ci || !(ci->flags & VTRACE_CPU_HAS_PORT))
+			continue;
+		h = vtrace_offsets_vcpu(o, pid, ci->apic_id);
+		if (!h) {
+			vtrace_set_error("pid %d has no vCPU of APIC id %u", pid, ci->apic_id);
+			return -1;
+		}
+		if (vtrace_check_cpu_init(&cc, vt, h, khz))
+			return -1;
+		ret = read_dump(&cc, d, cpu, h, assume_constant, &events);
+		r->seen += events;
+		k = vtrace_vcpu_fit_best(&cc.fit, NULL);
+		if (!ret && k)
+			vtrace_check_sum_add(&r->sum, &cc, k);
+		else if (!ret && cc.within && vt->nr_th)
+			r->no_thread++;
+		vtrace_check_cpu_free(&cc);
+		if (ret)
+			return -1;
+	}
+	return 0;
 }
 
 /*

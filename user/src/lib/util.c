@@ -44,17 +44,33 @@ bool vtrace_set_quiet(bool q)
 	return old;
 }
 
+/* A line of @prefix and @fmt to stderr, unless quiet */
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	if (quiet)
+		return;
+	fprintf(stderr, "%s: %s", progname, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void vtrace_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (quiet)
-		return;
-	fprintf(stderr, "%s: warning: ", progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+/* A line that is no warning: what a tool chose by itself, and on what evidence */
+void vtrace_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("", fmt, ap);
+	va_end(ap);
 }
 
 /* @str inside a JSON string, unquoted: '"' and backslash escaped, control characters as \u00XX */

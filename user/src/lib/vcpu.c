@@ -433,6 +433,47 @@ int vtrace_vthreads_read_dat(struct vtrace_vthreads *vt, const char *path)
 	return ret;
 }
 
+/**
+ * vtrace_vthreads_read_pages - the vCPU threads of a host dump folder, or of a
+ * trace.dat read page by page (vtrace_dump_open_dat())
+ * @bad_pages:	adds the pages skipped as damaged (VTRACE_DUMP_SKIP_BAD)
+ *
+ * Returns 0, or -1 with an error set.  Damaged pages are left to the
+ * merge's own reading to report.
+ */
+int vtrace_vthreads_read_pages(struct vtrace_vthreads *vt, struct vtrace_dump *d,
+			       uint64_t *bad_pages)
+{
+	struct tep_handle *tep = vtrace_dump_tep(d);
+	int ret = 0;
+
+	if (vtrace_vthreads_init(vt, tep))
+		return -1;
+	for (uint32_t cpu = 0; cpu < vtrace_dump_info(d)->nr_cpus && !ret; cpu++) {
+		struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d, cpu);
+		struct tep_record *rec;
+		bool quiet;
+		int filler;
+
+		if (!r)
+			return -1;
+		vtrace_vthreads_cpu_begin(vt);
+		quiet = vtrace_set_quiet(true);
+		while (!ret && vtrace_cpu_reader_next(r, &rec, &filler) > 0)
+			if (!filler)
+				ret = vtrace_vthreads_record(vt, tep, rec);
+		vtrace_set_quiet(quiet);
+		*bad_pages += vtrace_cpu_reader_counts(r)->bad_pages;
+		vtrace_cpu_reader_close(r);
+		if (!ret)
+			ret = vtrace_vthreads_cpu_end(vt, tep);
+	}
+	vtrace_set_error("%s", "");
+	if (!ret)
+		vtrace_vthreads_finish(vt, tep);
+	return ret;
+}
+
 void vtrace_vthreads_free(struct vtrace_vthreads *vt)
 {
 	for (int i = 0; i < vt->nr_th; i++) {

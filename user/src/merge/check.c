@@ -76,35 +76,11 @@ struct check {
 /* A host dump folder, or a trace.dat read page by page (machine.c) */
 static int walk_dump(struct check *c, struct machine *host)
 {
-	struct vtrace_dump *d = host->dump ? host->dump : host->dat_pages;
-	int ret = 0;
+	int ret = vtrace_vthreads_read_pages(&c->vt, host->dump ? host->dump : host->dat_pages,
+					     &c->host_bad_pages);
 
-	if (vtrace_vthreads_init(&c->vt, host->tep))
-		return -1;
-	if (!c->vt.has_switch)
+	if (!ret && !c->vt.has_switch)
 		c->unverified = "the host trace has no sched:sched_switch events";
-	for (int cpu = 0; cpu < host->nr_cpus && !ret; cpu++) {
-		struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d, cpu);
-		struct tep_record *rec;
-		bool quiet;
-		int filler;
-
-		if (!r)
-			return -1;
-		vtrace_vthreads_cpu_begin(&c->vt);
-		quiet = vtrace_set_quiet(true);
-		while (!ret && vtrace_cpu_reader_next(r, &rec, &filler) > 0)
-			if (!filler)
-				ret = vtrace_vthreads_record(&c->vt, host->tep, rec);
-		vtrace_set_quiet(quiet);
-		c->host_bad_pages += vtrace_cpu_reader_counts(r)->bad_pages;
-		vtrace_cpu_reader_close(r);
-		if (!ret)
-			ret = vtrace_vthreads_cpu_end(&c->vt, host->tep);
-	}
-	vtrace_set_error("%s", "");
-	if (!ret)
-		vtrace_vthreads_finish(&c->vt, host->tep);
 	return ret;
 }
 

@@ -279,8 +279,11 @@ void machine_close(struct machine *m)
 	free(m);
 }
 
-/* Does every CPU of the guest with a data port have a vCPU of @pid in the history? */
-static bool pid_fits(struct machine *m, struct vtrace_offsets *offsets, int pid)
+/**
+ * machine_vm_matches - does every CPU of guest @m with a data port have a
+ * vCPU of VM @pid in the offset history (by APIC id)?
+ */
+bool machine_vm_matches(struct machine *m, struct vtrace_offsets *offsets, int pid)
 {
 	for (int i = 0; i < m->nr_cpus; i++) {
 		const struct vtrace_cpu_info *ci = vtrace_dump_cpu(m->dump, i);
@@ -293,9 +296,9 @@ static bool pid_fits(struct machine *m, struct vtrace_offsets *offsets, int pid)
 }
 
 /*
- * No qemu.pid (QEMU removes its -pidfile when it exits) and no pid=PID:
- * the one VM of the history whose vCPUs cover the guest's APIC ids, if
- * there is exactly one.
+ * No qemu.pid (QEMU removes its -pidfile when it exits), no pid=PID, and no
+ * host trace to weigh the VMs by (guest-vm.c): the one VM of the history
+ * whose vCPUs cover the guest's APIC ids, if there is exactly one.
  */
 static int guess_pid(struct machine *m, struct vtrace_offsets *offsets)
 {
@@ -307,7 +310,7 @@ static int guess_pid(struct machine *m, struct vtrace_offsets *offsets)
 	for (char *t = strtok_r(pids, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
 		int pid = atoi(t);
 
-		if (pid > 0 && pid_fits(m, offsets, pid)) {
+		if (pid > 0 && machine_vm_matches(m, offsets, pid)) {
 			found = pid;
 			n++;
 		}

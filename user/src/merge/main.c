@@ -119,6 +119,7 @@ struct cmdline {
 	char			**capture_guests;	/* its guests' --guest specs */
 	char			*capture_host;	/* its host trace */
 	char			*capture_offsets;	/* its tsc_offsets, or NULL */
+	struct guest_vm		*vms;		/* each guest's VM when the host trace told it */
 };
 
 static int die_usage(const char *fmt, const char *arg)
@@ -425,6 +426,22 @@ static void drop_output(off_t start)
 	free(why);
 }
 
+/*
+ * Guests whose VM nothing names (no qemu.pid, no pid=): the host trace
+ * tells it (guest-vm.c), once; the inputs opened again take it from there
+ */
+static int choose_vms(struct cmdline *c, struct machine **ms, int nr,
+		      struct vtrace_offsets *offsets)
+{
+	if (!guest_vm_needed(ms, nr, offsets))
+		return 0;
+	if (!c->vms && !(c->vms = calloc(nr, sizeof(*c->vms))))
+		return -1;
+	if (find_khz(c, ms[0], offsets))	/* the self-check's tolerance */
+		return -1;
+	return guest_vm_choose(ms, nr, offsets, &c->opts, c->vms);
+}
+
 static int open_all(struct cmdline *c, struct machine ***out, int *nr,
 		    struct vtrace_offsets **offsets)
 {
@@ -454,6 +471,8 @@ static int open_all(struct cmdline *c, struct machine ***out, int *nr,
 		(*nr)++;
 	}
 	if (open_offsets(c, c->host ? ms[0] : NULL, offsets))
+		return -1;
+	if (choose_vms(c, ms, *nr, *offsets))
 		return -1;
 	for (int i = 0; i < *nr; i++)
 		if (machine_bind_offsets(ms[i], *offsets, &c->opts) ||
@@ -703,6 +722,9 @@ static void free_cmdline(struct cmdline *c)
 	free(c->capture_host);
 	free(c->capture_offsets);
 	vtrace_capture_free(c->capture);
+	for (int i = 0; c->vms && i <= c->nr_guests; i++)
+		free(c->vms[i].note);
+	free(c->vms);
 }
 
 /*

@@ -215,8 +215,23 @@ void machine_close(struct machine *m);
 int machine_bind_offsets(struct machine *m, struct vtrace_offsets *offsets,
 			 const struct merge_opts *opts);
 int machine_select(struct machine *m, const struct merge_opts *opts);
+bool machine_vm_matches(struct machine *m, struct vtrace_offsets *offsets, int pid);
 int source_advance(struct source *s, const struct merge_pass *readers, int nr_readers);
 void source_decode(struct source *s);
+
+/* guest-vm.c: a guest's VM, when nothing names it, by the fit of its events */
+/**
+ * struct guest_vm - the VM chosen for a guest, kept for the inputs opened again
+ * @pid:	0 until chosen
+ * @note:	the line that said why (malloc'd), said again each time it is used
+ */
+struct guest_vm {
+	int	pid;
+	char	*note;
+};
+bool guest_vm_needed(struct machine **machines, int nr, struct vtrace_offsets *offsets);
+int guest_vm_choose(struct machine **machines, int nr, struct vtrace_offsets *offsets,
+		    const struct merge_opts *opts, struct guest_vm *vm);
 
 /* check.c: the self-check */
 struct check *check_open(struct machine **machines, int nr, const struct merge_opts *opts);
