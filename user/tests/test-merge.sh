@@ -542,6 +542,16 @@ ok $? self_check_other_vm_summary "$(cat "$T/err")"
 run "${RH[@]}" --guest g=$R,pid=131 --offsets "$T/two-vms"
 [ $rc -eq 0 ] && grep -q '250 guest events checked, 0 outside' "$T/err"
 ok $? self_check_right_vm_of_two_passes "rc $rc: $(tail -2 "$T/err")"
+# the same two VMs, the guest's folder without qemu.pid: its events fit pid 131's vCPU
+# threads only, and the merge is pid=131's, byte for byte (src/merge/guest-vm.c)
+cp "$T/out" "$T/real-131"
+mkdir -p "$T/real-nopid"
+cp $R/cpu* $R/ctl "$T/real-nopid/"
+run "${RH[@]}" --guest g="$T/real-nopid" --offsets "$T/two-vms"
+[ $rc -eq 0 ] && cmp -s "$T/out" "$T/real-131" &&
+	grep -qxF "vtrace-merge: guest g: no $T/real-nopid/qemu.pid: using pid 131, the only VM of the offsets file whose vCPU threads in the host trace its events fit (pid 131: 250 of 539 events checked, 0 outside; pid 4000: 263 of 539 events checked, 169 outside); pid=PID to choose" "$T/err" &&
+	grep -q '250 guest events checked, 0 outside' "$T/err"
+ok $? real_l2_no_qemu_pid_vm_by_fit "rc $rc: $(head -c 600 "$T/err")"
 run "${RH[@]}" --guest g=$R --offsets $R/tsc_offsets --stats --format jsonl
 python3 - "$T/out" <<'EOF2'
 import json, sys
@@ -1142,9 +1152,9 @@ ok $? no_qemu_pid_two_guests_each_its_vm "rc $rc $(head -c 600 "$T/err")"
 run --host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$V2/tsc_offsets" --explain
 [ $rc -eq 0 ] && [ "$(grep -c 'using pid 5101, the only VM' "$T/err")" -eq 1 ]
 ok $? no_qemu_pid_explain_says_the_vm_once "rc $rc $(head -c 600 "$T/err")"
-# shift_offsets OUT PID:TICKS|PID:drop...: $V2/tsc_offsets with those VMs' offsets moved, or
+# vm_offsets OUT PID:TICKS|PID:drop...: $V2/tsc_offsets with those VMs' offsets moved, or
 # their records left out
-shift_offsets() {
+vm_offsets() {
 	local out=$1
 	shift
 	python3 - "$V2/tsc_offsets" "$out" "$@" <<'EOF2'
@@ -1165,7 +1175,7 @@ EOF2
 }
 # g2's offsets 1 s away (a VM started a second later): g1's events fall outside the host
 # trace with them, inside g1's windows with its own
-shift_offsets "$T/offs-far" 5102:2500000000
+vm_offsets "$T/offs-far" 5102:2500000000
 run --host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$T/offs-far" --format jsonl
 [ $rc -eq 0 ] && cmp -s "$T/out" "$T/vm-want-g1" &&
 	grep -qF "using pid 5101, the only VM of the offsets file whose vCPU threads in the host trace its events fit (pid 5101: 104 of 104 events checked, 0 outside; pid 5102: 0 of 104 events checked, 0 outside); pid=PID to choose" "$T/err"
@@ -1179,11 +1189,11 @@ expect_error no_qemu_pid_two_vms_fit "guest g1: no $T/vm-tie/g1/qemu.pid and no 
 ok $? no_qemu_pid_two_vms_fit_nothing_printed
 # both VMs' offsets 4 us (10000 ticks) off g1's: its events fall between the windows with
 # either (g2's were 30000 past g1's)
-shift_offsets "$T/offs-none" 5101:10000 5102:-20000
+vm_offsets "$T/offs-none" 5101:10000 5102:-20000
 expect_error no_qemu_pid_no_vm_fits "guest g1: no $V2/nopid/g1/qemu.pid and no pid=PID: its events fit the vCPU threads in the host trace of no VM of the offsets file (of those whose vCPUs match its APIC ids: pid 5101: 102 of 104 events checked, 102 outside; pid 5102: 102 of 104 events checked, 102 outside): give pid=PID (the recording's QEMU)" \
 	--host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$T/offs-none"
 # with both 1 s away, no event falls within the host trace: it cannot tell them apart
-shift_offsets "$T/offs-far2" 5101:2500000000 5102:2500000000
+vm_offsets "$T/offs-far2" 5101:2500000000 5102:2500000000
 expect_error no_qemu_pid_host_trace_cannot_tell "guest g1: no $V2/nopid/g1/qemu.pid and no pid=PID: more than one VM of the offsets file matches its APIC ids (pids 5101 5102), and the host trace cannot tell them apart (none of the guest's events falls within it): give pid=PID (the recording's QEMU)" \
 	--host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$T/offs-far2"
 # a host trace without sched_switch or kvm_entry events knows no vCPU thread
@@ -1191,7 +1201,7 @@ expect_error no_qemu_pid_host_without_vcpu_threads "guest g1: no $V2/nopid/g1/qe
 	--host "$T/basic/host" --guest g1="$V2/nopid/g1" --offsets "$V2/tsc_offsets"
 # one VM matches and the host trace cannot tell: taken by its APIC ids, as without a host
 # trace, and said
-shift_offsets "$T/offs-far1" 5101:2500000000 5102:drop
+vm_offsets "$T/offs-far1" 5101:2500000000 5102:drop
 run --host "$V2/host" --guest g1="$V2/nopid/g1" --offsets "$T/offs-far1" \
 	--assume-constant-offset --force
 [ $rc -eq 0 ] && grep -qxF "vtrace-merge: warning: guest g1: no $V2/nopid/g1/qemu.pid: using pid 5101, the only VM of the offsets file whose vCPUs match its APIC ids; the host trace cannot confirm it (none of the guest's events falls within it) (pid=PID to choose)" "$T/err"
