@@ -1142,6 +1142,14 @@ for g in "g1 5101" "g2 5102"; do
 		[ "$(tail -1 "$T/out")" = '{"type":"self_check","verdict":"104 guest events checked, 0 outside (tolerance 1000 ns), alignment error at most 1600 ns: verified"}' ]
 	ok $? "no_qemu_pid_${1}_vm_by_fit" "rc $rc $(head -c 600 "$T/err")"
 done
+# one VM, its pidfile gone (QEMU removed it), a host trace that shows it: a clean capture,
+# no warning
+$GEN make "$T/vm-one" kvm --events 50 > /dev/null || ok 1 gen_kvm
+rm "$T/vm-one/g1/qemu.pid"
+run --host "$T/vm-one/host" --guest g1="$T/vm-one/g1" --offsets "$T/vm-one/tsc_offsets"
+[ $rc -eq 0 ] && ! grep -q warning "$T/err" &&
+	grep -qxF "vtrace-merge: guest g1: no $T/vm-one/g1/qemu.pid: using pid 4253, the only VM of the offsets file whose vCPU threads in the host trace its events fit (pid 4253: 104 of 104 events checked, 0 outside); pid=PID to choose" "$T/err"
+ok $? no_qemu_pid_one_vm_no_warning "rc $rc $(head -c 600 "$T/err")"
 # both guests at once, each its own VM; --explain says it once, not once per pass
 run --host "$V2/host" --guest g1="$V2/nopid/g1" --guest g2="$V2/nopid/g2" \
 	--offsets "$V2/tsc_offsets"

@@ -153,7 +153,8 @@ static int cannot_tell(struct machine *m, const struct vtrace_vthreads *vt,
 
 	if (nr == 1) {
 		vm->pid = c[0].pid;
-		if (asprintf(&vm->note, "warning: guest %s: no %s/qemu.pid: using pid %d, the only"
+		vm->warn = true;
+		if (asprintf(&vm->note, "guest %s: no %s/qemu.pid: using pid %d, the only"
 			     " VM of the offsets file whose vCPUs match its APIC ids; the host"
 			     " trace cannot confirm it (%s) (pid=PID to choose)", m->name,
 			     m->path, c[0].pid, why) < 0)
@@ -222,11 +223,9 @@ static int choose_one(struct machine *m, const struct vtrace_vthreads *vt,
 /* The line that said which VM, each time the inputs are opened (quiet the times after) */
 static void say(const struct guest_vm *vm)
 {
-	if (!vm->note)
-		return;
-	if (!strncmp(vm->note, "warning: ", 9))
-		vtrace_warn("%s", vm->note + 9);
-	else
+	if (vm->note && vm->warn)
+		vtrace_warn("%s", vm->note);
+	else if (vm->note)
 		vtrace_note("%s", vm->note);
 }
 

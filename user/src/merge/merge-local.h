@@ -224,10 +224,12 @@ void source_decode(struct source *s);
  * struct guest_vm - the VM chosen for a guest, kept for the inputs opened again
  * @pid:	0 until chosen
  * @note:	the line that said why (malloc'd), said again each time it is used
+ * @warn:	@note is a warning: the host trace could not confirm the VM
  */
 struct guest_vm {
 	int	pid;
 	char	*note;
+	bool	warn;
 };
 bool guest_vm_needed(struct machine **machines, int nr, struct vtrace_offsets *offsets);
 int guest_vm_choose(struct machine **machines, int nr, struct vtrace_offsets *offsets,
