@@ -14,7 +14,12 @@ kver=$1
 ko=${2:-$proj/kmod/guest/vtrace_guest.ko}
 
 "$proj/selftests/vtrace/build-helpers.sh" "$proj/build/helpers"
-extra=("$ko=lib/vtrace/vtrace_guest.ko")
+# the modules without their debug information (vtrace_guest.ko: 2.1 MB
+# with it, 133 KB without): the guest loads and the image carries less
+mkdir -p "$proj/build/testbed/l2-ko"
+strip --strip-debug -o "$proj/build/testbed/l2-ko/vtrace_guest.ko" "$ko" 2> /dev/null ||
+	cp "$ko" "$proj/build/testbed/l2-ko/vtrace_guest.ko"
+extra=("$proj/build/testbed/l2-ko/vtrace_guest.ko=lib/vtrace/vtrace_guest.ko")
 for f in "$proj"/selftests/vtrace/l2/*.sh; do
 	extra+=("$f=tests/$(basename "$f")")
 done
@@ -26,7 +31,8 @@ done
 for m in failinj irqoff; do
 	tko=$proj/build/$m/$kver/vtrace_$m.ko
 	if "$proj/selftests/vtrace/build-testmod.sh" "$m" "$kver" "$(dirname "$tko")"; then
-		extra+=("$tko=lib/vtrace/vtrace_$m.ko")
+		strip --strip-debug -o "$proj/build/testbed/l2-ko/vtrace_$m.ko" "$tko"
+		extra+=("$proj/build/testbed/l2-ko/vtrace_$m.ko=lib/vtrace/vtrace_$m.ko")
 	fi
 done
 "$here/mkinitramfs.sh" "$kver" l2 "$proj/build/testbed/initramfs-l2-$kver.cpio.gz" "${extra[@]}"

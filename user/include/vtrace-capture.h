@@ -88,6 +88,8 @@ int vtrace_capture_vcpu_tid(const struct vtrace_capture *c, const char *guest, u
  * @ctl_is_file: PREFIX.ctl's host end is a file (file mode), not a socket
  * @ctl_fd:	PREFIX.ctl's socket is QEMU's fd N (-chardev socket,fd=N: libvirt's), -1
  * @cpu:	the files of PREFIX.cpu0 .. PREFIX.cpu(@nr_cpus - 1), NULL for a gap
+ * @home:	$HOME in the running QEMU's environment (libvirt: the domain's
+ *		folder), NULL if not known
  */
 struct vtrace_qemu_ports {
 	char	*name;
@@ -97,6 +99,7 @@ struct vtrace_qemu_ports {
 	int	ctl_fd;
 	char	**cpu;
 	int	nr_cpus;
+	char	*home;
 };
 
 int vtrace_qemu_ports_parse(char *const *argv, int argc, const char *cwd,

@@ -49,6 +49,7 @@ char *vtrace_libvirt_pid_path(const char *domain, const char *uri);
 int vtrace_libvirt_pid(const char *domain, const char *uri);
 int vtrace_libvirt_keep_pid(const char *domain, const char *uri, const char *dir);
 char *vtrace_libvirt_channel_path(const char *domain, const char *uri, const char *port);
+char *vtrace_libvirt_uri_of_home(const char *home);
 
 void vtrace_json_chars(FILE *f, const char *str);
 void vtrace_json_string(FILE *f, const char *str);

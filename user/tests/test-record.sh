@@ -101,6 +101,56 @@ else
 	skip record_plain_qemu_without_vtrace_guest "no qemu-system-x86_64"
 fi
 
+# a QEMU as libvirt starts it (-name guest=NAME; its data ports' files
+# opened by libvirt and passed as fds: -add-fd, path=/dev/fdset/N; $HOME
+# the domain's folder, ROOT/lib/qemu/domain-1-NAME for virt-qemu-run
+# --root ROOT): found by pid, the files' paths from the domain's status XML
+# in ROOT/run/qemu/ (what a real libvirt domain gives: the bed's record suite)
+if command -v qemu-system-x86_64 > /dev/null; then
+	R=$T/lvroot
+	mkdir -p "$R/lib/qemu/domain-1-lvg" "$R/run/qemu" "$T/lvg"
+	: > "$T/lvg/cpu0"
+	: > "$T/lvg/cpu1"
+	(cd "$T/lvg" && HOME=$R/lib/qemu/domain-1-lvg exec qemu-system-x86_64 \
+		-name guest=lvg,debug-threads=on -S -display none -nodefaults -machine pc -m 32 \
+		-add-fd set=1,fd=9,opaque=channel1-source -add-fd set=2,fd=10,opaque=channel2-source \
+		-device virtio-serial-pci,id=vs \
+		-chardev socket,path="$T/lvg.sock",server=on,wait=off,id=c \
+		-device virtserialport,chardev=c,name=vtrace.ctl \
+		-chardev file,id=d0,path=/dev/fdset/1,append=on \
+		-device virtserialport,bus=vs.0,chardev=d0,name=vtrace.cpu0 \
+		-chardev file,id=d1,path=/dev/fdset/2,append=on \
+		-device virtserialport,bus=vs.0,chardev=d1,name=vtrace.cpu1 \
+		9>> "$T/lvg/cpu0" 10>> "$T/lvg/cpu1" > "$T/lvg/qemu.log" 2>&1) &
+	qpid=$!
+	for i in $(seq 100); do
+		[ -S "$T/lvg.sock" ] && break
+		sleep 0.1
+	done
+	# its control port answered by a stand-in guest on the same path
+	rm -f "$T/lvg.sock"
+	guest lvg
+	for k in 0 1; do
+		echo "<channel type='file'><source path='$T/lvg/cpu$k'/><target type='virtio' name='vtrace.cpu$k'/></channel>"
+	done > "$R/run/qemu/lvg.xml"
+	rec -o "$T/lvcap" --qemu $qpid -- sh -c "printf LV0 >> $T/lvg/cpu0; printf LV1 >> $T/lvg/cpu1; sleep 1.2"
+	wait "$(cat "$T/lvg.pid")"
+	[ $rc -eq 0 ] && [ "$(cat "$T/lvcap/lvg/cpu0")" = LV0 ] && [ "$(cat "$T/lvcap/lvg/cpu1")" = LV1 ] &&
+		grep -qx "guest-pid $qpid" "$T/lvcap/manifest"
+	ok $? record_libvirt_qemu_by_pid "rc $rc; cpu0 $(cat "$T/lvcap/lvg/cpu0"); cpu1 $(cat "$T/lvcap/lvg/cpu1"); $(grep guest-pid "$T/lvcap/manifest"), pid $qpid"
+	# without the status XML: said, with what to do
+	rm "$R/run/qemu/lvg.xml"
+	rec -o "$T/lvcap2" --qemu $qpid -- true
+	[ $rc -eq 1 ] && grep -q "QEMU pid $qpid (libvirt qemu:///embed?root=$R): domain lvg: port vtrace.cpu0's file: $R/run/qemu/lvg.xml: " "$T/out" &&
+		[ ! -e "$T/lvcap2/manifest" ]
+	ok $? record_libvirt_qemu_without_status_xml "$(cat "$T/out")"
+	kill $qpid
+	wait $qpid 2> /dev/null
+else
+	skip record_libvirt_qemu_by_pid "no qemu-system-x86_64"
+	skip record_libvirt_qemu_without_status_xml "no qemu-system-x86_64"
+fi
+
 # two guests for the length of a command that writes into their data ports
 guest g1
 guest g2

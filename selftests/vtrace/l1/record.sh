@@ -1,17 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vtrace-l1: --timeout 900
-# vtrace-l1-manual: two L2 boots and two recordings: 97 to 142 s in the nested bed, over the 20 s make check has left
-# "vtrace record" as a user runs it: two guests at once, each a QEMU with
-# vtrace ports whose control port is a socket (agent mode): g1 on a plain
+# "vtrace record" as a user runs it: two guests at once, each with vtrace
+# ports whose control port is a socket (agent mode): g1 a QEMU on a plain
 # command line (no -name ...,debug-threads=on: its vCPU threads keep QEMU's
-# name), g2 with the names.  "vtrace record -o DIR -- sleep N", no guest
-# named, finds both, records the host and them, and writes the capture with
-# its manifest (each guest's pid, vCPU ids, host threads).  A second
-# recording loses g2 half-way (its QEMU killed by the recorded command):
-# marked, g1 kept, exit 1.
+# name), g2 a libvirt domain (libvirt's embedded QEMU driver, virt-qemu-run:
+# no daemon; its ports "vtrace qemu-args --libvirt --agent"'s channels,
+# their files and socket opened by libvirt and passed to QEMU as fds).
+# "vtrace record -o DIR -- sleep N", no guest named, finds both, records the
+# host and them, and writes the capture with its manifest (each guest's pid,
+# vCPU ids, host threads).  A second recording names them (--qemu PID
+# --libvirt NAME) and loses g2 half-way (its QEMU killed by the recorded
+# command): marked, g1 kept, exit 1.
 # vtrace record without vtrace_host loaded is refused first.  The merges of
 # the captures run on L0 (l0/record.sh).
+#
+# libvirt probes QEMU's capabilities the first time (55 s in L1 under TCG,
+# 2 s with them known): they are kept in build/libvirt-caps-l1/KVER/ for the
+# next run.
 . "$VTRACE_PROJ/testbed/lib.sh"
 
 VT=$VTRACE_PROJ/user/vtrace
@@ -32,17 +38,72 @@ l1_hold_events sched/sched_switch sched/sched_wakeup kvm/kvm_entry kvm/kvm_exit 
 	irq/softirq_entry irq/softirq_exit ||
 	ktap_diag "could not hold L1's events (text patches while the guests run)"
 L2_QEMU_PLAIN=1 l2_start g1 /tests/record_guest.sh --ctl socket --data-dir /tmp/g1 --timeout 600
-l2_start g2 /tests/record_guest.sh --ctl socket --data-dir /tmp/g2 --timeout 600
+
+# g2: a libvirt domain of type kvm, as Debian's libvirt runs one (QEMU as
+# libvirt-qemu, /dev/kvm the kvm group's as udev leaves it), its files in
+# LV's tmpfs (a unix socket's path has at most 107 bytes).  QEMU sees L1's
+# /dev: the private one libvirt makes lacks /dev/kvm in L1, whose root is
+# this machine's over 9p.
+LV=/tmp/lv uri="qemu:///embed?root=/tmp/lv/root" caps=$VTRACE_PROJ/build/libvirt-caps-l1/$KVER
+mkdir -p "$LV/root/etc" "$LV/root/cache/qemu/capabilities" "$out/g2"
+printf 'stdio_handler = "file"\nnamespaces = [ ]\n' > "$LV/root/etc/qemu.conf"
+cp "$caps"/*.xml "$LV/root/cache/qemu/capabilities/" 2> /dev/null
+install -d -o libvirt-qemu "$LV/g2"
+chgrp kvm /dev/kvm && chmod 0660 /dev/kvm
+cp "/boot/vmlinuz-$L2_KVER" "$LV/vmlinuz"
+cp "$L2_INITRD" "$LV/initrd"
+cat > "$out/g2/domain.xml" <<XML
+<domain type='kvm'>
+  <name>g2</name>
+  <memory unit='MiB'>512</memory>
+  <vcpu>2</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>$LV/vmlinuz</kernel>
+    <initrd>$LV/initrd</initrd>
+    <cmdline>$L2_CMDLINE vtrace_run=/tests/record_guest.sh vtrace_arg=</cmdline>
+  </os>
+  <cpu mode='host-passthrough'><feature policy='disable' name='xsave'/></cpu>
+  <features><acpi/></features>
+  <on_poweroff>destroy</on_poweroff>
+  <on_reboot>destroy</on_reboot>
+  <devices>
+    <emulator>$(command -v qemu-system-x86_64)</emulator>
+    <serial type='file'><source path='$LV/g2/console.log'/><target port='0'/></serial>
+    <controller type='usb' model='none'/>
+    <memballoon model='none'/>
+    <controller type='virtio-serial' index='0' ports='4'/>
+$($VT qemu-args --libvirt --agent --cpus 2 --out "$LV/g2")
+  </devices>
+</domain>
+XML
+t0=$SECONDS
+timeout -k 5 600 virt-qemu-run --root "$LV/root" "$out/g2/domain.xml" > "$out/g2/virt-qemu-run.log" 2>&1 &
+vqr=$!
+for ((i = 0; i < 600; i++)); do
+	[ -s "$LV/root/run/qemu/g2.pid" ] && break
+	kill -0 $vqr 2> /dev/null || break
+	sleep 0.5
+done
+if [ -s "$LV/root/run/qemu/g2.pid" ]; then
+	ktap_diag "libvirt domain g2: QEMU started after $((SECONDS - t0)) s"
+else
+	sed 's/^/# virt-qemu-run: /' "$out/g2/virt-qemu-run.log"
+fi
+mkdir -p "$caps" && cp "$LV/root/cache/qemu/capabilities"/*.xml "$caps/" 2> /dev/null
+ln -sf "$LV/g2/console.log" "$out/g2/console.log"
 up=0
 for g in g1 g2; do
 	for ((i = 0; i < 300; i++)); do
 		grep -q "vtg: ok 1 load" "$out/$g/console.log" 2> /dev/null && break
+		[ $g = g1 ] || kill -0 $vqr 2> /dev/null || break
 		sleep 1
 	done
 	grep -q "vtg: ok 1 load" "$out/$g/console.log" 2> /dev/null || up=1
 done
 ktap_result $up guests_up_with_vtrace_guest "$(tail -n 5 "$out"/g1/console.log "$out"/g2/console.log)"
-pid1=$(cat "$out/g1/qemu.pid") pid2=$(cat "$out/g2/qemu.pid")
+ktap_diag "guests up after $((SECONDS - t0)) s"
+pid1=$(cat "$out/g1/qemu.pid") pid2=$(cat "$LV/root/run/qemu/g2.pid")
 
 # one recording of both, the length of a command
 t0=$SECONDS
@@ -52,7 +113,7 @@ ktap_diag "vtrace record took $((SECONDS - t0)) s"
 sed 's/^/# /' "$out/record.out"
 ktap_result $rc record_two_guests_exit_0
 grep -q "found guest qemu-$pid1: QEMU pid $pid1, control port /run/vtrace-g1.sock, 2 data ports" "$out/record.out" &&
-	grep -q "found guest g2: QEMU pid $pid2, control port /run/vtrace-g2.sock, 2 data ports" "$out/record.out"
+	grep -q "found guest g2: QEMU pid $pid2, control port $LV/g2/ctl.sock, 2 data ports" "$out/record.out"
 ktap_result $? record_finds_both_guests
 m=/tmp/cap/manifest
 cat "$m" | sed 's/^/# /'
@@ -89,10 +150,11 @@ ktap_result $r record_capture_files "$(ls -lR /tmp/cap)"
 grep -q "merge it with: vtrace-merge /tmp/cap" "$out/record.out"
 ktap_result $? record_says_how_to_merge
 
-# a second recording; g2's QEMU dies half-way.  The recorded command kills
-# it 3 s into the recording and ends 2 s after it is gone, or at the latest
-# 12 s after the kill (vtrace record looks at its guests once a second)
-$VT record -o /tmp/cap-died -- sh -c "sleep 3; kill -9 $pid2;
+# a second recording, the guests named; g2's QEMU dies half-way.  The
+# recorded command kills it 3 s into the recording and ends 2 s after it is
+# gone, or at the latest 12 s after the kill (vtrace record looks at its
+# guests once a second)
+$VT record -o /tmp/cap-died --qemu "$pid1" --libvirt g2 --connect "$uri" -- sh -c "sleep 3; kill -9 $pid2;
 	for i in \$(seq 100); do kill -0 $pid2 2> /dev/null || break; sleep 0.1; done; sleep 2" \
 	> "$out/record-died.out" 2>&1
 rc=$?
@@ -106,12 +168,17 @@ ktap_result $? record_guest_died_marked_other_kept
 ktap_result $? record_died_other_guest_complete
 
 kill "$pid1" 2> /dev/null
+# virt-qemu-run 9.0 waits for one more event after its domain ended
+kill "$vqr" 2> /dev/null
 wait
-l2_ktap g1 | grep -q '^ok 2 session_1' && l2_ktap g1 | grep -q '^ok 3 session_2'
-ktap_result $? guest_sessions_both_ended "$(l2_ktap g1)"
+rm "$out/g2/console.log" && cp "$LV/g2/console.log" "$out/g2/"
+cp -r "$LV/root/log/qemu" "$out/g2/libvirt-log" 2> /dev/null
+l2_ktap g1 | grep -q '^ok 2 session_1' && l2_ktap g1 | grep -q '^ok 3 session_2' &&
+	l2_ktap g2 | grep -q '^ok 2 session_1'
+ktap_result $? guest_sessions_both_ended "$(l2_ktap g1; l2_ktap g2)"
 cp -r /tmp/cap /tmp/cap-died "$out/"
 rmmod vtrace_host
 save_dmesg l1-dmesg
-"$VTRACE_PROJ/testbed/splat-check.sh" "$out"/l1-dmesg.log "$out"/g1/console.log
+"$VTRACE_PROJ/testbed/splat-check.sh" "$out"/l1-dmesg.log "$out"/g1/console.log "$out"/g2/console.log
 ktap_result $? "no_kernel_splat"
 ktap_finish

@@ -209,3 +209,35 @@ out:
 	free(run);
 	return file;
 }
+
+/**
+ * vtrace_libvirt_uri_of_home - the connection of the libvirt domain whose QEMU has $HOME @home
+ * @home:	$HOME in a running QEMU's environment
+ *
+ * libvirt runs a domain's QEMU with $HOME set to the domain's private
+ * folder, named after the connection:
+ *
+ *   /var/lib/libvirt/qemu/domain-N-NAME          qemu:///system
+ *   ROOT/lib/qemu/domain-N-NAME                  qemu:///embed?root=ROOT
+ *   ~/.config/libvirt/qemu/lib/domain-N-NAME     qemu:///session
+ *
+ * Returns the URI, malloc'ed, or NULL: not a folder of libvirt's.
+ */
+char *vtrace_libvirt_uri_of_home(const char *home)
+{
+	const char *dom = strstr(home, "/domain-");
+	char *uri = NULL;
+	size_t len;
+
+	if (!dom || strchr(dom + 1, '/') || home[0] != '/')
+		return NULL;
+	len = dom - home;
+	if (len == 21 && !strncmp(home, "/var/lib/libvirt/qemu", 21))
+		return strdup("qemu:///system");
+	if (len > 17 && !strncmp(dom - 17, "/libvirt/qemu/lib", 17))
+		return strdup("qemu:///session");
+	if (len > 9 && !strncmp(dom - 9, "/lib/qemu", 9) &&
+	    asprintf(&uri, "qemu:///embed?root=%.*s", (int)(len - 9), home) < 0)
+		return NULL;
+	return uri;
+}

@@ -15,8 +15,11 @@
  * comma in a value as ",,"; relative paths are QEMU's, from its working
  * folder (/proc/PID/cwd).  libvirt opens the files and the socket itself
  * and passes them: -add-fd set=N,fd=FD with path=/dev/fdset/N, and
- * -chardev socket,fd=FD: the files are what /proc/PID/fd/FD links to, the
- * socket's path is in /proc/net/unix.
+ * -chardev socket,fd=FD.  The socket stays QEMU's fd FD: its path is in
+ * /proc/net/unix.  The files do not: QEMU copies an -add-fd's fd to
+ * another number and closes FD (which a later file may get), so a
+ * /dev/fdset/N path is left as it is, for the domain's status XML to
+ * name (lib/libvirt.c).
  *
  * A vCPU thread of a running VM sits in ioctl(fd, KVM_RUN) most of the
  * time (while the guest runs, or halts): /proc/PID/task/TID/syscall names
@@ -59,20 +62,11 @@ struct port {
 	char	*name;
 };
 
-/* -add-fd set=N,fd=FD: QEMU's path /dev/fdset/N is its inherited fd FD (libvirt's files) */
-struct fdset {
-	int	set;
-	int	fd;
-};
-
 struct parse {
 	struct chardev	*cd;
 	int		nr_cd;
 	struct port	*pt;
 	int		nr_pt;
-	struct fdset	*fs;
-	int		nr_fs;
-	int		pid;		/* the process, to resolve /dev/fdset/N; 0 none */
 };
 
 void vtrace_qemu_ports_free(struct vtrace_qemu_ports *p)
@@ -83,6 +77,7 @@ void vtrace_qemu_ports_free(struct vtrace_qemu_ports *p)
 	free(p->name);
 	free(p->prefix);
 	free(p->ctl);
+	free(p->home);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -100,7 +95,6 @@ static void parse_free(struct parse *ps)
 	}
 	free(ps->cd);
 	free(ps->pt);
-	free(ps->fs);
 }
 
 /*
@@ -179,20 +173,6 @@ static int add_chardev(struct parse *ps, const char *val)
 	return 0;
 }
 
-static int add_fdset(struct parse *ps, const char *val)
-{
-	char *set = opt_get(val, "set"), *fd = opt_get(val, "fd");
-	struct fdset *n = set && fd ? realloc(ps->fs, (ps->nr_fs + 1) * sizeof(*n)) : NULL;
-
-	if (n) {
-		ps->fs = n;
-		n[ps->nr_fs++] = (struct fdset){ atoi(set), atoi(fd) };
-	}
-	free(set);
-	free(fd);
-	return 0;
-}
-
 static int add_device(struct parse *ps, const char *val)
 {
 	char *driver = val[0] == '{' ? json_get(val, "driver") : opt_get(val, NULL);
@@ -222,33 +202,13 @@ static const struct chardev *find_chardev(const struct parse *ps, const char *id
 	return NULL;
 }
 
-/* /dev/fdset/N of process @ps->pid: the file its fd of set N is, NULL when not known */
-static char *fdset_path(const struct parse *ps, const char *path)
-{
-	char proc[64], link[PATH_MAX];
-	int set = atoi(path + 11);
-	ssize_t l;
-
-	for (int i = 0; ps->pid && i < ps->nr_fs; i++) {
-		if (ps->fs[i].set != set)
-			continue;
-		snprintf(proc, sizeof(proc), "/proc/%d/fd/%d", ps->pid, ps->fs[i].fd);
-		l = readlink(proc, link, sizeof(link) - 1);
-		if (l > 0 && link[0] == '/') {
-			link[l] = '\0';
-			return strdup(link);
-		}
-	}
-	return NULL;
-}
-
 /* @path as QEMU opened it: relative to its working folder @cwd; an fd set's file */
-static char *qemu_path(const struct parse *ps, const char *path, const char *cwd)
+static char *qemu_path(const char *path, const char *cwd)
 {
 	char *p;
 
 	if (!strncmp(path, "/dev/fdset/", 11))
-		return fdset_path(ps, path) ?: strdup(path);
+		return strdup(path);
 	if (path[0] == '/' || !cwd)
 		return strdup(path);
 	return asprintf(&p, "%s/%s", cwd, path) < 0 ? NULL : p;
@@ -270,7 +230,7 @@ static char *guest_name(const char *val)
 }
 
 /* Port PREFIX.cpuK: its file at p->cpu[K] */
-static int add_cpu_port(const struct parse *ps, struct vtrace_qemu_ports *p, const char *name,
+static int add_cpu_port(struct vtrace_qemu_ports *p, const char *name,
 			const struct chardev *cd, const char *cwd)
 {
 	const char *k = name + strlen(p->prefix) + 4;
@@ -294,7 +254,7 @@ static int add_cpu_port(const struct parse *ps, struct vtrace_qemu_ports *p, con
 		p->nr_cpus = cpu + 1;
 	}
 	free(p->cpu[cpu]);
-	p->cpu[cpu] = qemu_path(ps, cd->path, cwd);
+	p->cpu[cpu] = qemu_path(cd->path, cwd);
 	return p->cpu[cpu] ? 0 : -1;
 }
 
@@ -312,7 +272,7 @@ static int find_ports(const struct parse *ps, const char *cwd, struct vtrace_qem
 			p->prefix = strndup(n, len - 4);
 			cd = find_chardev(ps, ps->pt[i].chardev);
 			if (cd && cd->backend && !strcmp(cd->backend, "socket") && cd->path)
-				p->ctl = qemu_path(ps, cd->path, cwd);
+				p->ctl = qemu_path(cd->path, cwd);
 			else if (cd && cd->backend && !strcmp(cd->backend, "socket") && cd->fd)
 				p->ctl_fd = atoi(cd->fd);
 			p->ctl_is_file = cd && cd->backend && !strcmp(cd->backend, "file");
@@ -327,17 +287,16 @@ static int find_ports(const struct parse *ps, const char *cwd, struct vtrace_qem
 		const char *n = ps->pt[i].name;
 
 		if (n && !strncmp(n, p->prefix, len) && !strncmp(n + len, ".cpu", 4) &&
-		    add_cpu_port(ps, p, n, find_chardev(ps, ps->pt[i].chardev), cwd))
+		    add_cpu_port(p, n, find_chardev(ps, ps->pt[i].chardev), cwd))
 			return -1;
 	}
 	return 0;
 }
 
-/* vtrace_qemu_ports_parse(), @pid the process whose /dev/fdset/N paths are resolved, 0 none */
-static int parse_ports(char *const *argv, int argc, const char *cwd, int pid,
+static int parse_ports(char *const *argv, int argc, const char *cwd,
 		       struct vtrace_qemu_ports *p)
 {
-	struct parse ps = { .pid = pid };
+	struct parse ps = { 0 };
 	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -351,8 +310,6 @@ static int parse_ports(char *const *argv, int argc, const char *cwd, int pid,
 			ret = add_chardev(&ps, argv[++i]);
 		else if (!strcmp(o, "-device"))
 			ret = add_device(&ps, argv[++i]);
-		else if (!strcmp(o, "-add-fd"))
-			ret = add_fdset(&ps, argv[++i]);
 		else if (!strcmp(o, "-name") && !p->name)
 			p->name = guest_name(argv[++i]);
 	}
@@ -378,7 +335,7 @@ static int parse_ports(char *const *argv, int argc, const char *cwd, int pid,
 int vtrace_qemu_ports_parse(char *const *argv, int argc, const char *cwd,
 			    struct vtrace_qemu_ports *p)
 {
-	return parse_ports(argv, argc, cwd, 0, p);
+	return parse_ports(argv, argc, cwd, p);
 }
 
 /* A /proc file read whole (st_size says 0 there), NUL-terminated; *len its bytes */
@@ -413,6 +370,23 @@ error:
 		close(fd);
 	free(buf);
 	return NULL;
+}
+
+/* $HOME in process @pid's environment, malloc'ed, or NULL */
+static char *env_home(int pid)
+{
+	char path[64], *env, *home = NULL;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	env = read_proc(path, &len);
+	for (size_t i = 0; env && i < len; i += strlen(env + i) + 1)
+		if (!strncmp(env + i, "HOME=", 5)) {
+			home = strdup(env + i + 5);
+			break;
+		}
+	free(env);
+	return home;
 }
 
 /*
@@ -479,9 +453,11 @@ int vtrace_qemu_ports_of_pid(int pid, struct vtrace_qemu_ports *p)
 	cl = readlink(path, cwd, sizeof(cwd) - 1);
 	if (cl >= 0)
 		cwd[cl] = '\0';
-	ret = parse_ports(argv, argc, cl >= 0 ? cwd : NULL, pid, p);
+	ret = parse_ports(argv, argc, cl >= 0 ? cwd : NULL, p);
 	if (!ret && !p->ctl && p->ctl_fd >= 0)
 		p->ctl = socket_path(pid, p->ctl_fd);
+	if (!ret)
+		p->home = env_home(pid);
 out:
 	free(argv);
 	free(text);

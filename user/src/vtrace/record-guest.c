@@ -43,6 +43,8 @@ void record_guest_free(struct rec_guest *g)
 	free(g->start_off);
 	free(g->cur_off);
 	free(g->name);
+	free(g->domain);
+	free(g->uri);
 	free(g->prefix);
 	free(g->ctl_path);
 	free(g->out);
@@ -89,8 +91,37 @@ static int guest_alloc(struct rec_guest *g, int nr_cpus)
 	return g->start_off && g->cur_off && g->cpu && g->name ? 0 : -1;
 }
 
-/* Guest of running QEMU @pid (its ports from its command line), named @name or after -name */
-int record_guest_from_pid(struct rec_guest *g, int pid, const char *name)
+/*
+ * The data ports' files libvirt opened and passed to QEMU as fds
+ * (path=/dev/fdset/N: QEMU keeps a copy of the fd under another number):
+ * their paths from the status XML of domain @domain (connection @uri).
+ */
+static int resolve_fdsets(struct rec_guest *g, const char *domain, const char *uri)
+{
+	char port[300];
+
+	for (int k = 0; k < g->nr_cpus; k++) {
+		char *path;
+
+		if (!g->cpu[k] || strncmp(g->cpu[k], "/dev/fdset/", 11))
+			continue;
+		snprintf(port, sizeof(port), "%s.cpu%d", g->prefix, k);
+		path = domain ? vtrace_libvirt_channel_path(domain, uri, port) : NULL;
+		if (!path) {
+			if (domain)
+				prefix_error("domain %s: port %s's file", domain, port);
+			else
+				vtrace_set_error("port %s's file is %s, an fd QEMU was given",
+						 port, g->cpu[k]);
+			return -1;
+		}
+		free(g->cpu[k]);
+		g->cpu[k] = path;
+	}
+	return 0;
+}
+
+static int guest_from_pid(struct rec_guest *g, int pid, const char *name)
 {
 	struct vtrace_qemu_ports p;
 	char buf[32];
@@ -108,6 +139,8 @@ int record_guest_from_pid(struct rec_guest *g, int pid, const char *name)
 	}
 	snprintf(buf, sizeof(buf), "qemu-%d", pid);
 	g->name = clean_name(name ?: p.name ?: buf);
+	g->domain = p.name ? strdup(p.name) : NULL;
+	g->uri = p.home ? vtrace_libvirt_uri_of_home(p.home) : NULL;
 	g->pid = pid;
 	g->ctl_path = p.ctl;
 	g->cpu = p.cpu;
@@ -125,30 +158,35 @@ int record_guest_from_pid(struct rec_guest *g, int pid, const char *name)
 	return 0;
 }
 
+/*
+ * Guest of running QEMU @pid (its ports from its command line), named @name
+ * or after -name.  A QEMU libvirt started has its data ports' files as fds:
+ * its -name (the domain) and the folder libvirt gave it as $HOME (the
+ * connection) say where libvirt keeps their paths.
+ */
+int record_guest_from_pid(struct rec_guest *g, int pid, const char *name)
+{
+	int ret;
+
+	if (guest_from_pid(g, pid, name))
+		return -1;
+	ret = resolve_fdsets(g, g->uri ? g->domain : NULL, g->uri);
+	if (ret && !g->uri)
+		prefix_error("QEMU pid %d: not started by libvirt, or its folder unknown"
+			     " (name the domain: --libvirt NAME --connect URI)", pid);
+	else if (ret)
+		prefix_error("QEMU pid %d (libvirt %s)", pid, g->uri);
+	return ret;
+}
+
 /* Guest of running libvirt domain @domain (connection @uri) */
 int record_guest_from_libvirt(struct rec_guest *g, const char *domain, const char *uri)
 {
 	int pid = vtrace_libvirt_pid(domain, uri);
-	char port[300];
 
-	if (pid < 0 || record_guest_from_pid(g, pid, domain))
+	if (pid < 0 || guest_from_pid(g, pid, domain))
 		return -1;
-	/* files libvirt opened and passed as fds: their paths from its status XML */
-	for (int k = 0; k < g->nr_cpus; k++) {
-		char *path;
-
-		if (!g->cpu[k] || strncmp(g->cpu[k], "/dev/fdset/", 11))
-			continue;
-		snprintf(port, sizeof(port), "%s.cpu%d", g->prefix, k);
-		path = vtrace_libvirt_channel_path(domain, uri, port);
-		if (!path) {
-			prefix_error("domain %s: port %s's file", domain, port);
-			return -1;
-		}
-		free(g->cpu[k]);
-		g->cpu[k] = path;
-	}
-	return 0;
+	return resolve_fdsets(g, domain, uri);
 }
 
 /* Guest of socket @sock whose data port files are @gdir/cpuK (qemu.pid there: its pid) */
@@ -218,10 +256,12 @@ int record_find_guests(struct rec_guest **gs, int *nr)
 			break;
 		*gs = n;
 		memset(&n[*nr], 0, sizeof(*n));
-		if (record_guest_from_pid(&n[*nr], pid, NULL) == 0)
+		if (record_guest_from_pid(&n[*nr], pid, NULL) == 0) {
 			(*nr)++;
-		else
+		} else {
+			vtrace_warn("left out: %s", vtrace_last_error());
 			record_guest_free(&n[*nr]);
+		}
 	}
 	closedir(d);
 	return 0;
