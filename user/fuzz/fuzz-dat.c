@@ -32,6 +32,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	vtrace_set_quiet(true);
 	/* FUZZ_NO_PROBE=1: vtrace dat opens its guests without the probe child */
 	vtrace_dump_forced_flags = fuzz_dump_flags();
+	fuzz_keep_plugins();	/* g.dat is opened with libtracecmd: its plugins */
 	if (!freopen("/dev/null", "w", stdout))
 		abort();
 	snprintf(offsets, sizeof(offsets), "%s", FUZZ_OFFSETS);

@@ -25,7 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct vtrace_meta_info *mi;
 	struct vtrace_dump *d;
-	struct trace_seq s;
 	uint32_t ctl_len;
 	unsigned int flags = VTRACE_DUMP_NO_PLUGINS | fuzz_dump_flags();
 	const uint8_t *input = data;
@@ -56,14 +55,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_sink += vtrace_dump_has_eos(d) + vtrace_dump_qemu_pid(d);
 	if (vtrace_dump_kallsyms(d))
 		fuzz_sink += strlen(vtrace_dump_kallsyms(d));
-	trace_seq_init(&s);
 	for (unsigned int cpu = 0; cpu < mi->nr_cpus && cpu < MAX_CPUS; cpu++) {
 		const struct vtrace_cpu_stats *eos = vtrace_dump_eos(d, cpu);
 
 		fuzz_sink += vtrace_dump_cpu(d, cpu)->apic_id + (eos ? eos->events_sent : 0);
-		fuzz_read_cpu(d, cpu, &s, MAX_EVENTS);
+		fuzz_read_cpu(d, cpu, fuzz_seq(), MAX_EVENTS);
 	}
-	trace_seq_destroy(&s);
 	vtrace_dump_close(d);
 	return 0;
 }

@@ -73,12 +73,9 @@ static void host_read_dat(const char *path, unsigned int flags)
 {
 	struct vtrace_vthreads vt = { 0 };
 	struct vtrace_offsets *o;
-	struct trace_seq s;
 	bool found;
 
-	trace_seq_init(&s);
-	host_read_pages(path, flags, &s);
-	trace_seq_destroy(&s);
+	host_read_pages(path, flags, fuzz_seq());
 	o = vtrace_offsets_open_dat(path, &found);
 	if (o) {
 		fuzz_use_offsets(o);
@@ -87,6 +84,15 @@ static void host_read_dat(const char *path, unsigned int flags)
 	if (!vtrace_vthreads_read_dat(&vt, path))
 		fuzz_sink += vt.nr_th + vt.lo + vt.hi + vt.lost + vt.nr_switch + vt.nr_entry;
 	vtrace_vthreads_free(&vt);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	vtrace_set_quiet(true);
+	fuzz_keep_plugins();
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

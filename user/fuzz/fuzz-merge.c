@@ -185,6 +185,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	vtrace_set_quiet(true);
 	vtrace_dump_forced_flags = fuzz_dump_flags();
+	fuzz_keep_plugins();
 	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	report = dup(STDERR_FILENO);
 	if (devnull < 0 || report < 0 || (mkdir(fuzz_path("g"), 0700) && errno != EEXIST))

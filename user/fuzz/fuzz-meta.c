@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vtrace_cpu_reader *r;
 	struct tep_record *rec;
 	struct vtrace_dump *d;
-	struct trace_seq s;
+	struct trace_seq *s = fuzz_seq();
 	int filler, n = 0;
 
 	/* an input that starts with a header_page has its own instead of Debian's */
@@ -168,16 +168,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (vtrace_dump_kallsyms(d))
 		fuzz_sink += strlen(vtrace_dump_kallsyms(d));
 	r = vtrace_cpu_reader_open(d, 0);
-	trace_seq_init(&s);
 	while (r && vtrace_cpu_reader_next(r, &rec, &filler) > 0) {
 		struct tep_handle *tep = vtrace_dump_tep(d);
 
-		trace_seq_reset(&s);
-		tep_print_event(tep, &s, rec, "%s-%d %s %s", TEP_PRINT_COMM, TEP_PRINT_PID,
+		trace_seq_reset(s);
+		tep_print_event(tep, s, rec, "%s-%d %s %s", TEP_PRINT_COMM, TEP_PRINT_PID,
 				TEP_PRINT_NAME, TEP_PRINT_INFO);
-		fuzz_sink += s.len + filler;
+		fuzz_sink += s->len + filler;
 	}
-	trace_seq_destroy(&s);
 	vtrace_cpu_reader_close(r);
 	vtrace_dump_close(d);
 	return 0;

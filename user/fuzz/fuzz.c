@@ -25,12 +25,24 @@ static void remove_dir(void)
 			fprintf(stderr, "fuzz: could not remove %s\n", dir);
 }
 
+/*
+ * $TMPDIR, else /dev/shm: the inputs are written to files, and on a disk's
+ * file system (ext4) replacing a file flushes it (auto_da_alloc), which
+ * cost fuzz-meta an eighth of its time; tmpfs writes to memory only
+ */
+static const char *tmp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (tmp && *tmp)
+		return tmp;
+	return access("/dev/shm", W_OK | X_OK) ? "/tmp" : "/dev/shm";
+}
+
 const char *fuzz_dir(void)
 {
 	if (!dir[0]) {
-		const char *tmp = getenv("TMPDIR");
-
-		snprintf(dir, sizeof(dir), "%s/vtrace-fuzz.XXXXXX", tmp ? tmp : "/tmp");
+		snprintf(dir, sizeof(dir), "%s/vtrace-fuzz.XXXXXX", tmp_dir());
 		if (!mkdtemp(dir)) {
 			perror("fuzz: mkdtemp");
 			abort();
@@ -136,6 +148,18 @@ void fuzz_print_event(struct tep_handle *tep, struct tep_record *rec, struct tra
 	}
 }
 
+struct trace_seq *fuzz_seq(void)
+{
+	static struct trace_seq s;
+	static bool init;
+
+	if (!init) {
+		trace_seq_init(&s);
+		init = true;
+	}
+	return &s;
+}
+
 void fuzz_read_cpu(struct vtrace_dump *d, unsigned int cpu, struct trace_seq *s, int max)
 {
 	struct vtrace_cpu_reader *r = vtrace_cpu_reader_open(d, cpu);
@@ -204,6 +228,28 @@ void fuzz_use_offsets(struct vtrace_offsets *o)
 		}
 	}
 	free(pids);
+}
+
+/*
+ * libtracecmd loads libtraceevent's plugins for each handle it opens (a
+ * dlopen() of every plugin, a dlclose() at tracecmd_close()), and
+ * fuzz-host opens its file six times per input (three readings, as the
+ * tools read it, each in the probe child first): mapping and relocating
+ * the plugins again each time was a third of its time.  A tep handle that
+ * holds them for the process's life keeps them mapped, so each dlopen() is
+ * a reference taken; what the plugins register in each handle is unchanged.
+ * Call it before the first probe child is forked (LLVMFuzzerInitialize()),
+ * and the child inherits them mapped too.
+ */
+static struct {
+	struct tep_handle	*tep;
+	struct tep_plugin_list	*plugins;
+} kept;
+
+void fuzz_keep_plugins(void)
+{
+	if (!kept.tep && (kept.tep = tep_alloc()))
+		kept.plugins = tep_load_plugins(kept.tep);
 }
 
 __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv)

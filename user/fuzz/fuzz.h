@@ -46,8 +46,13 @@ struct trace_seq;
 struct vtrace_dump;
 struct vtrace_offsets;
 
+/* libtraceevent's plugins mapped for the process's life (fuzz.c says why) */
+void fuzz_keep_plugins(void);
+
 /* One event printed as vtrace-merge prints it, its number fields read */
 void fuzz_print_event(struct tep_handle *tep, struct tep_record *rec, struct trace_seq *s);
+/* A trace_seq for the events' text, initialised once per process (reset before each use) */
+struct trace_seq *fuzz_seq(void);
 /* One CPU of @d read to its last event (at most @max), each event printed */
 void fuzz_read_cpu(struct vtrace_dump *d, unsigned int cpu, struct trace_seq *s, int max);
 /*
