@@ -40,8 +40,16 @@
 #undef LLVMFuzzerTestOneInput
 #undef LLVMFuzzerInitialize
 #define LLVMFuzzerTestOneInput fuzz_host_one
+#define LLVMFuzzerInitialize fuzz_host_init
 #include "../fuzz/fuzz-host.c"
 #undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
+#define FUZZ_CTL "fixtures/real-l2/ctl"
+#define LLVMFuzzerTestOneInput fuzz_pages_one
+#define LLVMFuzzerInitialize fuzz_pages_init
+#include "../fuzz/fuzz-pages.c"
+#undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
 
 #include "vtrace-dump.h"
 #include "vtrace-tsc.h"
@@ -58,6 +66,7 @@ static const struct {
 	{ "offsets",	fuzz_offsets_one },
 	{ "merge",	fuzz_merge_one },
 	{ "host",	fuzz_host_one },
+	{ "pages",	fuzz_pages_one },
 };
 
 static int replay_dir(const char *target, int (*one)(const uint8_t *, size_t), int run)
@@ -792,6 +801,46 @@ static void test_host_files(void)
 	test_host_same_history();
 }
 
+/*
+ * fuzz-pages: an event whose length word makes kbuffer's size of it near
+ * INT_MAX; check_events() added it to the event's index in an int (UBSan:
+ * signed overflow).  The page is refused, or skipped with the skip flag.
+ */
+static void test_event_size_past_int_max(void)
+{
+	const char *path = "fixtures/fuzz/pages/event-size-past-int-max";
+	struct vtrace_cpu_reader *r;
+	struct tep_record *rec;
+	int filler, ret = 0, n = 0;
+	uint64_t len;
+	char *buf = vtrace_read_file(path, 1 << 20, &len);
+
+	if (!buf || len < 1 + 4096) {
+		ktap_check(0, "page_event_size_past_int_max_refused", "%s", vtrace_last_error());
+		ktap_check(0, "page_event_size_past_int_max_skipped", "%s", "no input");
+		free(buf);
+		return;
+	}
+	fuzz_write("pages/cpu0", buf + 1, 4096);	/* its one whole page */
+	r = vtrace_cpu_reader_open(pages_dumps[0], 0);
+	while (r && (ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
+		n++;
+	ktap_check(r && ret < 0 && strstr(vtrace_last_error(), "runs past the commit size"),
+		   "page_event_size_past_int_max_refused", "%d events, then %d: %s", n, ret,
+		   vtrace_last_error());
+	vtrace_cpu_reader_close(r);
+	r = vtrace_cpu_reader_open(pages_dumps[1], 0);
+	n = 0;
+	while (r && (ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
+		n++;
+	ktap_check(r && !ret && vtrace_cpu_reader_counts(r)->bad_pages == 1,
+		   "page_event_size_past_int_max_skipped", "%d events, then %d, %llu bad pages",
+		   n, ret, r ? (unsigned long long)vtrace_cpu_reader_counts(r)->bad_pages : 0ULL);
+	vtrace_cpu_reader_close(r);
+	fuzz_unlink("pages/cpu0");
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -801,9 +850,11 @@ int main(int argc, char **argv)
 		return probe_only() ? 0 : 1;
 	fuzz_meta_init(NULL, NULL);
 	fuzz_merge_init(NULL, NULL);
+	fuzz_host_init(NULL, NULL);
+	fuzz_pages_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 41);
+	printf("KTAP version 1\n1..%d\n", n + 43);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -817,5 +868,6 @@ int main(int argc, char **argv)
 	test_offsets_without_records();
 	test_merge_target();
 	test_host_files();
+	test_event_size_past_int_max();
 	return ktap_finish();
 }

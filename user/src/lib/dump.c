@@ -1168,7 +1168,8 @@ static int check_events(struct vtrace_cpu_reader *r)
 	     data = kbuffer_next_event(r->kbuf, &ts)) {
 		int start = kbuffer_curr_index(r->kbuf);
 		int len = kbuffer_event_size(r->kbuf);
-		int end = start + kbuffer_curr_size(r->kbuf);
+		/* a hostile length word makes the size near INT_MAX: no int sum */
+		int64_t end = (int64_t)start + kbuffer_curr_size(r->kbuf);
 		int id;
 
 		if (end > size || len < 2 || len > size)
