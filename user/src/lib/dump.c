@@ -1136,13 +1136,23 @@ static int build_extents(struct vtrace_dump *d)
 		return -1;
 	}
 	d->nr_extents = max + 1;
+	/*
+	 * Metadata may define an id twice (two formats with "ID: 5"): which of
+	 * them libtraceevent prints a record with is its choice, so the
+	 * extent is the larger of theirs.
+	 */
 	for (int i = 0; evs && i < n; i++) {
 		struct event_extent *e;
+		int64_t need, rest;
 
 		if (evs[i]->id < 0 || evs[i]->id > max)
 			continue;
 		e = &d->extents[evs[i]->id];
-		e->need = fields_extent(evs[i], &e->rest);
+		need = fields_extent(evs[i], &rest);
+		if (!e->known || need > e->need)
+			e->need = need;
+		if (!e->known || rest > e->rest)
+			e->rest = rest;
 		e->known = true;
 	}
 	return 0;
