@@ -43,8 +43,6 @@ void record_guest_free(struct rec_guest *g)
 	free(g->start_off);
 	free(g->cur_off);
 	free(g->name);
-	free(g->domain);
-	free(g->uri);
 	free(g->prefix);
 	free(g->ctl_path);
 	free(g->out);
@@ -121,10 +119,19 @@ static int resolve_fdsets(struct rec_guest *g, const char *domain, const char *u
 	return 0;
 }
 
-static int guest_from_pid(struct rec_guest *g, int pid, const char *name)
+/*
+ * Guest of running QEMU @pid (its ports from its command line), named @name
+ * or after -name.  Its data ports' files that libvirt passed as fds get their
+ * paths from domain @domain (connection @uri); with @domain NULL, from the
+ * domain QEMU's -name names under the connection the folder libvirt gave it
+ * as $HOME says.
+ */
+static int guest_from_pid(struct rec_guest *g, int pid, const char *name,
+			  const char *domain, const char *uri)
 {
 	struct vtrace_qemu_ports p;
-	char buf[32];
+	char buf[32], *home_uri = NULL;
+	int ret = -1;
 
 	if (vtrace_qemu_ports_of_pid(pid, &p)) {
 		prefix_error("QEMU pid %d", pid);
@@ -139,8 +146,6 @@ static int guest_from_pid(struct rec_guest *g, int pid, const char *name)
 	}
 	snprintf(buf, sizeof(buf), "qemu-%d", pid);
 	g->name = clean_name(name ?: p.name ?: buf);
-	g->domain = p.name ? strdup(p.name) : NULL;
-	g->uri = p.home ? vtrace_libvirt_uri_of_home(p.home) : NULL;
 	g->pid = pid;
 	g->ctl_path = p.ctl;
 	g->cpu = p.cpu;
@@ -148,35 +153,29 @@ static int guest_from_pid(struct rec_guest *g, int pid, const char *name)
 	p.ctl = NULL;
 	p.cpu = NULL;
 	p.prefix = NULL;
-	if (guest_alloc(g, p.nr_cpus)) {
-		p.nr_cpus = 0;
-		vtrace_qemu_ports_free(&p);
-		return -1;
+	if (guest_alloc(g, p.nr_cpus))
+		goto out;
+	if (domain) {
+		ret = resolve_fdsets(g, domain, uri);
+		goto out;
 	}
-	p.nr_cpus = 0;
-	vtrace_qemu_ports_free(&p);
-	return 0;
-}
-
-/*
- * Guest of running QEMU @pid (its ports from its command line), named @name
- * or after -name.  A QEMU libvirt started has its data ports' files as fds:
- * its -name (the domain) and the folder libvirt gave it as $HOME (the
- * connection) say where libvirt keeps their paths.
- */
-int record_guest_from_pid(struct rec_guest *g, int pid, const char *name)
-{
-	int ret;
-
-	if (guest_from_pid(g, pid, name))
-		return -1;
-	ret = resolve_fdsets(g, g->uri ? g->domain : NULL, g->uri);
-	if (ret && !g->uri)
+	home_uri = p.home ? vtrace_libvirt_uri_of_home(p.home) : NULL;
+	ret = resolve_fdsets(g, home_uri ? p.name : NULL, home_uri);
+	if (ret && !home_uri)
 		prefix_error("QEMU pid %d: not started by libvirt, or its folder unknown"
 			     " (name the domain: --libvirt NAME --connect URI)", pid);
 	else if (ret)
-		prefix_error("QEMU pid %d (libvirt %s)", pid, g->uri);
+		prefix_error("QEMU pid %d (libvirt %s)", pid, home_uri);
+out:
+	free(home_uri);
+	p.nr_cpus = 0;
+	vtrace_qemu_ports_free(&p);
 	return ret;
+}
+
+int record_guest_from_pid(struct rec_guest *g, int pid, const char *name)
+{
+	return guest_from_pid(g, pid, name, NULL, NULL);
 }
 
 /* Guest of running libvirt domain @domain (connection @uri) */
@@ -184,9 +183,7 @@ int record_guest_from_libvirt(struct rec_guest *g, const char *domain, const cha
 {
 	int pid = vtrace_libvirt_pid(domain, uri);
 
-	if (pid < 0 || guest_from_pid(g, pid, domain))
-		return -1;
-	return resolve_fdsets(g, domain, uri);
+	return pid < 0 ? -1 : guest_from_pid(g, pid, domain, domain, uri);
 }
 
 /* Guest of socket @sock whose data port files are @gdir/cpuK (qemu.pid there: its pid) */

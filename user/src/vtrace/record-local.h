@@ -42,13 +42,9 @@ int record_host_copy_files(const char *dir, uint64_t *tsc_khz, bool *has_offsets
  * @copied:	bytes of its data ports copied into the capture
  * @status:	"complete" or what went wrong
  * @vcpus:	vCPU threads read while it ran
- * @domain:	QEMU's -name (a libvirt domain's name), or NULL
- * @uri:	the libvirt connection its QEMU's $HOME names, or NULL
  */
 struct rec_guest {
 	char				*name;
-	char				*domain;
-	char				*uri;
 	int				pid;
 	char				*prefix;
 	char				*ctl_path;
