@@ -841,7 +841,7 @@ struct vtrace_dump *vtrace_dump_open_dat(const char *path, unsigned int flags)
 	d->flags = flags | vtrace_dump_forced_flags;
 	d->print_id = -1;
 	d->dir = strdup(path);
-	if (!d->dir || dat_layout_read(path, &d->dat))
+	if (!d->dir || dat_layout_read(path, &d->dat, !(d->flags & VTRACE_DUMP_NO_PLUGINS)))
 		goto error;
 	d->tep = d->dat.tep;
 	d->info.nr_cpus = d->dat.nr_cpus;

@@ -39,7 +39,7 @@ struct vtrace_offset_record;
 struct vtrace_offsets_cut;
 
 /* tracedat.c */
-int dat_layout_read(const char *path, struct dat_layout *l);
+int dat_layout_read(const char *path, struct dat_layout *l, bool plugins);
 const char *dat_layout_clock(const struct dat_layout *l);
 void dat_layout_free(struct dat_layout *l, bool keep_handle);
 

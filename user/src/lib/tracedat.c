@@ -60,6 +60,7 @@ int tracecmd_page_size(struct tracecmd_input *handle);
 int tracecmd_long_size(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+#define DAT_FL_NO_PLUGINS	(1 << 0)	/* TRACECMD_FL_LOAD_NO_PLUGINS */
 #define DAT_FL_RAW_TS		(1 << 3)	/* TRACECMD_FL_RAW_TS */
 #define DAT_FL_COMPRESSION	(1 << 5)	/* TRACECMD_FL_COMPRESSION */
 #define DAT_STATE_FLYRECORD	11		/* TRACECMD_FILE_CPU_FLYRECORD */
@@ -76,7 +77,7 @@ const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 /* The probe child is skipped (a fuzz target's FUZZ_NO_PROBE=1): 0 in the tools */
 bool vtrace_dat_no_probe;
 
-static int probe_dat(const char *path, bool data);
+static int probe_dat(const char *path, bool data, bool plugins);
 
 /* The v6 trace clock text, at most (the kernel's trace_clock file: under 100 bytes) */
 #define DAT_MAX_CLOCK		4096
@@ -639,13 +640,17 @@ static int unknown_compression(const char *path)
 
 /**
  * dat_layout_read - read a trace.dat's headers and find each CPU's pages
+ * @path:	the file
+ * @l:		filled
+ * @plugins:	libtraceevent's plugins loaded into its handle (for printing
+ *		events as trace-cmd does); not for a pass that reads fields only
  *
  * The headers go through libtracecmd (raw time stamps asked for: nothing
  * of DATE, OFFSET, TSC2NSEC or TIME_SHIFT is applied).  Returns 0 with
  * @l filled (l->compressed: each CPU's data is compressed chunks), -1 with
  * the error set.
  */
-int dat_layout_read(const char *path, struct dat_layout *l)
+int dat_layout_read(const char *path, struct dat_layout *l, bool plugins)
 {
 	struct stat st;
 	int fd;
@@ -654,7 +659,7 @@ int dat_layout_read(const char *path, struct dat_layout *l)
 	l->fd = -1;
 	l->path = path;
 	/* libtracecmd leaks what it allocated for a file it refuses for its compression */
-	if (unknown_compression(path) || probe_dat(path, false))
+	if (unknown_compression(path) || probe_dat(path, false, plugins))
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
@@ -664,7 +669,7 @@ int dat_layout_read(const char *path, struct dat_layout *l)
 		return -1;
 	}
 	l->file_size = st.st_size;
-	l->handle = tracecmd_alloc_fd(fd, 0);	/* plugins too: the events print as before */
+	l->handle = tracecmd_alloc_fd(fd, plugins ? 0 : DAT_FL_NO_PLUGINS);
 	if (!l->handle) {
 		close(fd);
 		goto bad_headers;
@@ -769,10 +774,14 @@ static int check_options(const char *path, struct tracecmd_input *h)
 	return ret;
 }
 
-/* libtracecmd's reading of @path's headers, and of its CPUs' first pages if @data */
-static struct tracecmd_input *open_headers(const char *path, bool data)
+/*
+ * libtracecmd's reading of @path's headers, and of its CPUs' first pages if
+ * @data; with libtraceevent's plugins if @plugins (they change how a print
+ * format's function calls parse)
+ */
+static struct tracecmd_input *open_headers(const char *path, bool data, bool plugins)
 {
-	struct tracecmd_input *h = tracecmd_alloc(path, 0);
+	struct tracecmd_input *h = tracecmd_alloc(path, plugins ? 0 : DAT_FL_NO_PLUGINS);
 
 	if (!h) {
 		vtrace_set_error("%s: a trace.dat whose file header libtracecmd cannot read"
@@ -795,7 +804,8 @@ static struct tracecmd_input *open_headers(const char *path, bool data)
 
 /*
  * In the probe child: libtracecmd reads the headers of the file @req names
- * (a flag byte, '1' for its CPUs' first pages too, then the path) and closes it
+ * (a flag byte, '1' for its CPUs' first pages too; one for the plugins, '1'
+ * to load them, as the tool will; then the path) and closes it
  */
 static int probe_work(const void *req, size_t len, void *shared)
 {
@@ -803,9 +813,9 @@ static int probe_work(const void *req, size_t len, void *shared)
 	struct tracecmd_input *h;
 
 	(void)shared;
-	if (len < 2 || r[len - 1])
+	if (len < 3 || r[len - 1])
 		return -1;
-	h = open_headers(r + 1, r[0] == '1');
+	h = open_headers(r + 2, r[0] == '1', r[1] == '1');
 	if (!h)
 		return -1;
 	tracecmd_close(h);
@@ -823,14 +833,14 @@ static struct probe dat_probe = {
  * came through (the file may still be refused, here, with its reason), -1
  * if it died or hung.
  */
-static int probe_dat(const char *path, bool data)
+static int probe_dat(const char *path, bool data, bool plugins)
 {
 	char req[PROBE_MAX_REQUEST], how[64];
 	int answer, status, ret, n;
 
 	if (vtrace_dat_no_probe)
 		return 0;
-	n = snprintf(req, sizeof(req), "%c%s", data ? '1' : '0', path);
+	n = snprintf(req, sizeof(req), "%c%c%s", data ? '1' : '0', plugins ? '1' : '0', path);
 	if (n < 0 || n >= (int)sizeof(req)) {
 		vtrace_set_error("%s: path too long", path);
 		return -1;
@@ -856,9 +866,10 @@ static int probe_dat(const char *path, bool data)
  */
 struct tracecmd_input *vtrace_dat_open_raw(const char *path)
 {
-	if (vtrace_dat_check_magic(path) || unknown_compression(path) || probe_dat(path, true))
+	if (vtrace_dat_check_magic(path) || unknown_compression(path) ||
+	    probe_dat(path, true, true))
 		return NULL;
-	return open_headers(path, true);
+	return open_headers(path, true, true);
 }
 
 /**
