@@ -62,6 +62,12 @@ int vtrace_dump_qemu_pid(struct vtrace_dump *dump);
 const char *vtrace_dump_kallsyms(struct vtrace_dump *dump);
 const char *vtrace_dump_printk_formats(struct vtrace_dump *dump);
 
+/*
+ * probe.c: the requests a probe child (a dump's metadata, a trace.dat's
+ * headers) died on in this process: the fuzz targets keep those inputs
+ */
+extern unsigned long vtrace_probe_deaths;
+
 /* tracedat.c: a host trace.dat (trace-cmd record -C x86-tsc) */
 /* libtracecmd reads its headers in this process only, not first in a child (FUZZ_NO_PROBE=1) */
 extern bool vtrace_dat_no_probe;

@@ -212,6 +212,8 @@ static int probe_send(struct probe *p, const void *req, size_t len)
  * caller says why with probe_how(); @p->shared holds what work() noted),
  * -1 on a system error (message set).
  */
+unsigned long vtrace_probe_deaths;
+
 int probe_run(struct probe *p, const void *req, size_t len, int *answer, int *status)
 {
 	ssize_t n;
@@ -232,6 +234,7 @@ int probe_run(struct probe *p, const void *req, size_t len, int *answer, int *st
 	if (n == sizeof(*answer))
 		return 0;
 	*status = probe_reap(p);
+	vtrace_probe_deaths++;
 	return 1;
 }
 
