@@ -504,7 +504,11 @@ static int parse_header_page(struct vtrace_dump *d, const struct vtrace_msg *msg
 	return 0;
 }
 
-/* The "ID: N" line of a format file, -1 if none */
+/*
+ * The "ID: N" line of a format file, -1 if none or not a number up to
+ * INT_MAX.  Read within @len: the file's bytes end at the message's end,
+ * with no NUL after them (strtol() read past a file that ended in digits).
+ */
 static long format_id(const char *data, uint64_t len)
 {
 	const char *p = data, *end = data + len;
@@ -512,8 +516,19 @@ static long format_id(const char *data, uint64_t len)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p);
 
-		if (end - p > 4 && !memcmp(p, "ID: ", 4))
-			return strtol(p + 4, NULL, 10);
+		if (end - p > 4 && !memcmp(p, "ID: ", 4)) {
+			const char *q = p + 4;
+			long id = 0;
+
+			if (q == end || *q < '0' || *q > '9')
+				return -1;
+			for (; q < end && *q >= '0' && *q <= '9'; q++) {
+				id = id * 10 + (*q - '0');
+				if (id > INT_MAX)
+					return -1;
+			}
+			return id;
+		}
 		if (!nl)
 			break;
 		p = nl + 1;
