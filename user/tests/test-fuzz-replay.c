@@ -888,6 +888,37 @@ static void test_duplicate_event_id(void)
 		__lsan_enable();
 }
 
+/*
+ * fuzz-dump without the probe child: a later session's format file that ends
+ * in the digits of its "ID: " line made format_id() strtol() past the
+ * message (heap-buffer-overflow under the sanitizers; the probe child died on
+ * the same read, so with it the dump was refused).  Read within the file, the
+ * stream goes on to where the input breaks it.
+ */
+static void test_format_id_at_message_end(void)
+{
+	const char *path = "../fuzz/corpus/dump/format-id-at-message-end";
+	uint64_t len;
+	char *buf = vtrace_read_file(path, 1 << 20, &len);
+	struct vtrace_dump *d = NULL;
+
+	if (__lsan_disable)
+		__lsan_disable();
+	if (buf) {
+		setenv("FUZZ_NO_PROBE", "1", 1);
+		fuzz_dump_one((const uint8_t *)buf, len);	/* DIR/ctl, DIR/cpu0 */
+		d = vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS | VTRACE_DUMP_NO_PROBE);
+		unsetenv("FUZZ_NO_PROBE");
+		vtrace_dat_no_probe = false;
+	}
+	ktap_check(buf && !d && strstr(vtrace_last_error(), "ctl: byte 5320: bad magic 0x726f660a"),
+		   "dump_format_id_at_message_end", "%s", buf ? vtrace_last_error() : path);
+	vtrace_dump_close(d);
+	free(buf);
+	if (__lsan_enable)
+		__lsan_enable();
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -901,7 +932,7 @@ int main(int argc, char **argv)
 	fuzz_pages_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 44);
+	printf("KTAP version 1\n1..%d\n", n + 45);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -917,5 +948,6 @@ int main(int argc, char **argv)
 	test_host_files();
 	test_event_size_past_int_max();
 	test_duplicate_event_id();
+	test_format_id_at_message_end();
 	return ktap_finish();
 }
