@@ -253,7 +253,10 @@ static int read_event_with(const char *field)
 	return ret;
 }
 
-/* libtraceevent prints fields past the record without looking at its size */
+/*
+ * libtraceevent prints fields past the record without looking at its size
+ * (these formats have no blank line: every field is a common one)
+ */
 static void test_fields_past_record(void)
 {
 	write_one_event_page();
@@ -263,7 +266,8 @@ static void test_fields_past_record(void)
 		   strstr(vtrace_last_error(), "last field starts at 200"),
 		   "event_shorter_than_its_rest_field_refused", "%s", vtrace_last_error());
 	ktap_check(read_event_with("field:char x[4];\toffset:5000;\tsize:4;\tsigned:1;") == -1 &&
-		   strstr(vtrace_last_error(), "reaches byte 5004, past a page"),
+		   strstr(vtrace_last_error(), "byte 5004") &&
+		   strstr(vtrace_last_error(), "past a page of 4096"),
 		   "format_field_past_a_page_refused", "%s", vtrace_last_error());
 	fuzz_unlink("cpu0");
 }
@@ -919,6 +923,45 @@ static void test_format_id_at_message_end(void)
 		__lsan_enable();
 }
 
+/*
+ * fuzz-meta: a format with "common_pid ... offset:88888888888888884" (a
+ * sched_switch of an id no record has, the lowest id of the metadata):
+ * libtraceevent reads every record's pid at that offset (917,737,012 as an
+ * int), a SEGV in tep_read_number() while printing.  The pages are refused
+ * now, each with the reach of the common fields.
+ */
+static void test_common_fields_past_page(void)
+{
+	const char *path = "../fuzz/corpus/meta/common-pid-past-page";
+	struct vtrace_cpu_reader *r = NULL;
+	struct vtrace_dump *d = NULL;
+	struct tep_record *rec;
+	int filler, ret = 0, n = 0;
+	uint64_t len;
+	char *buf = vtrace_read_file(path, 1 << 20, &len);
+
+	if (__lsan_disable)
+		__lsan_disable();
+	if (buf) {
+		fuzz_write("cpu0", pages, pages_len);
+		fuzz_meta_one((const uint8_t *)buf, len);
+		d = vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS);
+	}
+	r = d ? vtrace_cpu_reader_open(d, 0) : NULL;
+	while (r && (ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
+		n++;
+	ktap_check(r && ret < 0 && !n &&
+		   strstr(vtrace_last_error(), "a format's common fields reach byte 917737016 of a"
+			  " record, past a page of 4096"),
+		   "meta_common_fields_past_page_refused", "%d events, then %d: %s", n, ret,
+		   vtrace_last_error());
+	vtrace_cpu_reader_close(r);
+	vtrace_dump_close(d);
+	free(buf);
+	if (__lsan_enable)
+		__lsan_enable();
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -932,7 +975,7 @@ int main(int argc, char **argv)
 	fuzz_pages_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 45);
+	printf("KTAP version 1\n1..%d\n", n + 46);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -949,5 +992,6 @@ int main(int argc, char **argv)
 	test_event_size_past_int_max();
 	test_duplicate_event_id();
 	test_format_id_at_message_end();
+	test_common_fields_past_page();
 	return ktap_finish();
 }

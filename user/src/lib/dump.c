@@ -102,6 +102,12 @@ struct vtrace_dump {
 	char				*kallsyms;
 	struct event_extent		*extents;	/* by event id, see check_events() */
 	int				nr_extents;
+	/*
+	 * How far the common fields of any format reach (INT64_MAX for a
+	 * negative offset or size): libtraceevent reads a record's type, pid,
+	 * flags from the common fields of one format for all records
+	 */
+	int64_t				common_need;
 	char				*printk_formats;	/* as filtered */
 	struct meta_probe		*probe;		/* in the probe child only */
 	bool				is_dat;		/* a trace.dat: dir is its path */
@@ -1103,14 +1109,15 @@ static int check_header(struct vtrace_cpu_reader *r)
  * prints both without looking at the record's size: a field past it is
  * read from the rest of the page (r->page has a page of slack), a
  * zero-sized one past it has a negative length (a 4 GiB malloc + memcpy).
+ * @common_only: the common fields alone (common_type, common_pid, ...).
  */
-static int64_t fields_extent(const struct tep_event *ev, int64_t *rest)
+static int64_t fields_extent(const struct tep_event *ev, int64_t *rest, bool common_only)
 {
 	const struct tep_format_field *lists[] = { ev->format.common_fields, ev->format.fields };
 	int64_t need = 0;
 
 	*rest = -1;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < (common_only ? 1 : 2); i++) {
 		for (const struct tep_format_field *f = lists[i]; f; f = f->next) {
 			if (f->offset < 0 || f->size < 0)
 				return INT64_MAX;
@@ -1152,6 +1159,21 @@ static int build_extents(struct vtrace_dump *d)
 	}
 	d->nr_extents = max + 1;
 	/*
+	 * tep_data_type(), tep_data_pid() and the flags' readers take the
+	 * offsets of common_type, common_pid... from the first format that has
+	 * them (the lowest id) and read them in every record, whatever its
+	 * event: a format no record uses can send them anywhere (fuzz-meta: a
+	 * common_pid at byte 917,737,012).  So every format's common fields
+	 * count, for every record.
+	 */
+	d->common_need = 0;
+	for (int i = 0; evs && i < n; i++) {
+		int64_t rest, need = fields_extent(evs[i], &rest, true);
+
+		if (need > d->common_need)
+			d->common_need = need;
+	}
+	/*
 	 * Metadata may define an id twice (two formats with "ID: 5"): which of
 	 * them libtraceevent prints a record with is its choice, so the
 	 * extent is the larger of theirs.
@@ -1163,7 +1185,7 @@ static int build_extents(struct vtrace_dump *d)
 		if (evs[i]->id < 0 || evs[i]->id > max)
 			continue;
 		e = &d->extents[evs[i]->id];
-		need = fields_extent(evs[i], &rest);
+		need = fields_extent(evs[i], &rest, false);
 		if (!e->known || need > e->need)
 			e->need = need;
 		if (!e->known || rest > e->rest)
@@ -1189,6 +1211,11 @@ static int check_events(struct vtrace_cpu_reader *r)
 	r->next_ev = 0;
 	if (!d->extents && build_extents(d))
 		return -1;
+	if (d->common_need > d->info.page_size)
+		return bad_page(r, r->page_offset,
+				"a format's common fields reach byte %llu of a record, past a page"
+				" of %llu (damaged metadata)", d->common_need,
+				d->info.page_size);
 	for (data = kbuffer_read_event(r->kbuf, &ts); data;
 	     data = kbuffer_next_event(r->kbuf, &ts)) {
 		int start = kbuffer_curr_index(r->kbuf);
