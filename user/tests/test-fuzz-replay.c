@@ -962,6 +962,30 @@ static void test_common_fields_past_page(void)
 		__lsan_enable();
 }
 
+/*
+ * fuzz-host: a v6 trace clock text whose "[" word is brackets alone
+ * ("... boot [") made libtracecmd's tracecmd_parse_trace_clock() sscanf() a
+ * NULL string (SEGV), a call of the tool's, not of the probe child's.
+ */
+static void test_trace_clock_brackets_only(void)
+{
+	const char *path = "../fuzz/corpus/host/v6-trace-clock-brackets-only";
+	struct vtrace_dump *d = NULL;
+	uint64_t len;
+	char *buf = vtrace_read_file(path, 1 << 20, &len);
+
+	if (buf && len > 4) {
+		fuzz_write("host.dat", buf + 4, len - 4 < 32768 ? len - 4 : 32768);
+		d = vtrace_dump_open_dat(fuzz_path("host.dat"), VTRACE_DUMP_NO_PLUGINS);
+	}
+	ktap_check(buf && !d && strstr(vtrace_last_error(), "byte 6234: a trace clock text whose"
+						 " \"[\" names no clock"),
+		   "host_trace_clock_brackets_only_refused", "%s", vtrace_last_error());
+	vtrace_dump_close(d);
+	free(buf);
+	fuzz_unlink("host.dat");
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -975,7 +999,7 @@ int main(int argc, char **argv)
 	fuzz_pages_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 46);
+	printf("KTAP version 1\n1..%d\n", n + 47);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -993,5 +1017,6 @@ int main(int argc, char **argv)
 	test_duplicate_event_id();
 	test_format_id_at_message_end();
 	test_common_fields_past_page();
+	test_trace_clock_brackets_only();
 	return ktap_finish();
 }

@@ -129,6 +129,24 @@ static int check_extents(struct dat_layout *l)
 	return 0;
 }
 
+
+/*
+ * libtracecmd takes the first word of a v6 trace clock text that starts
+ * with "[" ("local [x86-tsc] ...") and sscanf()s what strtok_r(word, "[]")
+ * gives: NULL, a crash, for a word of brackets alone ("[", "[]]").
+ */
+static bool clock_without_name(const char *text)
+{
+	for (const char *w = text; *w; ) {
+		size_t n = strcspn(w, " ");
+
+		if (*w == '[')
+			return strspn(w, "[]") >= n;
+		w += n;
+		w += strspn(w, " ");
+	}
+	return false;
+}
 /* v6: the CPU data table right after "flyrecord", then the trace clock */
 static int layout_v6(struct dat_layout *l, uint64_t at)
 {
@@ -165,6 +183,12 @@ static int layout_v6(struct dat_layout *l, uint64_t at)
 	}
 	clock = calloc(1, len + 1);
 	if (!clock || read_at(l, clock, len, at + 8, "the trace clock")) {
+		free(clock);
+		return -1;
+	}
+	if (clock_without_name(clock)) {
+		vtrace_set_error("%s: byte %llu: a trace clock text whose \"[\" names no clock"
+				 " (damaged?)", l->path, (unsigned long long)at + 8);
 		free(clock);
 		return -1;
 	}
