@@ -845,6 +845,50 @@ static void test_event_size_past_int_max(void)
 	free(buf);
 }
 
+void __lsan_disable(void) __attribute__((weak));
+void __lsan_enable(void) __attribute__((weak));
+
+/*
+ * fuzz-meta's corpus input @name, read as fuzz-meta reads it (its real pages
+ * as cpu0): how many events of CPU 0 came before the reader stopped, with
+ * its last return in *@ret and its bad pages in *@bad.  libtraceevent leaks
+ * parsing the mangled formats of these inputs (the fuzz targets suppress its
+ * leaks), so LeakSanitizer looks away meanwhile.
+ */
+static int read_meta_input(const char *name, unsigned int flags, int *ret, uint64_t *bad)
+{
+	char path[256];
+	struct vtrace_cpu_reader *r = NULL;
+	struct vtrace_dump *d = NULL;
+	struct tep_record *rec;
+	int filler, n = 0;
+	uint64_t len;
+	char *buf;
+
+	snprintf(path, sizeof(path), "../fuzz/corpus/meta/%s", name);
+	buf = vtrace_read_file(path, 1 << 20, &len);
+	*ret = -2;
+	*bad = 0;
+	if (__lsan_disable)
+		__lsan_disable();
+	if (buf) {
+		fuzz_write("cpu0", pages, pages_len);	/* fuzz-meta's real pages, as at its start */
+		fuzz_meta_one((const uint8_t *)buf, len);	/* DIR/ctl: its dump */
+		d = vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS | flags);
+	}
+	r = d ? vtrace_cpu_reader_open(d, 0) : NULL;
+	while (r && (*ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
+		n++;
+	if (r)
+		*bad = vtrace_cpu_reader_counts(r)->bad_pages;
+	vtrace_cpu_reader_close(r);
+	vtrace_dump_close(d);
+	free(buf);
+	if (__lsan_enable)
+		__lsan_enable();
+	return n;
+}
+
 /*
  * fuzz-meta: metadata that defines event ids 1, 5, 6 and 319 twice, with
  * formats of different extents.  build_extents() kept the last format's,
@@ -852,44 +896,17 @@ static void test_event_size_past_int_max(void)
  * tep_print_event() ask malloc() for 4 GiB.  The extent is now the larger:
  * the page with that record (byte 4384 of the real pages) is refused.
  */
-void __lsan_disable(void) __attribute__((weak));
-void __lsan_enable(void) __attribute__((weak));
-
 static void test_duplicate_event_id(void)
 {
-	/*
-	 * In fuzz-meta's corpus, not fixtures/fuzz/: libtraceevent leaks parsing
-	 * its mangled formats (the fuzz targets suppress libtraceevent's leaks),
-	 * so LeakSanitizer looks away while this test opens it
-	 */
-	const char *path = "../fuzz/corpus/meta/duplicate-event-id-larger-extent";
-	struct vtrace_cpu_reader *r = NULL;
-	struct vtrace_dump *d = NULL;
-	struct tep_record *rec;
-	int filler, ret = 0, n = 0;
-	uint64_t len;
-	char *buf = vtrace_read_file(path, 1 << 20, &len);
+	uint64_t bad;
+	int ret, n = read_meta_input("duplicate-event-id-larger-extent", VTRACE_DUMP_SKIP_BAD,
+				     &ret, &bad);
 
-	if (__lsan_disable)
-		__lsan_disable();
-	if (buf) {
-		fuzz_write("cpu0", pages, pages_len);	/* fuzz-meta's real pages, as at its start */
-		fuzz_meta_one((const uint8_t *)buf, len);	/* DIR/ctl: its dump */
-		d = vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS | VTRACE_DUMP_SKIP_BAD);
-	}
-	r = d ? vtrace_cpu_reader_open(d, 0) : NULL;
-	while (r && (ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
-		n++;
 	/* as fuzz-meta reads it (skipping bad pages): the second page is refused */
-	ktap_check(r && !ret && n == 59 && vtrace_cpu_reader_counts(r)->bad_pages == 1 &&
+	ktap_check(!ret && n == 59 && bad == 1 &&
 		   strstr(vtrace_last_error(), "event of 28 bytes, its format's last field starts at 32"),
 		   "meta_duplicate_event_id_larger_extent", "%d events, then %d: %s", n, ret,
 		   vtrace_last_error());
-	vtrace_cpu_reader_close(r);
-	vtrace_dump_close(d);
-	free(buf);
-	if (__lsan_enable)
-		__lsan_enable();
 }
 
 /*
@@ -932,34 +949,14 @@ static void test_format_id_at_message_end(void)
  */
 static void test_common_fields_past_page(void)
 {
-	const char *path = "../fuzz/corpus/meta/common-pid-past-page";
-	struct vtrace_cpu_reader *r = NULL;
-	struct vtrace_dump *d = NULL;
-	struct tep_record *rec;
-	int filler, ret = 0, n = 0;
-	uint64_t len;
-	char *buf = vtrace_read_file(path, 1 << 20, &len);
+	uint64_t bad;
+	int ret, n = read_meta_input("common-pid-past-page", 0, &ret, &bad);
 
-	if (__lsan_disable)
-		__lsan_disable();
-	if (buf) {
-		fuzz_write("cpu0", pages, pages_len);
-		fuzz_meta_one((const uint8_t *)buf, len);
-		d = vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS);
-	}
-	r = d ? vtrace_cpu_reader_open(d, 0) : NULL;
-	while (r && (ret = vtrace_cpu_reader_next(r, &rec, &filler)) > 0)
-		n++;
-	ktap_check(r && ret < 0 && !n &&
+	ktap_check(ret < 0 && ret != -2 && !n &&
 		   strstr(vtrace_last_error(), "a format's common fields reach byte 917737016 of a"
 			  " record, past a page of 4096"),
 		   "meta_common_fields_past_page_refused", "%d events, then %d: %s", n, ret,
 		   vtrace_last_error());
-	vtrace_cpu_reader_close(r);
-	vtrace_dump_close(d);
-	free(buf);
-	if (__lsan_enable)
-		__lsan_enable();
 }
 
 /*
