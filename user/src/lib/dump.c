@@ -1164,24 +1164,18 @@ static int build_extents(struct vtrace_dump *d)
 	 * them (the lowest id) and read them in every record, whatever its
 	 * event: a format no record uses can send them anywhere (fuzz-meta: a
 	 * common_pid at byte 917,737,012).  So every format's common fields
-	 * count, for every record.
+	 * count, for every record.  Metadata may also define an id twice (two
+	 * formats with "ID: 5"): which of them libtraceevent prints a record
+	 * with is its choice, so the extent is the larger of theirs.
 	 */
 	d->common_need = 0;
-	for (int i = 0; evs && i < n; i++) {
-		int64_t rest, need = fields_extent(evs[i], &rest, true);
-
-		if (need > d->common_need)
-			d->common_need = need;
-	}
-	/*
-	 * Metadata may define an id twice (two formats with "ID: 5"): which of
-	 * them libtraceevent prints a record with is its choice, so the
-	 * extent is the larger of theirs.
-	 */
 	for (int i = 0; evs && i < n; i++) {
 		struct event_extent *e;
 		int64_t need, rest;
 
+		need = fields_extent(evs[i], &rest, true);
+		if (need > d->common_need)
+			d->common_need = need;
 		if (evs[i]->id < 0 || evs[i]->id > max)
 			continue;
 		e = &d->extents[evs[i]->id];

@@ -200,6 +200,9 @@ static int probe_send(struct probe *p, const void *req, size_t len)
 	return -1;
 }
 
+/* The requests a child died on, in this process (vtrace-dump.h) */
+unsigned long vtrace_probe_deaths;
+
 /**
  * probe_run - have the probe's child run its work() on one request
  * @p:		the probe: work, seconds and shared_size set, the rest zero at first
@@ -212,8 +215,6 @@ static int probe_send(struct probe *p, const void *req, size_t len)
  * caller says why with probe_how(); @p->shared holds what work() noted),
  * -1 on a system error (message set).
  */
-unsigned long vtrace_probe_deaths;
-
 int probe_run(struct probe *p, const void *req, size_t len, int *answer, int *status)
 {
 	ssize_t n;

@@ -129,7 +129,6 @@ static int check_extents(struct dat_layout *l)
 	return 0;
 }
 
-
 /*
  * libtracecmd takes the first word of a v6 trace clock text that starts
  * with "[" ("local [x86-tsc] ...") and sscanf()s what strtok_r(word, "[]")
@@ -147,6 +146,7 @@ static bool clock_without_name(const char *text)
 	}
 	return false;
 }
+
 /* v6: the CPU data table right after "flyrecord", then the trace clock */
 static int layout_v6(struct dat_layout *l, uint64_t at)
 {
