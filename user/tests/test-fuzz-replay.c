@@ -988,6 +988,56 @@ static void test_trace_clock_brackets_only(void)
 		__lsan_enable();
 }
 
+/*
+ * fuzz-host: a v7 section whose size is 2^64 - 256 sent libtracecmd's
+ * opening (tracecmd_alloc_fd(), its walk over the sections) 240 bytes back,
+ * round and round: every opening of the file waited a minute for the probe
+ * child.  Refused at once now, plain and compressed; a size that steps back
+ * before the file's start ends libtracecmd's walk (lseek() fails) and is
+ * left to it.
+ */
+static void check_steps_back(const char *name, uint64_t at, uint64_t size, const char *want,
+			     const char *test)
+{
+	char path[256];
+	struct vtrace_dump *d = NULL;
+	uint64_t len;
+	char *buf;
+
+	snprintf(path, sizeof(path), "../fuzz/corpus/host/%s", name);
+	buf = vtrace_read_file(path, 1 << 20, &len);
+	if (__lsan_disable)
+		__lsan_disable();
+	if (buf && len > at + 4 + 16) {
+		for (int i = 0; i < 8; i++)
+			buf[4 + at + 8 + i] = size >> (8 * i);
+		fuzz_write("host.dat", buf + 4, len - 4);
+		d = vtrace_dump_open_dat(fuzz_path("host.dat"), VTRACE_DUMP_NO_PLUGINS);
+	}
+	ktap_check(buf && (want ? !d && strstr(vtrace_last_error(), want) :
+			   !strstr(vtrace_last_error(), "step back")), test, "%s",
+		   vtrace_last_error());
+	vtrace_dump_close(d);
+	free(buf);
+	fuzz_unlink("host.dat");
+	if (__lsan_enable)
+		__lsan_enable();
+}
+
+static void test_section_steps_back(void)
+{
+	check_steps_back("v7-section-size-steps-back", 5290, -256ULL,
+			 "byte 5290: a section (id 0) of 18446744073709551360 bytes, past any file's"
+			 " end: libtracecmd takes it for a step back to byte 5050",
+			 "host_section_size_stepping_back_refused");
+	check_steps_back("v7-zstd-section-size-steps-back", 2520, -256ULL,
+			 "byte 2520: a section (id 0) of 18446744073709551360 bytes",
+			 "host_zstd_section_size_stepping_back_refused");
+	vtrace_set_error("none");
+	check_steps_back("v7-section-size-steps-back", 5290, -(5290ULL + 17), NULL,
+			 "host_section_stepping_before_file_start_left_to_libtracecmd");
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -1001,7 +1051,7 @@ int main(int argc, char **argv)
 	fuzz_pages_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 47);
+	printf("KTAP version 1\n1..%d\n", n + 50);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -1020,5 +1070,6 @@ int main(int argc, char **argv)
 	test_format_id_at_message_end();
 	test_common_fields_past_page();
 	test_trace_clock_brackets_only();
+	test_section_steps_back();
 	return ktap_finish();
 }

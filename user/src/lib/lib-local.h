@@ -43,6 +43,9 @@ int dat_layout_read(const char *path, struct dat_layout *l, bool plugins);
 const char *dat_layout_clock(const struct dat_layout *l);
 void dat_layout_free(struct dat_layout *l, bool keep_handle);
 
+/* dat-header.c */
+int dat_header_check(const char *path);
+
 /* dat-chunks.c */
 int dat_compression_check(const struct dat_layout *l);
 int dat_section_uncompress(const struct dat_layout *l, uint64_t at, uint64_t size, char **buf,

@@ -28,7 +28,9 @@
  * process opens), then, if the child came through, here.  A
  * child that dies or hangs gets the file refused, naming it, instead of
  * killing the tool.  The options sections of v7 are checked before
- * libtracecmd follows them (check_options_v7()).
+ * libtracecmd follows them (check_options_v7()), and before either, the
+ * walk libtracecmd makes over a v7 file's sections when it opens it
+ * (dat-header.c: a child that hangs is refused only after a minute).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -632,36 +634,6 @@ static int layout_v7(struct dat_layout *l)
 	return l->compressed ? dat_compression_check(l) : 0;
 }
 
-/*
- * A v7 file whose header names a compression other than zstd, the one
- * libtracecmd here reads (trace-cmd 3.1.6 writes zstd; its zlib is not
- * built in): said by name before libtracecmd sees it, -1; 0 if the file
- * is not one.
- */
-static int unknown_compression(const char *path)
-{
-	char b[64], *v, *name;
-	ssize_t n = -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		n = pread(fd, b, sizeof(b) - 1, 0);
-		close(fd);
-	}
-	if (n < 20)
-		return 0;
-	b[n] = '\0';
-	v = b + 10;			/* after the magic: the version, "7" */
-	name = v + strlen(v) + 1 + 6;	/* after it: endian, long size, u32 page size */
-	if (atoi(v) < 7 || name >= b + n || !strcmp(name, "none") || !strcmp(name, "zstd"))
-		return 0;
-	vtrace_set_error("%s: compressed with \"%.20s\" (its file header), which libtracecmd here"
-			 " does not read (it reads zstd): trace-cmd convert -i %s -o FLAT"
-			 " --compression none, where trace-cmd reads it, makes a file that is read",
-			 path, name, path);
-	return -1;
-}
-
 /**
  * dat_layout_read - read a trace.dat's headers and find each CPU's pages
  * @path:	the file
@@ -682,8 +654,7 @@ int dat_layout_read(const char *path, struct dat_layout *l, bool plugins)
 	memset(l, 0, sizeof(*l));
 	l->fd = -1;
 	l->path = path;
-	/* libtracecmd leaks what it allocated for a file it refuses for its compression */
-	if (unknown_compression(path) || probe_dat(path, false, plugins))
+	if (dat_header_check(path) || probe_dat(path, false, plugins))
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
@@ -890,8 +861,7 @@ static int probe_dat(const char *path, bool data, bool plugins)
  */
 struct tracecmd_input *vtrace_dat_open_raw(const char *path)
 {
-	if (vtrace_dat_check_magic(path) || unknown_compression(path) ||
-	    probe_dat(path, true, true))
+	if (vtrace_dat_check_magic(path) || dat_header_check(path) || probe_dat(path, true, true))
 		return NULL;
 	return open_headers(path, true, true);
 }

@@ -176,15 +176,13 @@ static int self_check(struct dat *gs, int nr)
  * The host copy keeps the host file's options, and trace-cmd adds its
  * OFFSET and DATE to every time stamp (and applies its TSC2NSEC and
  * TIME_SHIFT): the host would be shifted against its guests.  A record's
- * time stamp read as trace-cmd reads it must be the raw one.
+ * time stamp read as trace-cmd reads it (@h) must be the raw one (@raw).
  */
-static int check_host_shift(const char *path, struct tracecmd_input *h)
+static int check_host_shift(const char *path, struct tracecmd_input *h,
+			    struct tracecmd_input *raw)
 {
-	struct tracecmd_input *raw = vtrace_dat_open_raw(path);
 	int cpus, ret = 0;
 
-	if (!raw)
-		return -1;
 	cpus = tep_get_cpus(tracecmd_get_tep(h));
 	for (int cpu = 0; cpu < cpus && !ret; cpu++) {
 		struct tep_record *a = tracecmd_read_cpu_first(h, cpu);
@@ -202,7 +200,6 @@ static int check_host_shift(const char *path, struct tracecmd_input *h)
 		tracecmd_free_record(a);
 		tracecmd_free_record(b);
 	}
-	tracecmd_close(raw);
 	return ret;
 }
 
@@ -223,13 +220,21 @@ int dat_read_host(struct dat *gs, int nr)
 	int ret;
 
 	if (host) {
+		/* first the checked opening: libtracecmd's own then opens a file it comes through */
+		struct tracecmd_input *raw = vtrace_dat_open_raw(host);
+
+		if (!raw)
+			return -1;
 		h = tracecmd_open(host, TRACECMD_FL_LOAD_NO_PLUGINS);
 		if (!h) {
 			vtrace_set_error("%s: trace-cmd cannot open it as a trace.dat", host);
+			tracecmd_close(raw);
 			return -1;
 		}
-		if (vtrace_dat_check_clock(host, vtrace_dat_clock(h)) ||
-		    check_host_shift(host, h)) {
+		ret = vtrace_dat_check_clock(host, vtrace_dat_clock(h)) ||
+		      check_host_shift(host, h, raw);
+		tracecmd_close(raw);
+		if (ret) {
 			tracecmd_close(h);
 			return -1;
 		}
