@@ -32,10 +32,6 @@
 #define HOST_MAX_CPUS	8	/* CPUs whose pages are read (the seeds have 2) */
 #define HOST_MAX_EVENTS	4096	/* per CPU and input, to keep executions fast */
 
-/* The input, kept when the probe child dies on it (fuzz_note_contained()) */
-static const uint8_t *fuzz_input;
-static size_t fuzz_input_size;
-
 /* What machine.c asks of a file: its counts at the stop, its instances */
 static void host_stats(struct tracecmd_input *h, int nr_cpus)
 {
@@ -56,10 +52,8 @@ static void host_read_pages(const char *path, unsigned int flags, struct trace_s
 	if (vtrace_dat_check_magic(path))
 		return;
 	d = vtrace_dump_open_dat(path, flags);
-	if (!d) {
-		fuzz_note_contained(fuzz_input, fuzz_input_size);
+	if (!d)
 		return;
-	}
 	if (!vtrace_dat_check_clock(path, vtrace_dump_dat_clock(d)))
 		fuzz_sink++;
 	host_stats(vtrace_dump_dat_handle(d), vtrace_dump_info(d)->nr_cpus);
@@ -98,13 +92,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned int flags = VTRACE_DUMP_NO_PLUGINS | fuzz_dump_flags();
+	const uint8_t *input = data;
+	size_t input_size = size;
 	struct vtrace_offsets *o;
 	uint32_t dat_len;
 
 	if (size < 4)
 		return 0;
-	fuzz_input = data;
-	fuzz_input_size = size;
 	dat_len = fuzz_le32(data);
 	if (dat_len >> 31)
 		flags |= VTRACE_DUMP_SKIP_BAD;
@@ -125,5 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			vtrace_offsets_close(o);
 		}
 	}
+	/* any of the three openings of host.dat: every input, so a death is this one's */
+	fuzz_note_contained(input, input_size);
 	return 0;
 }

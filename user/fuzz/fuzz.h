@@ -34,8 +34,10 @@ const char *fuzz_path(const char *name);
  */
 unsigned int fuzz_dump_flags(void);
 /*
- * After a vtrace_dump_open() that failed: if its probe child died on the
- * input, keep the input in $FUZZ_CONTAINED (a folder, if set) and count it.
+ * After a vtrace_dump_open() that failed, or at the end of every input: if
+ * a probe child died since the last call (on this input, when every input
+ * that could kill one calls it), keep the input in $FUZZ_CONTAINED (a
+ * folder, if set) and count it.
  */
 void fuzz_note_contained(const uint8_t *data, size_t size);
 extern unsigned long fuzz_contained;
