@@ -148,7 +148,7 @@ int dat_header_check(const char *path)
 	n = pread(h.fd, b, sizeof(b), 0);
 	file_size = lseek(h.fd, 0, SEEK_END);
 	ver = b + 10;				/* after the magic */
-	name = n > 10 ? after_string(b, n, ver) : NULL;
+	name = n > 10 && !memcmp(b, "\027\010Dtracing", 10) ? after_string(b, n, ver) : NULL;
 	if (!name || atoi(ver) < 7 || name + 6 >= b + n)
 		goto out;
 	h.bigendian = name[0] == 1;
