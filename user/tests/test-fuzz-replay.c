@@ -1038,6 +1038,38 @@ static void test_section_steps_back(void)
 			 "host_section_stepping_before_file_start_left_to_libtracecmd");
 }
 
+/*
+ * A file cut inside a strings section at its end (libtracecmd reads it to
+ * the end and the walk stops there; the strings only name sections): read
+ * as before the walk was checked, not refused.
+ */
+static void test_cut_strings_section(void)
+{
+	/* id 15 (strings), flags 0, description 0, size 100; then 50 of the 100 bytes */
+	static const unsigned char cut[16 + 50] = { 15, 0, 0, 0, 0, 0, 0, 0, 100 };
+	struct vtrace_dump *d = NULL;
+	uint64_t len;
+	char *buf = vtrace_read_file("../fuzz/corpus/host/ev.v7", 1 << 20, &len);
+	char *dat = buf && len > 4 ? malloc(len - 4 + sizeof(cut)) : NULL;
+
+	if (__lsan_disable)
+		__lsan_disable();
+	if (dat) {
+		memcpy(dat, buf + 4, len - 4);
+		memcpy(dat + len - 4, cut, sizeof(cut));
+		fuzz_write("host.dat", dat, len - 4 + sizeof(cut));
+		d = vtrace_dump_open_dat(fuzz_path("host.dat"), VTRACE_DUMP_NO_PLUGINS);
+	}
+	ktap_check(d && vtrace_dump_info(d)->nr_cpus == 2, "host_cut_strings_section_read",
+		   "%s", d ? "" : vtrace_last_error());
+	vtrace_dump_close(d);
+	free(dat);
+	free(buf);
+	fuzz_unlink("host.dat");
+	if (__lsan_enable)
+		__lsan_enable();
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -1051,7 +1083,7 @@ int main(int argc, char **argv)
 	fuzz_pages_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 50);
+	printf("KTAP version 1\n1..%d\n", n + 51);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -1071,5 +1103,6 @@ int main(int argc, char **argv)
 	test_common_fields_past_page();
 	test_trace_clock_brackets_only();
 	test_section_steps_back();
+	test_cut_strings_section();
 	return ktap_finish();
 }

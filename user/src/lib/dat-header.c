@@ -23,7 +23,6 @@
  * too, before libtracecmd leaks what it allocated for the file.
  */
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,7 +64,7 @@ static const char *after_string(const char *b, size_t n, const char *p)
  * section header the file does not hold whole (where libtracecmd stops),
  * -1 with the error set at a size that would send it back.
  */
-static int walk_sections(const struct dat_header *h, uint64_t at, uint64_t file_size)
+static int walk_sections(const struct dat_header *h, uint64_t at)
 {
 	unsigned char s[16], c[4];
 
@@ -80,12 +79,16 @@ static int walk_sections(const struct dat_header *h, uint64_t at, uint64_t file_
 			at += 16 + 8 + hdr_num(h, c, 4);
 			continue;
 		}
-		if (id == DAT_OPTION_STRINGS && (size > INT_MAX || size > file_size - at - 16)) {
-			vtrace_set_error("%s: byte %llu: a strings section of %llu bytes, past the"
-					 " file's end (byte %llu) (truncated or damaged?)", h->path,
-					 (unsigned long long)at, (unsigned long long)size,
-					 (unsigned long long)file_size);
-			return -1;
+		if (id == DAT_OPTION_STRINGS) {
+			/*
+			 * Read whole as an int of its low 32 bits: a negative one
+			 * fails its realloc() and the walk goes on at the next
+			 * header's place; a cut one is read to the file's end.
+			 */
+			int32_t n = (int32_t)(uint32_t)size;
+
+			at += 16 + (n < 0 ? 0 : n);
+			continue;
 		}
 		if (size >> 63) {
 			uint64_t back = -size;
@@ -138,7 +141,6 @@ int dat_header_check(const char *path)
 	struct dat_header h = { .path = path };
 	char b[DAT_HEADER_MAX];
 	const char *ver, *name, *zver, *p;
-	uint64_t file_size;
 	ssize_t n;
 	int ret = 0;
 
@@ -146,7 +148,6 @@ int dat_header_check(const char *path)
 	if (h.fd < 0)
 		return 0;
 	n = pread(h.fd, b, sizeof(b), 0);
-	file_size = lseek(h.fd, 0, SEEK_END);
 	ver = b + 10;				/* after the magic */
 	name = n > 10 && !memcmp(b, "\027\010Dtracing", 10) ? after_string(b, n, ver) : NULL;
 	if (!name || atoi(ver) < 7 || name + 6 >= b + n)
@@ -160,7 +161,7 @@ int dat_header_check(const char *path)
 	p = after_string(b, n, zver);
 	if (ret || !p || p + 8 > b + n)
 		goto out;
-	ret = walk_sections(&h, p + 8 - b, file_size);
+	ret = walk_sections(&h, p + 8 - b);
 out:
 	close(h.fd);
 	return ret;
