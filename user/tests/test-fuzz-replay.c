@@ -1070,6 +1070,35 @@ static void test_cut_strings_section(void)
 		__lsan_enable();
 }
 
+/*
+ * fuzz-host: sched_switch's print fmt ending "REC->n%xt_prio" (an atom that
+ * libtraceevent evaluates to 0): printing a record was a SIGFPE in
+ * tep_print_event(), in the tool; refused when the file is opened.
+ */
+static void test_print_fmt_divides_by_atom(void)
+{
+	struct vtrace_dump *d = NULL;
+	uint64_t len;
+	char *buf = vtrace_read_file("../fuzz/corpus/host/v7-print-fmt-divides-by-atom", 1 << 20,
+				     &len);
+
+	if (__lsan_disable)
+		__lsan_disable();
+	if (buf && len > 4) {
+		fuzz_write("host.dat", buf + 4, len - 4);
+		d = vtrace_dump_open_dat(fuzz_path("host.dat"), VTRACE_DUMP_NO_PLUGINS);
+	}
+	ktap_check(buf && !d && strstr(vtrace_last_error(), "event sched:sched_switch (id 319):"
+						 " print fmt divides by xt_prio, expected a"
+						 " non-zero number"),
+		   "host_print_fmt_dividing_by_zero_refused", "%s", vtrace_last_error());
+	vtrace_dump_close(d);
+	free(buf);
+	fuzz_unlink("host.dat");
+	if (__lsan_enable)
+		__lsan_enable();
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -1083,7 +1112,7 @@ int main(int argc, char **argv)
 	fuzz_pages_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 51);
+	printf("KTAP version 1\n1..%d\n", n + 52);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
@@ -1104,5 +1133,6 @@ int main(int argc, char **argv)
 	test_trace_clock_brackets_only();
 	test_section_steps_back();
 	test_cut_strings_section();
+	test_print_fmt_divides_by_atom();
 	return ktap_finish();
 }

@@ -43,6 +43,9 @@ int dat_layout_read(const char *path, struct dat_layout *l, bool plugins);
 const char *dat_layout_clock(const struct dat_layout *l);
 void dat_layout_free(struct dat_layout *l, bool keep_handle);
 
+/* print-fmt.c */
+int dat_check_divisors(struct tep_handle *tep, const char *path);
+
 /* dat-header.c */
 int dat_header_check(const char *path);
 

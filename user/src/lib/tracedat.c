@@ -680,6 +680,8 @@ int dat_layout_read(const char *path, struct dat_layout *l, bool plugins)
 	l->page_size = tracecmd_page_size(l->handle);
 	l->long_size = tracecmd_long_size(l->handle);
 	l->tep = tracecmd_get_tep(l->handle);
+	if (dat_check_divisors(l->tep, path))
+		return -1;
 	if (tracecmd_get_in_file_version(l->handle) < 7) {
 		if (layout_v6(l, lseek(fd, 0, SEEK_CUR)))
 			return -1;
@@ -792,6 +794,10 @@ static struct tracecmd_input *open_headers(const char *path, bool data, bool plu
 		tracecmd_close(h);
 		vtrace_set_error("%s: a trace.dat whose headers or CPU data libtracecmd cannot"
 				 " read (truncated or damaged?)", path);
+		return NULL;
+	}
+	if (dat_check_divisors(tracecmd_get_tep(h), path)) {
+		tracecmd_close(h);
 		return NULL;
 	}
 	return h;

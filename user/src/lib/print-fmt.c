@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/* print-fmt.c: the print fmt of a host trace.dat's events, checked before libtraceevent prints one. */
+/*
+ * libtraceevent divides as it prints an event (tep_print_event(): a print
+ * fmt's "REC->a / REC->b") without looking at the divisor: a record whose
+ * divisor field is 0 is a SIGFPE, in the tool.  A guest's formats are
+ * checked as text before libtraceevent parses them (dump.c,
+ * check_divisors()); a host trace.dat's are parsed by libtracecmd, so their
+ * parsed print arguments are checked here, before any event is printed:
+ * every "/" and "%" divides by a non-zero constant, as the kernel's formats
+ * do (their divisors are numbers, or sizeof()s that libtraceevent turns into
+ * numbers).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "lib-local.h"
+#include "vtrace-util.h"
+
+/* Deeper print arguments are refused (the kernel's nest a few levels) */
+#define PRINT_ARG_MAX_DEPTH	64
+
+/* A number other than 0, or a cast of one */
+static bool nonzero_constant(const struct tep_print_arg *a)
+{
+	char *end;
+
+	if (a && a->type == TEP_PRINT_TYPE)
+		return nonzero_constant(a->typecast.item);
+	if (!a || a->type != TEP_PRINT_ATOM || !a->atom.atom)
+		return false;
+	return strtoull(a->atom.atom, &end, 0) != 0 && end != a->atom.atom;
+}
+
+/* The first division by something else than a non-zero constant in @a and its siblings */
+static const struct tep_print_arg *bad_divisor(const struct tep_print_arg *a, int depth)
+{
+	const struct tep_print_arg *bad = NULL;
+
+	for (; a && !bad; a = a->next) {
+		if (depth > PRINT_ARG_MAX_DEPTH)
+			return a;
+		switch (a->type) {
+		case TEP_PRINT_OP:
+			if (a->op.op && (!strcmp(a->op.op, "/") || !strcmp(a->op.op, "%")) &&
+			    !nonzero_constant(a->op.right))
+				return a;
+			bad = bad_divisor(a->op.left, depth + 1);
+			if (!bad)
+				bad = bad_divisor(a->op.right, depth + 1);
+			break;
+		case TEP_PRINT_TYPE:
+			bad = bad_divisor(a->typecast.item, depth + 1);
+			break;
+		case TEP_PRINT_FLAGS:
+			bad = bad_divisor(a->flags.field, depth + 1);
+			break;
+		case TEP_PRINT_SYMBOL:
+			bad = bad_divisor(a->symbol.field, depth + 1);
+			break;
+		case TEP_PRINT_HEX:
+		case TEP_PRINT_HEX_STR:
+			bad = bad_divisor(a->hex.field, depth + 1);
+			if (!bad)
+				bad = bad_divisor(a->hex.size, depth + 1);
+			break;
+		case TEP_PRINT_INT_ARRAY:
+			bad = bad_divisor(a->int_array.field, depth + 1);
+			if (!bad)
+				bad = bad_divisor(a->int_array.count, depth + 1);
+			if (!bad)
+				bad = bad_divisor(a->int_array.el_size, depth + 1);
+			break;
+		case TEP_PRINT_DYNAMIC_ARRAY:
+			bad = bad_divisor(a->dynarray.index, depth + 1);
+			break;
+		case TEP_PRINT_FUNC:
+			bad = bad_divisor(a->func.args, depth + 1);
+			break;
+		default:
+			break;
+		}
+	}
+	return bad;
+}
+
+/**
+ * dat_check_divisors - every event of @tep divides by a non-zero constant
+ * @tep:	the handle libtracecmd filled with a trace.dat's formats
+ * @path:	the file, for the message
+ *
+ * Return: 0, or -1 with the error set, naming the event.
+ */
+int dat_check_divisors(struct tep_handle *tep, const char *path)
+{
+	int nr = tep ? tep_get_events_count(tep) : 0;
+
+	for (int i = 0; i < nr; i++) {
+		struct tep_event *ev = tep_get_event(tep, i);
+		const struct tep_print_arg *bad = ev ? bad_divisor(ev->print_fmt.args, 0) : NULL;
+		const struct tep_print_arg *r;
+		char what[80];
+
+		if (!bad)
+			continue;
+		if (bad->type != TEP_PRINT_OP) {
+			vtrace_set_error("%s: event %s:%s (id %d): print fmt nested more than %d"
+					 " levels deep (damaged?)", path, ev->system ? ev->system : "?",
+					 ev->name ? ev->name : "?", ev->id, PRINT_ARG_MAX_DEPTH);
+			return -1;
+		}
+		r = bad->op.right;
+		if (r && r->type == TEP_PRINT_FIELD && r->field.name)
+			snprintf(what, sizeof(what), "the field %.64s", r->field.name);
+		else if (r && r->type == TEP_PRINT_ATOM && r->atom.atom)
+			snprintf(what, sizeof(what), "%.64s", r->atom.atom);
+		else
+			snprintf(what, sizeof(what), "an expression");
+		vtrace_set_error("%s: event %s:%s (id %d): print fmt divides by %s, expected a"
+				 " non-zero number: libtraceevent would divide by zero printing"
+				 " it (damaged?)", path, ev->system ? ev->system : "?",
+				 ev->name ? ev->name : "?", ev->id, what);
+		return -1;
+	}
+	return 0;
+}
