@@ -38,9 +38,9 @@ static bool nonzero_constant(const struct tep_print_arg *a)
 /* The first division by something else than a non-zero constant in @a and its siblings */
 static const struct tep_print_arg *bad_divisor(const struct tep_print_arg *a, int depth)
 {
-	const struct tep_print_arg *bad = NULL;
+	for (; a; a = a->next) {
+		const struct tep_print_arg *sub[3] = { NULL };
 
-	for (; a && !bad; a = a->next) {
 		if (depth > PRINT_ARG_MAX_DEPTH)
 			return a;
 		switch (a->type) {
@@ -48,43 +48,45 @@ static const struct tep_print_arg *bad_divisor(const struct tep_print_arg *a, in
 			if (a->op.op && (!strcmp(a->op.op, "/") || !strcmp(a->op.op, "%")) &&
 			    !nonzero_constant(a->op.right))
 				return a;
-			bad = bad_divisor(a->op.left, depth + 1);
-			if (!bad)
-				bad = bad_divisor(a->op.right, depth + 1);
+			sub[0] = a->op.left;
+			sub[1] = a->op.right;
 			break;
 		case TEP_PRINT_TYPE:
-			bad = bad_divisor(a->typecast.item, depth + 1);
+			sub[0] = a->typecast.item;
 			break;
 		case TEP_PRINT_FLAGS:
-			bad = bad_divisor(a->flags.field, depth + 1);
+			sub[0] = a->flags.field;
 			break;
 		case TEP_PRINT_SYMBOL:
-			bad = bad_divisor(a->symbol.field, depth + 1);
+			sub[0] = a->symbol.field;
 			break;
 		case TEP_PRINT_HEX:
 		case TEP_PRINT_HEX_STR:
-			bad = bad_divisor(a->hex.field, depth + 1);
-			if (!bad)
-				bad = bad_divisor(a->hex.size, depth + 1);
+			sub[0] = a->hex.field;
+			sub[1] = a->hex.size;
 			break;
 		case TEP_PRINT_INT_ARRAY:
-			bad = bad_divisor(a->int_array.field, depth + 1);
-			if (!bad)
-				bad = bad_divisor(a->int_array.count, depth + 1);
-			if (!bad)
-				bad = bad_divisor(a->int_array.el_size, depth + 1);
+			sub[0] = a->int_array.field;
+			sub[1] = a->int_array.count;
+			sub[2] = a->int_array.el_size;
 			break;
 		case TEP_PRINT_DYNAMIC_ARRAY:
-			bad = bad_divisor(a->dynarray.index, depth + 1);
+			sub[0] = a->dynarray.index;
 			break;
 		case TEP_PRINT_FUNC:
-			bad = bad_divisor(a->func.args, depth + 1);
+			sub[0] = a->func.args;
 			break;
 		default:
 			break;
 		}
+		for (int i = 0; i < 3; i++) {
+			const struct tep_print_arg *bad = bad_divisor(sub[i], depth + 1);
+
+			if (bad)
+				return bad;
+		}
 	}
-	return bad;
+	return NULL;
 }
 
 /**
