@@ -30,6 +30,9 @@
 #include "lib-local.h"
 #include "vtrace-util.h"
 
+/* The first bytes of every trace-cmd trace.dat: "\027\010Dtracing" */
+const char dat_magic[DAT_MAGIC_LEN] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
 #define DAT_OPTION_STRINGS	15		/* TRACECMD_OPTION_STRINGS */
 #define DAT_SEC_FL_COMPRESS	1		/* TRACECMD_SEC_FL_COMPRESS */
 
@@ -148,8 +151,9 @@ int dat_header_check(const char *path)
 	if (h.fd < 0)
 		return 0;
 	n = pread(h.fd, b, sizeof(b), 0);
-	ver = b + 10;				/* after the magic */
-	name = n > 10 && !memcmp(b, "\027\010Dtracing", 10) ? after_string(b, n, ver) : NULL;
+	ver = b + DAT_MAGIC_LEN;
+	name = n > DAT_MAGIC_LEN && !memcmp(b, dat_magic, DAT_MAGIC_LEN) ?
+	       after_string(b, n, ver) : NULL;
 	if (!name || atoi(ver) < 7 || name + 6 >= b + n)
 		goto out;
 	h.bigendian = name[0] == 1;

@@ -47,6 +47,8 @@ void dat_layout_free(struct dat_layout *l, bool keep_handle);
 int dat_check_divisors(struct tep_handle *tep, const char *path);
 
 /* dat-header.c */
+#define DAT_MAGIC_LEN	10
+extern const char dat_magic[DAT_MAGIC_LEN];
 int dat_header_check(const char *path);
 
 /* dat-chunks.c */

@@ -711,9 +711,6 @@ void dat_layout_free(struct dat_layout *l, bool keep_handle)
 	l->offset = l->size = NULL;
 }
 
-/* The first bytes of every trace-cmd trace.dat: "\027\010Dtracing" */
-static const char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
 /* 0: @path starts as a trace.dat does, -1 with the error set */
 int vtrace_dat_check_magic(const char *path)
 {
