@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #define FUZZ_PAGES "fixtures/debian-6.1/real-cpu0.pages"
@@ -959,6 +960,30 @@ static void test_common_fields_past_page(void)
 		   vtrace_last_error());
 }
 
+/* @n bytes of @b written into the file @path at @at, or at its end if @at is negative */
+static bool write_into(const char *path, off_t at, const void *b, size_t n)
+{
+	int fd = open(path, O_WRONLY | (at < 0 ? O_APPEND : 0));
+	bool ok = fd >= 0 && (at < 0 ? write(fd, b, n) : pwrite(fd, b, n, at)) == (ssize_t)n;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* @dat opened as the tools open it (libtraceevent's leaks on mangled formats not reported) */
+static struct vtrace_dump *open_host_dat(const char *dat)
+{
+	struct vtrace_dump *d;
+
+	if (__lsan_disable)
+		__lsan_disable();
+	d = vtrace_dump_open_dat(dat, VTRACE_DUMP_NO_PLUGINS);
+	if (__lsan_enable)
+		__lsan_enable();
+	return d;
+}
+
 /*
  * fuzz-host: a v6 trace clock text whose "[" word is brackets alone
  * ("... boot [") made libtracecmd's tracecmd_parse_trace_clock() sscanf() a
@@ -966,26 +991,15 @@ static void test_common_fields_past_page(void)
  */
 static void test_trace_clock_brackets_only(void)
 {
-	const char *path = "../fuzz/corpus/host/v6-trace-clock-brackets-only";
-	struct vtrace_dump *d = NULL;
-	uint64_t len;
-	char *buf = vtrace_read_file(path, 1 << 20, &len);
+	struct vtrace_dump *d = open_host_dat(host_dat_of("../fuzz/corpus/host/"
+							  "v6-trace-clock-brackets-only",
+							  "host.dat"));
 
-	/* libtraceevent leaks on its mangled formats (read by libtracecmd) */
-	if (__lsan_disable)
-		__lsan_disable();
-	if (buf && len > 4) {
-		fuzz_write("host.dat", buf + 4, len - 4 < 32768 ? len - 4 : 32768);
-		d = vtrace_dump_open_dat(fuzz_path("host.dat"), VTRACE_DUMP_NO_PLUGINS);
-	}
-	ktap_check(buf && !d && strstr(vtrace_last_error(), "byte 6234: a trace clock text whose"
+	ktap_check(!d && strstr(vtrace_last_error(), "byte 6234: a trace clock text whose"
 						 " \"[\" names no clock"),
 		   "host_trace_clock_brackets_only_refused", "%s", vtrace_last_error());
 	vtrace_dump_close(d);
-	free(buf);
 	fuzz_unlink("host.dat");
-	if (__lsan_enable)
-		__lsan_enable();
 }
 
 /*
@@ -999,29 +1013,27 @@ static void test_trace_clock_brackets_only(void)
 static void check_steps_back(const char *name, uint64_t at, uint64_t size, const char *want,
 			     const char *test)
 {
-	char path[256];
+	unsigned char le[8];
 	struct vtrace_dump *d = NULL;
-	uint64_t len;
-	char *buf;
+	char path[256];
+	const char *dat;
+	struct stat st;
+	bool ok;
 
+	for (int i = 0; i < 8; i++)
+		le[i] = size >> (8 * i);
 	snprintf(path, sizeof(path), "../fuzz/corpus/host/%s", name);
-	buf = vtrace_read_file(path, 1 << 20, &len);
-	if (__lsan_disable)
-		__lsan_disable();
-	if (buf && len > at + 4 + 16) {
-		for (int i = 0; i < 8; i++)
-			buf[4 + at + 8 + i] = size >> (8 * i);
-		fuzz_write("host.dat", buf + 4, len - 4);
-		d = vtrace_dump_open_dat(fuzz_path("host.dat"), VTRACE_DUMP_NO_PLUGINS);
-	}
-	ktap_check(buf && (want ? !d && strstr(vtrace_last_error(), want) :
-			   !strstr(vtrace_last_error(), "step back")), test, "%s",
+	dat = host_dat_of(path, "host.dat");
+	/* the section's u64 size, 8 bytes into its header at @at */
+	ok = !stat(dat, &st) && (uint64_t)st.st_size > at + 16 &&
+	     write_into(dat, at + 8, le, sizeof(le));
+	if (ok)
+		d = open_host_dat(dat);
+	ktap_check(ok && (want ? !d && strstr(vtrace_last_error(), want) :
+			  !strstr(vtrace_last_error(), "step back")), test, "%s",
 		   vtrace_last_error());
 	vtrace_dump_close(d);
-	free(buf);
 	fuzz_unlink("host.dat");
-	if (__lsan_enable)
-		__lsan_enable();
 }
 
 static void test_section_steps_back(void)
@@ -1047,27 +1059,13 @@ static void test_cut_strings_section(void)
 {
 	/* id 15 (strings), flags 0, description 0, size 100; then 50 of the 100 bytes */
 	static const unsigned char cut[16 + 50] = { 15, 0, 0, 0, 0, 0, 0, 0, 100 };
-	struct vtrace_dump *d = NULL;
-	uint64_t len;
-	char *buf = vtrace_read_file("../fuzz/corpus/host/ev.v7", 1 << 20, &len);
-	char *dat = buf && len > 4 ? malloc(len - 4 + sizeof(cut)) : NULL;
+	const char *dat = host_dat_of("../fuzz/corpus/host/ev.v7", "host.dat");
+	struct vtrace_dump *d = write_into(dat, -1, cut, sizeof(cut)) ? open_host_dat(dat) : NULL;
 
-	if (__lsan_disable)
-		__lsan_disable();
-	if (dat) {
-		memcpy(dat, buf + 4, len - 4);
-		memcpy(dat + len - 4, cut, sizeof(cut));
-		fuzz_write("host.dat", dat, len - 4 + sizeof(cut));
-		d = vtrace_dump_open_dat(fuzz_path("host.dat"), VTRACE_DUMP_NO_PLUGINS);
-	}
 	ktap_check(d && vtrace_dump_info(d)->nr_cpus == 2, "host_cut_strings_section_read",
 		   "%s", d ? "" : vtrace_last_error());
 	vtrace_dump_close(d);
-	free(dat);
-	free(buf);
 	fuzz_unlink("host.dat");
-	if (__lsan_enable)
-		__lsan_enable();
 }
 
 /*
@@ -1077,26 +1075,16 @@ static void test_cut_strings_section(void)
  */
 static void test_print_fmt_divides_by_atom(void)
 {
-	struct vtrace_dump *d = NULL;
-	uint64_t len;
-	char *buf = vtrace_read_file("../fuzz/corpus/host/v7-print-fmt-divides-by-atom", 1 << 20,
-				     &len);
+	struct vtrace_dump *d = open_host_dat(host_dat_of("../fuzz/corpus/host/"
+							  "v7-print-fmt-divides-by-atom",
+							  "host.dat"));
 
-	if (__lsan_disable)
-		__lsan_disable();
-	if (buf && len > 4) {
-		fuzz_write("host.dat", buf + 4, len - 4);
-		d = vtrace_dump_open_dat(fuzz_path("host.dat"), VTRACE_DUMP_NO_PLUGINS);
-	}
-	ktap_check(buf && !d && strstr(vtrace_last_error(), "event sched:sched_switch (id 319):"
+	ktap_check(!d && strstr(vtrace_last_error(), "event sched:sched_switch (id 319):"
 						 " print fmt divides by xt_prio, expected a"
 						 " non-zero number"),
 		   "host_print_fmt_dividing_by_zero_refused", "%s", vtrace_last_error());
 	vtrace_dump_close(d);
-	free(buf);
 	fuzz_unlink("host.dat");
-	if (__lsan_enable)
-		__lsan_enable();
 }
 
 int main(int argc, char **argv)
