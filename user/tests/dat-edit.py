@@ -14,11 +14,16 @@
                                       (trace-cmd record -B NAME)
     dat-edit.py subbuf FILE BYTES     the top instance's BUFFER option says sub-buffers of
                                       BYTES (trace-cmd 3.2+ record --subbuf-size)
-    dat-edit.py v6clock FILE CLOCK    a v6 file (trace-cmd convert --file-version 6 writes
+    dat-edit.py v6clock FILE CLOCK [2.x]
+                                      a v6 file (trace-cmd convert --file-version 6 writes
                                       none) gets a trace clock as trace-cmd record writes it:
                                       a TRACECLOCK option and the trace_clock text after the
                                       CPU data table (in its padding: no page moves; convert
-                                      writes a clock there, but no option says so)
+                                      writes a clock there, but no option says so).  The
+                                      option holds the text (record 3.x); with "2.x" it is
+                                      empty, as trace-cmd 2.8/2.9 record wrote it (3.1's
+                                      reader then parses bytes past the option: its
+                                      --raw-ts output may vary from run to run)
     dat-edit.py chunks FILE CPU       print where each compressed chunk of CPU's data is:
                                       "OFFSET COMPRESSED UNCOMPRESSED" a line (the chunk's
                                       8-byte header at OFFSET), in a compressed file
@@ -128,7 +133,7 @@ def set_clock(path, b, clock_arg):
     open(path, 'wb').write(b)
 
 
-def v6_clock(path, b, clock):
+def v6_clock(path, b, clock, old):
     if not b.startswith(MAGIC) or cstr(b, len(MAGIC))[0] != '6':
         sys.exit('%s: not a v6 trace.dat' % path)
     opts = b.index(b'options  \0')
@@ -142,8 +147,10 @@ def v6_clock(path, b, clock):
     end = table + 16 * ncpu
     first = min(o for o, n in (struct.unpack_from('<QQ', b, table + 16 * i)
                                for i in range(ncpu)) if n)
-    option = struct.pack('<HI', 4, 0)  # TRACECLOCK: the text is after the table
     text = ('local global counter uptime perf mono mono_raw boot [%s]\n' % clock).encode()
+    # TRACECLOCK: the text, NUL-ended (3.x), or nothing (2.x); the text after the table too
+    option = struct.pack('<HI', 4, 0) if old else \
+        struct.pack('<HI', 4, len(text) + 1) + text + b'\0'
     data = struct.pack('<Q', len(text)) + text
     room = first - end - len(option)   # what was there (convert writes a clock no option names)
     if room < len(data):
@@ -182,7 +189,9 @@ def main():
     elif cmd == 'cpustat':
         add_cpustats(path, b, sys.argv[3:])
     elif cmd == 'v6clock':
-        v6_clock(path, b, arg)
+        if sys.argv[4:] not in ([], ['2.x']):
+            sys.exit(__doc__)
+        v6_clock(path, b, arg, sys.argv[4:] == ['2.x'])
     elif cmd == 'instance':
         add_option(path, b, 3, struct.pack('<Q', 0) + arg.encode() + b'\0x86-tsc\0' +
                    struct.pack('<II', 4096, 0))

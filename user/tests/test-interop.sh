@@ -541,8 +541,6 @@ sys.exit(json.load(open(sys.argv[1]))["ComboPlots"] !=
 	D=$T/dat-explain
 	trace-cmd convert -i "$D/host.dat" -o "$D/host6.dat" --file-version 6 \
 		--compression none > /dev/null 2>&1
-	# the copy without a clock prints its raw times as seconds, as the host copy (TSC2NSEC) does
-	cp "$D/host6.dat" "$D/host6-noclock.dat"
 	"$here/dat-edit.py" v6clock "$D/host6.dat" x86-tsc
 	timeout 20 "$V" dat $(guests "$D") --offsets "$D/tsc_offsets" --host "$D/host6.dat" \
 		--out "$D/out6" > "$T/out" 2> "$T/err" &&
@@ -552,8 +550,11 @@ sys.exit(json.load(open(sys.argv[1]))["ComboPlots"] !=
 	ok $? dat_host_version_6 "$(head -c 300 "$T/err")"
 	python3 "$here/dat-compare.py" "$D/merge" "$D/report6" 2 > "$T/cmp"
 	ok $? dat_host_version_6_same_events_same_order "$(cat "$T/cmp")"
-	# both reports kept: a difference is shown
-	trace-cmd report --raw-ts -i "$D/host6-noclock.dat" > "$D/raw6-in" 2>&1
+	# the same events and raw TSC times as the host file (both reports kept: a difference is
+	# shown).  Its TRACECLOCK option holds the clock's text, as trace-cmd 3.x record writes it:
+	# 3.1's reader parses bytes past an empty one (trace-cmd 2.x's) and its --raw-ts output
+	# then varies from run to run (about one in a hundred)
+	trace-cmd report --raw-ts -i "$D/host6.dat" > "$D/raw6-in" 2>&1
 	trace-cmd report --raw-ts -i "$D/out6/host.dat" > "$D/raw6-out" 2>&1
 	cmp -s "$D/raw6-in" "$D/raw6-out"
 	ok $? dat_host_version_6_copy_has_the_same_events \
@@ -566,7 +567,7 @@ sys.exit(json.load(open(sys.argv[1]))["ComboPlots"] !=
 	moved=
 	timeout 60 "$V" dat "${many[@]}" --offsets "$D/tsc_offsets" --host "$D/host6.dat" \
 		--out "$D/many" > /dev/null 2> "$T/err" || moved="vtrace dat exit $? (124: timeout)"
-	[ -z "$moved" ] && ! cmp -s <(trace-cmd report --raw-ts -i "$D/host6-noclock.dat" 2>&1) \
+	[ -z "$moved" ] && ! cmp -s "$D/raw6-in" \
 			     <(trace-cmd report --raw-ts -i "$D/many/host.dat" 2>&1) &&
 		moved="trace-cmd report of the copy differs from the host file's"
 	grow=$(($(stat -c %s "$D/many/host.dat") - $(stat -c %s "$D/host6.dat")))

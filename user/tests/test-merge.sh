@@ -469,9 +469,10 @@ else
 	skip host_dat_pages_generated "no trace.dat made (trace-cmd restore)"
 	skip host_dat_pages_debian_6_1 "no trace.dat made (trace-cmd restore)"
 fi
-# a v6 file cut in its CPU data (libtracecmd's reader crashed on it), a damaged page
+# a v6 file as trace-cmd 2.x record wrote it (an empty TRACECLOCK option) cut in its CPU
+# data (libtracecmd's reader crashed on it), a damaged page
 trace-cmd convert -i $R/host.dat -o "$T/v6.dat" --file-version 6 --compression none \
-	> /dev/null 2>&1 && ./dat-edit.py v6clock "$T/v6.dat" x86-tsc
+	> /dev/null 2>&1 && ./dat-edit.py v6clock "$T/v6.dat" x86-tsc 2.x
 head -c 40000 "$T/v6.dat" > "$T/cut6.dat"
 expect_error host_dat_v6_cut_in_cpu_data "$T/cut6.dat: byte 32768: CPU 1's pages, 16384 bytes from here, expected within the file's 40000 bytes (truncated?)" --host "$T/cut6.dat" "${RL[@]}"
 [ ! -s "$T/out" ]
