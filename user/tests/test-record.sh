@@ -162,10 +162,6 @@ ok $rc record_two_guests_exit_0 "$(cat "$T/out")"
 tc="record -q -C x86-tsc -b 8192 -e vtrace_host -e sched:sched_switch -e sched:sched_wakeup -e kvm:kvm_entry -e kvm:kvm_exit -e irq_vectors:local_timer_entry -e irq:irq_handler_entry -e irq:irq_handler_exit -e irq:softirq_entry -e irq:softirq_exit -e timer:hrtimer_start -e timer:hrtimer_expire_entry -e irq:* -e workqueue:* -o $T/cap/host.dat"
 [ "$(head -1 "$T/tc.log")" = "$tc" ] && [ "$(tail -1 "$T/tc.log")" = stopped ]
 ok $? record_trace_cmd_command_line "$(cat "$T/tc.log")"
-# trace-cmd's SIGINT comes with tracing off and its reader done with the whole pages left
-# (a reader signalled in the middle of its splices loses pages)
-grep -qx "at stop: tracing_on 0, pages left 0" "$T/tc.log"
-ok $? record_trace_cmd_stopped_after_its_reader_drained "$(cat "$T/tc.log")"
 # each guest got HELLO, SET_EVENTS, START, then STATUS_REQs, STOP last
 r=0
 for g in g1 g2; do

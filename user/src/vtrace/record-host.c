@@ -261,83 +261,9 @@ int record_host_wait_started(pid_t pid, int timeout_ms)
 	return -1;
 }
 
-/* The sum of the counts named in @keys ("overrun: ", ...) in every CPU's stats */
-static uint64_t stats_sum(const char *const *keys)
-{
-	char pat[PATH_MAX], line[256];
-	uint64_t sum = 0;
-	glob_t gl;
-
-	snprintf(pat, sizeof(pat), "%s/per_cpu/cpu*/stats", tracefs());
-	if (glob(pat, 0, NULL, &gl))
-		return 0;
-	for (size_t i = 0; i < gl.gl_pathc; i++) {
-		FILE *f = fopen(gl.gl_pathv[i], "r");
-
-		while (f && fgets(line, sizeof(line), f))
-			for (const char *const *k = keys; *k; k++)
-				if (!strncmp(line, *k, strlen(*k)))
-					sum += strtoull(line + strlen(*k), NULL, 10);
-		if (f)
-			fclose(f);
-	}
-	globfree(&gl);
-	return sum;
-}
-
-/* Events the host's ring buffers overwrote or dropped so far, every CPU */
-uint64_t record_host_lost(void)
-{
-	static const char *const lost[] = { "overrun: ", "dropped events: ", NULL };
-
-	return stats_sum(lost);
-}
-
-#define DRAIN_STEP_MS	100
-#define DRAIN_STILL	3	/* steps without a page read: the readers wait */
-#define DRAIN_MAX_MS	5000
-
 /*
- * trace-cmd's readers (libtracefs' tracefs_cpu_write()) move pages with
- * two splices, the buffer to a pipe, then the pipe to the file; the second
- * ends early when a signal is pending, and what stays in the pipe is never
- * written (libtracefs 1.6 keeps no count of it).  A reader stopped in the
- * middle of a busy copy loses those pages: trace-cmd report --stat then
- * counts events the file lacks (seen in the test bed: 84 events, a page,
- * of a CPU in one recording of six).  So tracing is turned off first and
- * the readers move the whole pages left, until no CPU's "read events"
- * grows for DRAIN_STILL steps (DRAIN_MAX_MS at most): the SIGINT then finds
- * them waiting, and they read the last, partial pages with read().
- */
-static void host_drain(void)
-{
-	static const char *const read_ev[] = { "read events: ", NULL };
-	char path[PATH_MAX];
-	uint64_t last, now;
-	int fd, still = 0;
-
-	snprintf(path, sizeof(path), "%s/tracing_on", tracefs());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (write(fd, "0", 1) != 1) {
-		close(fd);
-		return;
-	}
-	close(fd);
-	last = stats_sum(read_ev);
-	for (int ms = 0; ms < DRAIN_MAX_MS && still < DRAIN_STILL; ms += DRAIN_STEP_MS) {
-		usleep(DRAIN_STEP_MS * 1000);
-		now = stats_sum(read_ev);
-		still = now == last ? still + 1 : 0;
-		last = now;
-	}
-}
-
-/*
- * Stop trace-cmd (SIGINT, as at a terminal) once its readers wait
- * (host_drain()), and wait until it has written what its buffers held.
- * 0, or -1 with the error set.
+ * Stop trace-cmd (SIGINT, as at a terminal) and wait until it has written
+ * what its buffers held.  0, or -1 with the error set.
  */
 int record_host_stop(pid_t pid, const char *dir)
 {
@@ -347,7 +273,6 @@ int record_host_stop(pid_t pid, const char *dir)
 		vtrace_set_error("no trace-cmd to stop");
 		return -1;
 	}
-	host_drain();
 	kill(pid, SIGINT);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
@@ -362,6 +287,30 @@ int record_host_stop(pid_t pid, const char *dir)
 	return -1;
 }
 
+/* Events the host's ring buffers overwrote or dropped so far, every CPU */
+uint64_t record_host_lost(void)
+{
+	char pat[PATH_MAX], line[256];
+	uint64_t sum = 0;
+	glob_t gl;
+
+	snprintf(pat, sizeof(pat), "%s/per_cpu/cpu*/stats", tracefs());
+	if (glob(pat, 0, NULL, &gl))
+		return 0;
+	for (size_t i = 0; i < gl.gl_pathc; i++) {
+		FILE *f = fopen(gl.gl_pathv[i], "r");
+		unsigned long long v;
+
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "overrun: %llu", &v) == 1 ||
+			    sscanf(line, "dropped events: %llu", &v) == 1)
+				sum += v;
+		if (f)
+			fclose(f);
+	}
+	globfree(&gl);
+	return sum;
+}
 
 /* A debugfs file (its size says 0) copied by reading to its end */
 static int copy_small(const char *from, const char *to)
