@@ -18,8 +18,36 @@ rc=$?
 sed 's/^/# /' "$out/merge.err"
 [ $rc -eq 0 ] && grep -q "self-check: .* outside (tolerance 1000 ns), alignment error at most [0-9]* ns: verified$" "$out/merge.err"
 ktap_result $? merge_capture_verified
-! grep -q "warning" "$out/merge.err"
-ktap_result $? merge_capture_no_warning "$(grep warning "$out/merge.err")"
+# trace-cmd's own counts of each CPU: "N M" (trace-cmd report --stat's entries + read
+# events at its stop, and the events trace-cmd report prints) for the CPUs that differ
+tc_lacks() {	# tc_lacks DAT: "cpu C: LACK of STAT" for each CPU whose file lacks events
+	local stat=$out/tc-stat.txt
+	trace-cmd report --stat -i "$1" > "$stat" 2> /dev/null
+	trace-cmd report -i "$1" 2> /dev/null |
+		awk -v stat="$stat" '
+		BEGIN { while ((getline l < stat) > 0) {
+				if (l ~ /^CPU: /) { split(l, a, " "); c = a[2] }
+				else if (l ~ /^entries: /) { split(l, a, " "); s[c] += a[2] }
+				else if (l ~ /^read events: /) { split(l, a, " "); s[c] += a[3] } } }
+		match($0, /\[[0-9]+\]/) { n[substr($0, RSTART + 1, RLENGTH - 2) + 0]++ }
+		END {	for (c = 0; c in s; c++)
+				if (n[c] < s[c]) {
+					printf "%scpu %d: %d of %d", sep, c, s[c] - n[c], s[c]
+					sep = "; "
+				} }'
+}
+# A capture whose host.dat lacks events by trace-cmd's own counts gets the merge's warning
+# with those counts, and no other: in the bed, 2 recordings of 11 lacked about a page of a
+# CPU (84, 93 events), their sched_switch chains and kvm_entry/exit pairs unbroken
+lacks=$(tc_lacks "$cap/host.dat")
+warns=$(grep warning "$out/merge.err")
+if [ -n "$lacks" ]; then
+	ktap_diag "trace-cmd's host.dat lacks events by trace-cmd's own counts: $lacks"
+	[ "$warns" = "vtrace-merge: warning: $cap/host.dat: events trace-cmd counted at its stop (read, and left in the kernel's buffer: trace-cmd report --stat) but the file lacks: $lacks (trace-cmd stopped before it read them all)" ]
+else
+	[ -z "$warns" ]
+fi
+ktap_result $? merge_capture_no_warning_but_trace_cmds_own_loss "$warns"
 # each guest CPU verified on a thread of its own QEMU (manifest: guest-pid, guest-vcpu)
 r=0
 while read -r name; do
