@@ -85,40 +85,48 @@ for ((i = 0; i < 600; i++)); do
 	kill -0 $vqr 2> /dev/null || break
 	sleep 0.5
 done
+pid2=
 if [ -s "$LV/root/run/qemu/g2.pid" ]; then
+	pid2=$(cat "$LV/root/run/qemu/g2.pid")
 	ktap_diag "libvirt domain g2: QEMU started after $((SECONDS - t0)) s"
 else
 	sed 's/^/# virt-qemu-run: /' "$out/g2/virt-qemu-run.log"
 fi
+# g2's QEMU gone by itself (before the second recording kills it), ended by
+# libvirt ("shutting down, reason=shutdown", its QEMU told to end: libvirt
+# has QEMU turn a reset into a shutdown for on_reboot destroy; or
+# "reason=destroyed"), its init not ended, no kernel report in its console:
+# the bed's reset, said as l2-watch.sh says it of g1 (testbed/bed-glitch.sh),
+# in the boot or after "L2 up"
+g2_reset_check() {
+	local c=$LV/g2/console.log
+	[ -n "$pid2" ] && ! kill -0 "$pid2" 2> /dev/null || return
+	grep -q "^l2 " "$out/g2/qemu.log" 2> /dev/null && return
+	sleep 1
+	grep -qE "shutting down, reason=(shutdown|destroyed)" "$LV/root/log/qemu/g2.log" 2> /dev/null &&
+		! grep -aq "vtrace-testbed: L2 script exit" "$c" &&
+		"$VTRACE_PROJ/testbed/splat-check.sh" "$c" > /dev/null || return
+	if grep -aq "vtrace-testbed: L2 up" "$c"; then
+		echo "l2 guest reset: g2: libvirt ended it after \"L2 up\", with no poweroff by its init and no kernel message"
+	else
+		echo "l2 boot watchdog: g2: libvirt ended it in the guest's boot at $(stat -c %s "$c") console bytes, no kernel report: a reset"
+	fi | tee -a "$out/g2/qemu.log" | sed 's/^/# /'
+}
 mkdir -p "$caps" && cp "$LV/root/cache/qemu/capabilities"/*.xml "$caps/" 2> /dev/null
 ln -sf "$LV/g2/console.log" "$out/g2/console.log"
 up=0
 for g in g1 g2; do
 	for ((i = 0; i < 300; i++)); do
 		grep -q "vtg: ok 1 load" "$out/$g/console.log" 2> /dev/null && break
-		[ $g = g1 ] || kill -0 $vqr 2> /dev/null || break
+		[ $g = g1 ] || { kill -0 $vqr && kill -0 "$pid2"; } 2> /dev/null || break
 		sleep 1
 	done
 	grep -q "vtg: ok 1 load" "$out/$g/console.log" 2> /dev/null || up=1
 done
+[ $up -eq 0 ] || g2_reset_check
 ktap_result $up guests_up_with_vtrace_guest "$(tail -n 5 "$out"/g1/console.log "$out"/g2/console.log)"
 ktap_diag "guests up after $((SECONDS - t0)) s"
-pid1=$(cat "$out/g1/qemu.pid") pid2=$(cat "$LV/root/run/qemu/g2.pid")
-
-# g2 gone before the second recording kills it: the bed's guest reset (what
-# l2-watch.sh says of g1) when libvirt destroyed it (on_reboot destroy: the
-# reset of a guest whose init did not end) after "L2 up", with no kernel
-# report in its console
-g2_reset_check() {
-	local c=$LV/g2/console.log
-	kill -0 "$pid2" 2> /dev/null && return
-	sleep 1
-	grep -q "shutting down, reason=destroyed" "$LV/root/log/qemu/g2.log" 2> /dev/null &&
-		grep -aq "vtrace-testbed: L2 up" "$c" && ! grep -aq "vtrace-testbed: L2 script exit" "$c" &&
-		"$VTRACE_PROJ/testbed/splat-check.sh" "$c" > /dev/null &&
-		echo "l2 guest reset: g2: libvirt destroyed it (on_reboot destroy) after \"L2 up\", with no poweroff by its init and no kernel message" |
-		tee -a "$out/g2/qemu.log" | sed 's/^/# /'
-}
+pid1=$(cat "$out/g1/qemu.pid")
 
 # one recording of both, the length of a command
 t0=$SECONDS
