@@ -149,6 +149,26 @@ static bool clock_without_name(const char *text)
 	return false;
 }
 
+/*
+ * @text names @clock as libtracecmd reads it: the first word that starts
+ * with "[", up to the next bracket or space ("local [x86-tsc] boot")
+ */
+static bool names_clock(const char *text, const char *clock)
+{
+	for (const char *w = text; clock && *w; ) {
+		size_t n = strcspn(w, " ");
+
+		if (*w == '[') {
+			w += strspn(w, "[]");
+			n = strcspn(w, "[] \t\n");
+			return n == strlen(clock) && !strncmp(w, clock, n);
+		}
+		w += n;
+		w += strspn(w, " ");
+	}
+	return false;
+}
+
 /* v6: the CPU data table right after "flyrecord", then the trace clock */
 static int layout_v6(struct dat_layout *l, uint64_t at)
 {
@@ -194,7 +214,9 @@ static int layout_v6(struct dat_layout *l, uint64_t at)
 		free(clock);
 		return -1;
 	}
-	tracecmd_parse_trace_clock(l->handle, clock, len);
+	/* libtracecmd replaces, not frees, the clock its TRACECLOCK option gave */
+	if (!names_clock(clock, tracecmd_get_trace_clock(l->handle)))
+		tracecmd_parse_trace_clock(l->handle, clock, len);
 	free(clock);
 	return 0;
 }
