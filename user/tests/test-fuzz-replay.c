@@ -204,6 +204,40 @@ static struct vtrace_dump *dump_with_fields(const char *tail, size_t len)
 	return vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS);
 }
 
+/*
+ * A guest's ftrace:bprint format with the fields of ftrace:print (ip, buf,
+ * no fmt): libtraceevent prints a bprint record from its field fmt without
+ * looking for it (a SEGV, found by fuzz-host in a host file).  The dump
+ * opens; the event prints as a format that failed to parse: its fields.
+ */
+static void test_guest_bprint_without_fmt(void)
+{
+	static const char fmt[] = "name: bprint\nID: 6\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+		"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\n"
+		"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+	/* a bprint record: type 6, ip 0xabc, buf "hi" */
+	unsigned char data[24] = { 6, 0, 0, 0, 0, 0, 0, 0, 0xbc, 0x0a, 0, 0, 0, 0, 0, 0, 'h', 'i' };
+	struct tep_record rec = { .data = data, .size = sizeof(data) };
+	struct vtrace_dump *d;
+	struct trace_seq s;
+
+	put_prologue();
+	put_meta_file(VTRACE_META_EVENT_FORMAT, "ftrace/bprint", fmt, sizeof(fmt) - 1);
+	fuzz_write("ctl", ctl, ctl_len);
+	d = vtrace_dump_open(fuzz_dir(), VTRACE_DUMP_NO_PLUGINS);
+	trace_seq_init(&s);
+	if (d)
+		tep_print_event(vtrace_dump_tep(d), &s, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	ktap_check(d && strstr(s.buffer, "[FAILED TO PARSE]") && strstr(s.buffer, "ip=0xabc"),
+		   "format_bprint_without_fmt_printed_as_failed", "%s",
+		   d ? s.buffer : vtrace_last_error());
+	trace_seq_destroy(&s);
+	vtrace_dump_close(d);
+}
+
 /* libtraceevent calls strcmp() on a NULL token in both cases */
 static void test_format_text(void)
 {
@@ -1087,6 +1121,24 @@ static void test_print_fmt_divides_by_atom(void)
 	fuzz_unlink("host.dat");
 }
 
+/*
+ * fuzz-host: an ftrace event named "bprint" with the fields of "print" (ip,
+ * buf; no fmt): libtraceevent prints a bprint from its fmt and buf fields
+ * without looking for them, a SEGV in tep_print_event(), in the tool;
+ * refused when the file is opened.
+ */
+static void test_bprint_without_fmt(void)
+{
+	struct vtrace_dump *d = open_host_dat(host_dat_of("../fuzz/corpus/host/"
+							  "v6-bprint-without-fmt", "host.dat"));
+
+	ktap_check(!d && strstr(vtrace_last_error(), "event ftrace:bprint (id 5): no field fmt,"
+						 " the address of its format"),
+		   "host_bprint_without_fmt_refused", "%s", vtrace_last_error());
+	vtrace_dump_close(d);
+	fuzz_unlink("host.dat");
+}
+
 int main(int argc, char **argv)
 {
 	int n = 0;
@@ -1100,12 +1152,13 @@ int main(int argc, char **argv)
 	fuzz_pages_init(NULL, NULL);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		n += replay_dir(targets[i].name, targets[i].one, 0);
-	printf("KTAP version 1\n1..%d\n", n + 52);
+	printf("KTAP version 1\n1..%d\n", n + 54);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		replay_dir(targets[i].name, targets[i].one, 1);
 	test_printk_formats();
 	test_print_fmt_fields();
 	test_format_text();
+	test_guest_bprint_without_fmt();
 	test_fields_past_record();
 	test_division_by_zero();
 	test_probe_refuses_crashing_format();
@@ -1122,5 +1175,6 @@ int main(int argc, char **argv)
 	test_section_steps_back();
 	test_cut_strings_section();
 	test_print_fmt_divides_by_atom();
+	test_bprint_without_fmt();
 	return ktap_finish();
 }

@@ -349,6 +349,7 @@ static int parse_format(struct vtrace_dump *d, const struct vtrace_msg *msg, con
 {
 	char sys[64], reason[256];
 	const char *slash = strchr(name, '/');
+	struct tep_event *ev = NULL;
 	enum tep_errno ret;
 
 	if (!system) {
@@ -360,7 +361,7 @@ static int parse_format(struct vtrace_dump *d, const struct vtrace_msg *msg, con
 	}
 	if (check_rec_fields(data, len, reason, sizeof(reason)))
 		return meta_error(d, msg, name, reason);
-	ret = tep_parse_event(d->tep, data, len, system);
+	ret = tep_parse_format(d->tep, &ev, data, len, system);
 	if (ret) {
 		char what[400];
 
@@ -368,6 +369,12 @@ static int parse_format(struct vtrace_dump *d, const struct vtrace_msg *msg, con
 		snprintf(what, sizeof(what), "format does not parse: %s", reason);
 		return meta_error(d, msg, name, what);
 	}
+	/*
+	 * libtraceevent prints a bprint from its field "fmt" without looking
+	 * for it: one without prints as a format that failed to parse
+	 */
+	if (print_bprint_lacks(ev))
+		ev->flags |= TEP_EVENT_FL_FAILED;
 	return 0;
 }
 

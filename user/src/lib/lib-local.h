@@ -9,6 +9,7 @@
 
 struct tracecmd_input;
 struct tep_handle;
+struct tep_event;
 
 /**
  * struct dat_layout - a trace-cmd trace.dat's headers and where its CPUs' pages are
@@ -45,6 +46,7 @@ void dat_layout_free(struct dat_layout *l, bool keep_handle);
 
 /* print-fmt.c */
 int dat_check_divisors(struct tep_handle *tep, const char *path);
+const char *print_bprint_lacks(struct tep_event *ev);
 
 /* dat-header.c */
 #define DAT_MAGIC_LEN	10

@@ -10,6 +10,11 @@
  * every "/" and "%" divides by a non-zero constant, as the kernel's formats
  * do (their divisors are numbers, or sizeof()s that libtraceevent turns into
  * numbers).
+ *
+ * An event ftrace:bprint (trace_printk()) is printed from its fields, not
+ * its print fmt: libtraceevent reads the format's address from its field
+ * "fmt" without looking whether the format has one: without, a SEGV.  That
+ * field is checked too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +94,21 @@ static const struct tep_print_arg *bad_divisor(const struct tep_print_arg *a, in
 	return NULL;
 }
 
+/*
+ * An ftrace:bprint event without the field "fmt" (its format's address),
+ * which libtraceevent reads without looking for it: "fmt", NULL if none is
+ * missing.  Without "ip" or "buf" it prints "[FAILED TO PARSE]".
+ */
+const char *print_bprint_lacks(struct tep_event *ev)
+{
+	if (!ev->system || strcmp(ev->system, "ftrace") || !ev->name || strcmp(ev->name, "bprint"))
+		return NULL;
+	return tep_find_field(ev, "fmt") ? NULL : "fmt";
+}
+
 /**
- * dat_check_divisors - every event of @tep divides by a non-zero constant
+ * dat_check_divisors - every event of @tep divides by a non-zero constant,
+ * ftrace:bprint has the fields it is printed from
  * @tep:	the handle libtracecmd filled with a trace.dat's formats
  * @path:	the file, for the message
  *
@@ -103,9 +121,16 @@ int dat_check_divisors(struct tep_handle *tep, const char *path)
 	for (int i = 0; i < nr; i++) {
 		struct tep_event *ev = tep_get_event(tep, i);
 		const struct tep_print_arg *bad = ev ? bad_divisor(ev->print_fmt.args, 0) : NULL;
+		const char *lacks = ev ? print_bprint_lacks(ev) : NULL;
 		const struct tep_print_arg *r;
 		char what[80];
 
+		if (lacks) {
+			vtrace_set_error("%s: event ftrace:bprint (id %d): no field %s, the address of its"
+					 " format: libtraceevent would crash printing it (damaged?)",
+					 path, ev->id, lacks);
+			return -1;
+		}
 		if (!bad)
 			continue;
 		if (bad->type != TEP_PRINT_OP) {
