@@ -373,7 +373,7 @@ static int parse_format(struct vtrace_dump *d, const struct vtrace_msg *msg, con
 	 * libtraceevent prints a bprint from its field "fmt" without looking
 	 * for it: one without prints as a format that failed to parse
 	 */
-	if (print_bprint_lacks(ev))
+	if (print_bprint_without_fmt(ev))
 		ev->flags |= TEP_EVENT_FL_FAILED;
 	return 0;
 }

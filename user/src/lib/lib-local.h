@@ -45,8 +45,8 @@ const char *dat_layout_clock(const struct dat_layout *l);
 void dat_layout_free(struct dat_layout *l, bool keep_handle);
 
 /* print-fmt.c */
-int dat_check_divisors(struct tep_handle *tep, const char *path);
-const char *print_bprint_lacks(struct tep_event *ev);
+int dat_check_print_fmts(struct tep_handle *tep, const char *path);
+bool print_bprint_without_fmt(struct tep_event *ev);
 
 /* dat-header.c */
 #define DAT_MAGIC_LEN	10

@@ -96,41 +96,41 @@ static const struct tep_print_arg *bad_divisor(const struct tep_print_arg *a, in
 
 /*
  * An ftrace:bprint event without the field "fmt" (its format's address),
- * which libtraceevent reads without looking for it: "fmt", NULL if none is
- * missing.  Without "ip" or "buf" it prints "[FAILED TO PARSE]".
+ * which libtraceevent reads without looking for it.  Without "ip" or "buf"
+ * it prints "[FAILED TO PARSE]".
  */
-const char *print_bprint_lacks(struct tep_event *ev)
+bool print_bprint_without_fmt(struct tep_event *ev)
 {
-	if (!ev->system || strcmp(ev->system, "ftrace") || !ev->name || strcmp(ev->name, "bprint"))
-		return NULL;
-	return tep_find_field(ev, "fmt") ? NULL : "fmt";
+	return ev->system && !strcmp(ev->system, "ftrace") && ev->name &&
+	       !strcmp(ev->name, "bprint") && !tep_find_field(ev, "fmt");
 }
 
 /**
- * dat_check_divisors - every event of @tep divides by a non-zero constant,
- * ftrace:bprint has the fields it is printed from
+ * dat_check_print_fmts - every event of @tep divides by a non-zero constant,
+ * ftrace:bprint has the field it is printed from
  * @tep:	the handle libtracecmd filled with a trace.dat's formats
  * @path:	the file, for the message
  *
  * Return: 0, or -1 with the error set, naming the event.
  */
-int dat_check_divisors(struct tep_handle *tep, const char *path)
+int dat_check_print_fmts(struct tep_handle *tep, const char *path)
 {
 	int nr = tep ? tep_get_events_count(tep) : 0;
 
 	for (int i = 0; i < nr; i++) {
 		struct tep_event *ev = tep_get_event(tep, i);
-		const struct tep_print_arg *bad = ev ? bad_divisor(ev->print_fmt.args, 0) : NULL;
-		const char *lacks = ev ? print_bprint_lacks(ev) : NULL;
-		const struct tep_print_arg *r;
+		const struct tep_print_arg *bad, *r;
 		char what[80];
 
-		if (lacks) {
-			vtrace_set_error("%s: event ftrace:bprint (id %d): no field %s, the address of its"
+		if (!ev)
+			continue;
+		if (print_bprint_without_fmt(ev)) {
+			vtrace_set_error("%s: event ftrace:bprint (id %d): no field fmt, the address of its"
 					 " format: libtraceevent would crash printing it (damaged?)",
-					 path, ev->id, lacks);
+					 path, ev->id);
 			return -1;
 		}
+		bad = bad_divisor(ev->print_fmt.args, 0);
 		if (!bad)
 			continue;
 		if (bad->type != TEP_PRINT_OP) {

@@ -702,7 +702,7 @@ int dat_layout_read(const char *path, struct dat_layout *l, bool plugins)
 	l->page_size = tracecmd_page_size(l->handle);
 	l->long_size = tracecmd_long_size(l->handle);
 	l->tep = tracecmd_get_tep(l->handle);
-	if (dat_check_divisors(l->tep, path))
+	if (dat_check_print_fmts(l->tep, path))
 		return -1;
 	if (tracecmd_get_in_file_version(l->handle) < 7) {
 		if (layout_v6(l, lseek(fd, 0, SEEK_CUR)))
@@ -815,7 +815,7 @@ static struct tracecmd_input *open_headers(const char *path, bool data, bool plu
 				 " read (truncated or damaged?)", path);
 		return NULL;
 	}
-	if (dat_check_divisors(tracecmd_get_tep(h), path)) {
+	if (dat_check_print_fmts(tracecmd_get_tep(h), path)) {
 		tracecmd_close(h);
 		return NULL;
 	}
