@@ -134,39 +134,40 @@ static int check_extents(struct dat_layout *l)
 /*
  * libtracecmd takes the first word of a v6 trace clock text that starts
  * with "[" ("local [x86-tsc] ...") and sscanf()s what strtok_r(word, "[]")
- * gives: NULL, a crash, for a word of brackets alone ("[", "[]]").
+ * gives.  That word, @len its length; NULL if none.
  */
-static bool clock_without_name(const char *text)
+static const char *clock_word(const char *text, size_t *len)
 {
 	for (const char *w = text; *w; ) {
-		size_t n = strcspn(w, " ");
-
+		*len = strcspn(w, " ");
 		if (*w == '[')
-			return strspn(w, "[]") >= n;
-		w += n;
+			return w;
+		w += *len;
 		w += strspn(w, " ");
 	}
-	return false;
+	return NULL;
 }
 
-/*
- * @text names @clock as libtracecmd reads it: the first word that starts
- * with "[", up to the next bracket or space ("local [x86-tsc] boot")
- */
+/* strtok_r() gives NULL, libtracecmd crashes, for a word of brackets alone ("[", "[]]") */
+static bool clock_without_name(const char *text)
+{
+	size_t n;
+	const char *w = clock_word(text, &n);
+
+	return w && strspn(w, "[]") >= n;
+}
+
+/* @text names @clock as libtracecmd reads it: its word up to the next bracket or space */
 static bool names_clock(const char *text, const char *clock)
 {
-	for (const char *w = text; clock && *w; ) {
-		size_t n = strcspn(w, " ");
+	size_t n;
+	const char *w = clock ? clock_word(text, &n) : NULL;
 
-		if (*w == '[') {
-			w += strspn(w, "[]");
-			n = strcspn(w, "[] \t\n");
-			return n == strlen(clock) && !strncmp(w, clock, n);
-		}
-		w += n;
-		w += strspn(w, " ");
-	}
-	return false;
+	if (!w)
+		return false;
+	w += strspn(w, "[]");
+	n = strcspn(w, "[] \t\n");
+	return n == strlen(clock) && !strncmp(w, clock, n);
 }
 
 /* v6: the CPU data table right after "flyrecord", then the trace clock */
