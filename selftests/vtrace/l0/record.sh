@@ -18,8 +18,8 @@ rc=$?
 sed 's/^/# /' "$out/merge.err"
 [ $rc -eq 0 ] && grep -q "self-check: .* outside (tolerance 1000 ns), alignment error at most [0-9]* ns: verified$" "$out/merge.err"
 ktap_result $? merge_capture_verified
-# trace-cmd's own counts of each CPU: "N M" (trace-cmd report --stat's entries + read
-# events at its stop, and the events trace-cmd report prints) for the CPUs that differ
+# trace-cmd's own shortfall: each CPU's entries + read events at its stop (trace-cmd
+# report --stat) against the events trace-cmd report prints of it
 tc_lacks() {	# tc_lacks DAT: "cpu C: LACK of STAT" for each CPU whose file lacks events
 	local stat=$out/tc-stat.txt
 	trace-cmd report --stat -i "$1" > "$stat" 2> /dev/null
