@@ -1102,41 +1102,35 @@ static void test_cut_strings_section(void)
 	fuzz_unlink("host.dat");
 }
 
-/*
- * fuzz-host: sched_switch's print fmt ending "REC->n%xt_prio" (an atom that
- * libtraceevent evaluates to 0): printing a record was a SIGFPE in
- * tep_print_event(), in the tool; refused when the file is opened.
- */
-static void test_print_fmt_divides_by_atom(void)
+/* The host file in corpus/host/@input is refused on opening, the error holding @msg */
+static void check_host_refused(const char *input, const char *msg, const char *name)
 {
-	struct vtrace_dump *d = open_host_dat(host_dat_of("../fuzz/corpus/host/"
-							  "v7-print-fmt-divides-by-atom",
-							  "host.dat"));
+	char path[PATH_MAX];
+	struct vtrace_dump *d;
 
-	ktap_check(!d && strstr(vtrace_last_error(), "event sched:sched_switch (id 319):"
-						 " print fmt divides by xt_prio, expected a"
-						 " non-zero number"),
-		   "host_print_fmt_dividing_by_zero_refused", "%s", vtrace_last_error());
+	snprintf(path, sizeof(path), "../fuzz/corpus/host/%s", input);
+	d = open_host_dat(host_dat_of(path, "host.dat"));
+	ktap_check(!d && strstr(vtrace_last_error(), msg), name, "%s", vtrace_last_error());
 	vtrace_dump_close(d);
 	fuzz_unlink("host.dat");
 }
 
 /*
- * fuzz-host: an ftrace event named "bprint" with the fields of "print" (ip,
- * buf; no fmt): libtraceevent prints a bprint from its fmt and buf fields
- * without looking for them, a SEGV in tep_print_event(), in the tool;
- * refused when the file is opened.
+ * fuzz-host: sched_switch's print fmt ending "REC->n%xt_prio" (an atom that
+ * libtraceevent evaluates to 0): printing a record was a SIGFPE in
+ * tep_print_event(), in the tool.  An ftrace event named "bprint" with the
+ * fields of "print" (ip, buf; no fmt): libtraceevent prints a bprint from
+ * its field fmt without looking for it, a SEGV in tep_print_event(), in the
+ * tool.  Both refused when the file is opened.
  */
-static void test_bprint_without_fmt(void)
+static void test_print_fmts(void)
 {
-	struct vtrace_dump *d = open_host_dat(host_dat_of("../fuzz/corpus/host/"
-							  "v6-bprint-without-fmt", "host.dat"));
-
-	ktap_check(!d && strstr(vtrace_last_error(), "event ftrace:bprint (id 5): no field fmt,"
-						 " the address of its format"),
-		   "host_bprint_without_fmt_refused", "%s", vtrace_last_error());
-	vtrace_dump_close(d);
-	fuzz_unlink("host.dat");
+	check_host_refused("v7-print-fmt-divides-by-atom",
+			   "event sched:sched_switch (id 319): print fmt divides by xt_prio,"
+			   " expected a non-zero number", "host_print_fmt_dividing_by_zero_refused");
+	check_host_refused("v6-bprint-without-fmt",
+			   "event ftrace:bprint (id 5): no field fmt, the address of its format",
+			   "host_bprint_without_fmt_refused");
 }
 
 int main(int argc, char **argv)
@@ -1174,7 +1168,6 @@ int main(int argc, char **argv)
 	test_trace_clock_brackets_only();
 	test_section_steps_back();
 	test_cut_strings_section();
-	test_print_fmt_divides_by_atom();
-	test_bprint_without_fmt();
+	test_print_fmts();
 	return ktap_finish();
 }
